@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Installs everything msrag needs on a fresh Debian 12 machine, and nothing twice.
+#
+#   scripts/setup.sh           install what is missing (idempotent, quick when all is present)
+#   scripts/setup.sh --check   print what is present and what is missing; exit 1 if anything is missing
+#
+# Steps:
+#   1. Debian packages: FAISS and OpenBLAS (headers and shared libraries for the cgo binding).
+#   2. ONNX Runtime: the Linux x64 CPU library carried by the onnxruntime-node npm package,
+#      unpacked into .cache/onnxruntime/ and checked against its sha256.
+#   3. Models: the default model and the test model, into .cache/models/ (scripts/fetch-model.sh).
+#   4. Data: SciFact into .cache/data/ (scripts/fetch-data.sh).
+#   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+check=0
+[[ "${1:-}" == "--check" ]] && check=1
+
+cache="$root/.cache"
+missing=0
+say() { printf '%-10s %-8s %s\n' "$1" "$2" "$3"; }
+
+# ---- 1. Debian packages -------------------------------------------------------------
+debs=(libfaiss-dev libopenblas-dev pkg-config)
+need_debs=()
+for p in "${debs[@]}"; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    say deb present "$p"
+  else
+    say deb missing "$p"
+    need_debs+=("$p")
+  fi
+done
+if ((${#need_debs[@]})); then
+  if ((check)); then
+    missing=1
+  else
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_debs[@]}" >/dev/null
+    say deb installed "${need_debs[*]}"
+  fi
+fi
+
+# ---- 2. ONNX Runtime shared library ------------------------------------------------
+ort_version=1.30.0
+ort_sha256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
+ort_dir="$cache/onnxruntime"
+ort_lib="$ort_dir/libonnxruntime.so.1"
+ort_ok() { [[ -f "$ort_lib" ]] && echo "$ort_sha256  $ort_lib" | sha256sum -c --status; }
+if ort_ok; then
+  say ort present "$ort_lib (onnxruntime $ort_version)"
+elif ((check)); then
+  say ort missing "$ort_lib (onnxruntime $ort_version)"
+  missing=1
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  # npm pack only downloads the tarball: the package's install scripts (which try to
+  # fetch a CUDA build from a host that cannot be reached) never run.
+  (cd "$tmp" && npm pack "onnxruntime-node@$ort_version" --silent >/dev/null)
+  tar -xzf "$tmp/onnxruntime-node-$ort_version.tgz" -C "$tmp" package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+  got=$(sha256sum "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" | cut -d' ' -f1)
+  if [[ "$got" != "$ort_sha256" ]]; then
+    echo "setup: libonnxruntime.so.1 from onnxruntime-node@$ort_version has sha256 $got, want $ort_sha256" >&2
+    exit 1
+  fi
+  mkdir -p "$ort_dir"
+  mv "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$ort_lib.tmp"
+  mv "$ort_lib.tmp" "$ort_lib"
+  rm -rf "$tmp"
+  trap - EXIT
+  say ort installed "$ort_lib (onnxruntime $ort_version)"
+fi
+
+# ---- 3. Models ------------------------------------------------------------------------
+if [[ -x scripts/fetch-model.sh ]]; then
+  for m in ${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2}; do
+    if ((check)); then
+      scripts/fetch-model.sh --check "$m" || missing=1
+    else
+      scripts/fetch-model.sh "$m"
+    fi
+  done
+fi
+
+# ---- 4. Data --------------------------------------------------------------------------
+if [[ -x scripts/fetch-data.sh ]]; then
+  for d in ${MSRAG_SETUP_DATA:-scifact}; do
+    if ((check)); then
+      scripts/fetch-data.sh --check "$d" || missing=1
+    else
+      scripts/fetch-data.sh "$d"
+    fi
+  done
+fi
+
+# ---- 5. Reference tokenizers ------------------------------------------------------------
+if [[ -x scripts/fetch-tokenizers.sh ]]; then
+  if ((check)); then
+    scripts/fetch-tokenizers.sh --check || missing=1
+  else
+    scripts/fetch-tokenizers.sh
+  fi
+fi
+
+if ((check)); then
+  if ((missing)); then
+    echo "setup: something is missing; run scripts/setup.sh (or make setup)"
+    exit 1
+  fi
+  echo "setup: everything is present"
+fi
