@@ -1,0 +1,98 @@
+// Command msrag indexes a corpus at several chunk sizes and searches it with
+// Reciprocal Rank Fusion. Run "msrag help" for the subcommands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // the command line was wrong
+)
+
+// commands holds every subcommand; each cmd_<name>.go adds its own in an init
+// function, so subcommands live in one file each.
+var commands []*cli.Command
+
+func register(c *cli.Command) { commands = append(commands, c) }
+
+// usageError marks an error in the command line (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error (exit code 2) with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	return &cli.App{
+		Name:  "msrag",
+		Usage: "multi-scale retrieval: index a corpus at several chunk sizes, search, fuse with RRF, evaluate",
+		Description: "msrag tokenizes each document once with the embedding model's tokenizer, cuts it into\n" +
+			"windows of several sizes (default 100, 200, 500 tokens), embeds the windows with an ONNX\n" +
+			"model, keeps one FAISS index per size, and fuses the per-size chunk rankings into one\n" +
+			"document ranking with Reciprocal Rank Fusion.",
+		Commands:        commands,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: false,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // main decides the exit code
+	}
+}
+
+// run executes the command line and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := newApp(stdin, stdout, stderr).RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "msrag: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		return exitUsage
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		fmt.Fprintln(stderr, "msrag: interrupted")
+	}
+	return exitFailure
+}
+
+// isFlagError reports whether err came from the flag parser (unknown or malformed flag,
+// missing required flag), which urfave/cli does not always pass through OnUsageError.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "Required flag", "invalid value", "flag needs an argument", "No help topic"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
