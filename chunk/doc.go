@@ -1,0 +1,47 @@
+// Package chunk cuts a tokenized document into windows of several sizes.
+//
+// The input is the byte span of every content token of one document, in order,
+// as the tokenizer reports them without special tokens ([Span] has the same
+// layout as the tokenizer's Offset; [Spans] converts a slice of any such type).
+// A [Chunker] is built once from a [Config] that lists the window sizes W, the
+// stride and what the model adds around a window (its role prefix and special
+// tokens); [New] rejects a configuration whose largest window cannot fit the
+// model's maximum sequence length, naming both numbers, rather than letting the
+// embedder truncate silently.
+//
+// # Windows
+//
+// For a window size w and stride s (s = w unless [Config.Stride] is set), the
+// windows of a document of n tokens start at token 0, s, 2s, ... and cover
+// tokens [start, min(start+w, n)). A window is emitted only while the previous
+// one stopped short of the end, so:
+//
+//   - with s = w the windows tile the document and the last one, the tail, may
+//     be shorter than w;
+//   - with overlap (s < w) no tail window that lies entirely inside the
+//     previous window is emitted: the last window is the first that reaches
+//     token n;
+//   - a document shorter than w is one window holding all of it;
+//   - a document with no tokens has no windows.
+//
+// Each window maps to the bytes of the original text from its first token's
+// start to its last token's end ([Chunk.Bytes]); the text between tokens
+// (spaces, punctuation the tokenizer dropped) is kept.
+//
+// # Unique chunks
+//
+// The same token range often comes out of several window sizes: a document of
+// 80 tokens is a single window for w = 100, 200 and 500, and tails coincide.
+// [Chunker.Split] fills a [Result] with the list of unique chunks (token range
+// and byte range) and, for every window size, the indices of its chunks in
+// document order, so the caller embeds each distinct text once and adds the
+// vector to the index of every window size that lists it. Two chunks are the
+// same when their token ranges are equal; equal text at two different places of
+// a document is two chunks, since each keeps its own position.
+//
+// # Buffers
+//
+// A Chunker holds only its configuration and may be shared by goroutines. A
+// Result holds all per-document state and is reused across calls: after a few
+// documents Split allocates nothing. Give each worker its own Result.
+package chunk
