@@ -1,0 +1,47 @@
+// Package tokenizer encodes text exactly as a Hugging Face tokenizer.json
+// file says, in pure Go, and maps every token back to its byte span in the
+// original text.
+//
+// # Moving parts
+//
+// [Load] or [FromJSON] builds a [Tokenizer] from the file's components, run
+// in this order by [Tokenizer.Encode]:
+//
+//  1. Added tokens. Entries of added_tokens with normalized=false (special
+//     tokens such as "[SEP]" or "<mask>") are found in the original text,
+//     leftmost-longest, honouring single_word, lstrip and rstrip; the others
+//     are found after normalisation. A match becomes one token.
+//  2. Normaliser: BertNormalizer, Lowercase, StripAccents, NFC, NFD, NFKC,
+//     NFKD, Replace (string or regular expression), Prepend, Strip,
+//     Precompiled (SentencePiece's compiled character map, applied per
+//     grapheme cluster) and Sequence. The normalised text carries, for every
+//     byte, the byte range of the original text it came from, so offsets are
+//     exact in the input and never in a normalised copy.
+//  3. Pre-tokeniser: BertPreTokenizer, Whitespace, WhitespaceSplit,
+//     Punctuation, Digits, Metaspace (with prepend_scheme), Split and
+//     Sequence. They cut the normalised text into pieces that keep their
+//     alignment.
+//  4. Model: WordPiece (greedy longest match first, max_input_chars_per_word,
+//     the unknown token) or Unigram (Viterbi over the piece scores with
+//     unknown fusing and byte_fallback).
+//  5. Truncation and post-processing: BertProcessing, RobertaProcessing,
+//     TemplateProcessing and Sequence add special tokens, whose offsets are
+//     {0,0}; truncation keeps max_length tokens including them.
+//
+// Padding is never applied: [Tokenizer.PadID] gives the id for callers that
+// batch. A file that uses anything else fails to load with an [*Error]
+// naming the JSON path, wrapping [ErrUnsupported].
+//
+// # Invalid UTF-8
+//
+// Each byte of the input that is not part of a valid UTF-8 sequence is read
+// as U+FFFD, with its span on that one byte, so spans always fall on the
+// boundaries of the original bytes.
+//
+// # Cheap counting
+//
+// [Tokenizer.Count] and [Options.NoSpecial] with a negative
+// [Options.MaxLength] give the content tokens of whole documents without
+// special tokens or truncation; [Tokenizer.AddSpecial] adds the special
+// tokens to a window of them later.
+package tokenizer

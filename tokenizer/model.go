@@ -1,0 +1,274 @@
+package tokenizer
+
+import (
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// token is one model output: an id and its byte range in the piece.
+type token struct {
+	id   int32
+	s, e int32
+}
+
+// model turns one pre-tokenized piece into tokens, appended to dst.
+type model interface {
+	tokenize(dst []token, text []byte) []token
+	tokenToID(tok string) (int32, bool)
+}
+
+// wordPiece is the WordPiece model: greedy longest match first.
+type wordPiece struct {
+	vocab    map[string]int32
+	cont     map[string]int32 // pieces that start with the prefix, prefix cut off
+	unk      int32
+	maxChars int
+	maxLen   int // longest piece in bytes, prefix excluded
+}
+
+func newWordPiece(vocab map[string]int32, unk string, prefix string, maxChars int) (*wordPiece, error) {
+	w := &wordPiece{vocab: vocab, cont: make(map[string]int32), maxChars: maxChars}
+	id, ok := vocab[unk]
+	if !ok {
+		return nil, fmt.Errorf("unk_token %q is not in the vocabulary", unk)
+	}
+	w.unk = id
+	for k, v := range vocab {
+		if len(k) > w.maxLen {
+			w.maxLen = len(k)
+		}
+		if prefix != "" && len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+			w.cont[k[len(prefix):]] = v
+		}
+	}
+	return w, nil
+}
+
+func (w *wordPiece) tokenToID(tok string) (int32, bool) {
+	id, ok := w.vocab[tok]
+	return id, ok
+}
+
+func (w *wordPiece) tokenize(dst []token, text []byte) []token {
+	n := len(text)
+	if n == 0 {
+		return dst
+	}
+	if n > w.maxChars && utf8.RuneCount(text) > w.maxChars {
+		return append(dst, token{w.unk, 0, int32(n)})
+	}
+	mark := len(dst)
+	for start := 0; start < n; {
+		m := w.vocab
+		if start > 0 {
+			m = w.cont
+		}
+		end := n
+		if end-start > w.maxLen {
+			end = start + w.maxLen
+		}
+		found := false
+		for ; end > start; end-- {
+			if end < n && !utf8.RuneStart(text[end]) {
+				continue
+			}
+			if id, ok := m[string(text[start:end])]; ok {
+				dst = append(dst, token{id, int32(start), int32(end)})
+				found = true
+				break
+			}
+		}
+		if !found {
+			return append(dst[:mark], token{w.unk, 0, int32(n)})
+		}
+		start = end
+	}
+	return dst
+}
+
+// unigram is the Unigram model: Viterbi over the piece scores.
+type unigram struct {
+	ids          map[string]int32
+	scores       []float64
+	trie         *pieceTrie
+	unk          int32 // -1 if none
+	minScore     float64
+	byteFallback bool
+	fuseUnk      bool
+	byteIDs      [256]int32 // <0xXX> pieces, -1 if absent
+}
+
+const unkPenalty = 10.0
+
+func newUnigram(pieces []string, scores []float64, unk int, byteFallback bool) (*unigram, error) {
+	u := &unigram{ids: make(map[string]int32, len(pieces)), scores: scores, trie: newPieceTrie(), unk: -1,
+		minScore: math.Inf(1), byteFallback: byteFallback, fuseUnk: true}
+	for i, p := range pieces {
+		u.ids[p] = int32(i) // a repeated piece maps to its last id, as in Hugging Face
+		if scores[i] < u.minScore {
+			u.minScore = scores[i]
+		}
+		u.trie.insert(p, int32(i))
+	}
+	if unk >= 0 {
+		if unk >= len(pieces) {
+			return nil, fmt.Errorf("unk_id %d is outside the vocabulary of %d pieces", unk, len(pieces))
+		}
+		u.unk = int32(unk)
+	}
+	for b := 0; b < 256; b++ {
+		u.byteIDs[b] = -1
+		if id, ok := u.ids[fmt.Sprintf("<0x%02X>", b)]; ok {
+			u.byteIDs[b] = id
+		}
+	}
+	return u, nil
+}
+
+func (u *unigram) tokenToID(tok string) (int32, bool) {
+	id, ok := u.ids[tok]
+	return id, ok
+}
+
+type lattice struct {
+	score []float64
+	from  []int32
+	id    []int32
+}
+
+func (u *unigram) tokenize(dst []token, text []byte) []token {
+	n := len(text)
+	if n == 0 {
+		return dst
+	}
+	var lat lattice
+	lat.score = make([]float64, n+1)
+	lat.from = make([]int32, n+1)
+	lat.id = make([]int32, n+1)
+	for i := range lat.from {
+		lat.from[i] = -1
+	}
+	unkScore := u.minScore - unkPenalty
+	for s := 0; s < n; {
+		base := lat.score[s]
+		mblen := 1
+		if text[s] >= utf8.RuneSelf {
+			_, mblen = utf8.DecodeRune(text[s:])
+		}
+		single := false
+		u.trie.prefixes(text[s:], func(length int, id int32) {
+			e := s + length
+			sc := base + u.scores[id]
+			if lat.from[e] < 0 || sc > lat.score[e] {
+				lat.score[e], lat.from[e], lat.id[e] = sc, int32(s), id
+			}
+			if length == mblen {
+				single = true
+			}
+		})
+		if !single {
+			e := s + mblen
+			sc := base + unkScore
+			if lat.from[e] < 0 || sc > lat.score[e] {
+				lat.score[e], lat.from[e], lat.id[e] = sc, int32(s), u.unk
+			}
+		}
+		s += mblen
+	}
+	// Walk back; consecutive unknowns fuse into one piece.
+	mark := len(dst)
+	for e := n; e > 0; {
+		s := int(lat.from[e])
+		id := lat.id[e]
+		if u.fuseUnk && u.unk >= 0 && id == u.unk {
+			for s > 0 && lat.id[s] == u.unk && lat.from[s] >= 0 {
+				s = int(lat.from[s])
+			}
+		}
+		dst = append(dst, token{id, int32(s), int32(e)})
+		e = s
+	}
+	for i, j := mark, len(dst)-1; i < j; i, j = i+1, j-1 {
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	// A fused piece whose string is in the vocabulary takes that id; else
+	// byte fallback (all bytes must have pieces) or the unknown id.
+	out := dst[:mark]
+	res := append([]token(nil), dst[mark:]...)
+	for _, t := range res {
+		if t.id == u.unk || t.id < 0 {
+			piece := text[t.s:t.e]
+			if id, ok := u.ids[string(piece)]; ok {
+				t.id = id
+				out = append(out, t)
+				continue
+			}
+			if u.byteFallback {
+				all := true
+				for _, b := range piece {
+					if u.byteIDs[b] < 0 {
+						all = false
+						break
+					}
+				}
+				if all {
+					for _, b := range piece {
+						out = append(out, token{u.byteIDs[b], t.s, t.e})
+					}
+					continue
+				}
+			}
+			t.id = u.unk
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// pieceTrie is a byte trie over the vocabulary pieces.
+type pieceTrie struct {
+	nodes []trieNode
+}
+
+type trieNode struct {
+	next map[byte]int32
+	id   int32 // -1 if no piece ends here
+}
+
+func newPieceTrie() *pieceTrie {
+	return &pieceTrie{nodes: []trieNode{{id: -1}}}
+}
+
+func (t *pieceTrie) insert(s string, id int32) {
+	cur := int32(0)
+	for i := 0; i < len(s); i++ {
+		nd := &t.nodes[cur]
+		if nd.next == nil {
+			nd.next = make(map[byte]int32, 2)
+		}
+		nx, ok := nd.next[s[i]]
+		if !ok {
+			nx = int32(len(t.nodes))
+			nd.next[s[i]] = nx
+			t.nodes = append(t.nodes, trieNode{id: -1})
+		}
+		cur = nx
+	}
+	t.nodes[cur].id = id
+}
+
+// prefixes calls f for every piece that is a prefix of b, shortest first.
+func (t *pieceTrie) prefixes(b []byte, f func(length int, id int32)) {
+	cur := int32(0)
+	for i := 0; i < len(b); i++ {
+		nx, ok := t.nodes[cur].next[b[i]]
+		if !ok {
+			return
+		}
+		cur = nx
+		if id := t.nodes[cur].id; id >= 0 {
+			f(i+1, id)
+		}
+	}
+}

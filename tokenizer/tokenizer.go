@@ -1,0 +1,282 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Offset is a byte span [Start, End) in the original text.
+type Offset struct{ Start, End int }
+
+// Encoding is the result of encoding one text. All slices have one entry
+// per token.
+type Encoding struct {
+	IDs               []int32
+	TypeIDs           []int32
+	AttentionMask     []uint8
+	SpecialTokensMask []uint8
+	Offsets           []Offset // special tokens get {0,0}
+}
+
+// Options control one encoding. The zero value encodes as tokenizer.json
+// says (special tokens added, truncation as configured).
+type Options struct {
+	// NoSpecial leaves out the post-processor's special tokens.
+	NoSpecial bool
+	// MaxLength: 0 truncates as tokenizer.json says; >0 truncates to this
+	// many tokens, special tokens included; <0 never truncates.
+	MaxLength int
+}
+
+// Tokenizer encodes text as a Hugging Face tokenizer.json describes. It is
+// immutable after loading and safe for concurrent use.
+type Tokenizer struct {
+	normalizer   normalizer
+	preTokenizer preTokenizer
+	model        model
+	post         *postProcessor
+	added        *addedVocab
+
+	maxLength int  // truncation max_length, 0 if none
+	truncLeft bool // truncation direction Left
+	padID     int32
+}
+
+// Load reads a tokenizer.json file.
+func Load(path string) (*Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := FromJSON(data)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.File = path
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// FromJSON builds a tokenizer from the contents of a tokenizer.json file.
+func FromJSON(data []byte) (*Tokenizer, error) {
+	var f fileJSON
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, &Error{Err: &detail{err.Error(), ErrInvalid}}
+	}
+	t := &Tokenizer{}
+	var err error
+	if !isNull(f.Normalizer) {
+		if t.normalizer, err = buildNormalizer("normalizer", f.Normalizer); err != nil {
+			return nil, err
+		}
+	}
+	if !isNull(f.PreTokenizer) {
+		if t.preTokenizer, err = buildPreTokenizer("pre_tokenizer", f.PreTokenizer); err != nil {
+			return nil, err
+		}
+	}
+	if isNull(f.Model) {
+		return nil, invalid("model", "missing")
+	}
+	if t.model, err = buildModel("model", f.Model); err != nil {
+		return nil, err
+	}
+	if !isNull(f.PostProcessor) {
+		if t.post, err = buildPostProcessor("post_processor", f.PostProcessor); err != nil {
+			return nil, err
+		}
+	}
+	if tr := f.Truncation; tr != nil {
+		switch tr.Direction {
+		case "", "Right":
+		case "Left":
+			t.truncLeft = true
+		default:
+			return nil, unsupported("truncation.direction", "direction %q", tr.Direction)
+		}
+		if tr.MaxLength < 0 {
+			return nil, invalid("truncation.max_length", "negative max_length %d", tr.MaxLength)
+		}
+		t.maxLength = tr.MaxLength
+	}
+	if f.Padding != nil {
+		t.padID = f.Padding.PadID
+	}
+	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// MaxLength is the truncation max_length of the file, 0 if none.
+func (t *Tokenizer) MaxLength() int { return t.maxLength }
+
+// PadID is the padding id of the file, 0 if none.
+func (t *Tokenizer) PadID() int32 { return t.padID }
+
+// NumSpecialTokens is how many tokens the post-processor adds to one
+// sequence.
+func (t *Tokenizer) NumSpecialTokens() int { return t.post.numAdded() }
+
+// TokenToID looks a token up in the added tokens, then the model vocabulary.
+func (t *Tokenizer) TokenToID(tok string) (int32, bool) {
+	if id, ok := t.added.byContent[tok]; ok {
+		return id, true
+	}
+	return t.model.tokenToID(tok)
+}
+
+// Encode encodes text with the defaults of tokenizer.json (never padded).
+func (t *Tokenizer) Encode(text string) Encoding { return t.EncodeWith(text, Options{}) }
+
+// EncodeWith encodes text with the given options.
+func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
+	st := getState()
+	defer putState(st)
+	t.content(text, st)
+	ids, offs := st.ids, st.offs
+	max := o.MaxLength
+	if max == 0 {
+		max = t.maxLength
+	}
+	post := t.post
+	if o.NoSpecial {
+		post = nil
+	}
+	if max > 0 {
+		keep := max - post.numAdded()
+		if keep < 0 {
+			keep = 0
+		}
+		if len(ids) > keep {
+			if t.truncLeft {
+				ids, offs = ids[len(ids)-keep:], offs[len(offs)-keep:]
+			} else {
+				ids, offs = ids[:keep], offs[:keep]
+			}
+		}
+	}
+	var e Encoding
+	post.apply(&e, ids, offs)
+	return e
+}
+
+// AddSpecial applies the post-processor (one sequence) to content ids that
+// were encoded without special tokens, such as a window of a longer text.
+// The content offsets are left zero.
+func (t *Tokenizer) AddSpecial(ids []int32) Encoding {
+	var e Encoding
+	t.post.apply(&e, ids, make([]Offset, len(ids)))
+	return e
+}
+
+// Count is the number of content tokens of text: no special tokens and no
+// truncation.
+func (t *Tokenizer) Count(text string) int {
+	st := getState()
+	defer putState(st)
+	t.content(text, st)
+	return len(st.ids)
+}
+
+// EncodeBatch encodes texts on all cores; results are in input order.
+func (t *Tokenizer) EncodeBatch(texts []string, o Options) []Encoding {
+	out := make([]Encoding, len(texts))
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(texts) {
+		workers = len(texts)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(texts) {
+					return
+				}
+				out[i] = t.EncodeWith(texts[i], o)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// state is per-call scratch space, pooled.
+type state struct {
+	ids    []int32
+	offs   []Offset
+	pieces []normStr
+	toks   []token
+	segs   []segment
+}
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+func getState() *state { return statePool.Get().(*state) }
+
+func putState(st *state) {
+	if cap(st.ids) > 1<<20 {
+		return // do not keep huge buffers alive
+	}
+	statePool.Put(st)
+}
+
+// content runs added-token splitting, normalisation, pre-tokenisation and
+// the model, leaving the content ids and original offsets in st.
+func (t *Tokenizer) content(text string, st *state) {
+	st.ids, st.offs = st.ids[:0], st.offs[:0]
+	st.segs = t.added.splitRaw(st.segs[:0], text)
+	for _, sg := range st.segs {
+		if sg.id >= 0 {
+			st.ids = append(st.ids, sg.id)
+			st.offs = append(st.offs, Offset{sg.s, sg.e})
+			continue
+		}
+		n := newNormStr(text, sg.s, sg.e)
+		if t.normalizer != nil {
+			t.normalizer.normalize(&n)
+		}
+		t.added.splitNormalized(n, func(piece normStr, id int32, s, e int) {
+			if id >= 0 {
+				sp := piece.orig(s, e)
+				st.ids = append(st.ids, id)
+				st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
+				return
+			}
+			t.modelPiece(piece, st)
+		})
+	}
+}
+
+func (t *Tokenizer) modelPiece(n normStr, st *state) {
+	st.pieces = st.pieces[:0]
+	if t.preTokenizer != nil {
+		st.pieces = t.preTokenizer.split(st.pieces, n)
+	} else if len(n.text) > 0 {
+		st.pieces = append(st.pieces, n)
+	}
+	for _, p := range st.pieces {
+		st.toks = t.model.tokenize(st.toks[:0], p.text)
+		for _, tk := range st.toks {
+			sp := p.orig(int(tk.s), int(tk.e))
+			st.ids = append(st.ids, tk.id)
+			st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
+		}
+	}
+}
+
+// validUTF8Boundary reports whether i is a rune start in s (or its end).
+func validUTF8Boundary(s string, i int) bool {
+	return i == len(s) || i == 0 || utf8.RuneStart(s[i])
+}
