@@ -1,0 +1,26 @@
+package fuse_test
+
+import (
+	"fmt"
+
+	"github.com/msrag/msrag/fuse"
+)
+
+func ExampleRRF() {
+	// One query, two windows with three hits each; 4 documents.
+	small := fuse.Hits{K: 3, Docs: []int32{2, 0, 2}, Scores: []float32{0.91, 0.88, 0.80}}
+	large := fuse.Hits{K: 3, Docs: []int32{0, 3, -1}, Scores: []float32{0.86, 0.70, 0}}
+	r, err := fuse.RRF([]fuse.Hits{small, large}, 4, fuse.Options{K: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	docs, scores := r.Query(0)
+	for i, d := range docs {
+		fmt.Printf("doc %d score %.4f evidence %+v\n", d, scores[i], r.EvidenceOf(0, i))
+	}
+	// Output:
+	// doc 0 score 1.5000 evidence [{Window:0 Pos:1 Rank:1 Score:0.88} {Window:1 Pos:0 Rank:0 Score:0.86}]
+	// doc 2 score 1.3333 evidence [{Window:0 Pos:0 Rank:0 Score:0.91} {Window:0 Pos:2 Rank:2 Score:0.8}]
+	// doc 3 score 0.5000 evidence [{Window:1 Pos:1 Rank:1 Score:0.7}]
+}
