@@ -153,41 +153,38 @@ func fuse(windows []Hits, ndocs int, opt Options, m method) (*Ranking, error) {
 		EvStart: make([]int32, nq*opt.K+1),
 	}
 	workers := min(opt.Workers, max(nq, 1))
-	type part struct {
-		ev  []Evidence
-		err error
-	}
-	parts := make([]part, workers)
-	var wg sync.WaitGroup
-	for p := range workers {
-		lo, hi := nq*p/workers, nq*(p+1)/workers
-		wg.Go(func() {
-			f := newFuser(windows, ndocs, opt, m, out)
-			parts[p].err = f.run(lo, hi)
-			parts[p].ev = f.ev
-		})
-	}
-	wg.Wait()
-	total := 0
-	for p := range parts {
-		if parts[p].err != nil {
-			return nil, parts[p].err
+	fusers := make([]*fuser, workers)
+	errs := make([]error, workers)
+	parallel := func(work func(p, lo, hi int)) {
+		var wg sync.WaitGroup
+		for p := range workers {
+			lo, hi := nq*p/workers, nq*(p+1)/workers
+			wg.Go(func() { work(p, lo, hi) })
 		}
-		total += len(parts[p].ev)
+		wg.Wait()
 	}
-	if total > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: %d evidence entries overflow int32 offsets", ErrShape, total)
-	}
-	// Each part wrote EvStart relative to its own evidence; shift and join.
-	out.Evidence = make([]Evidence, 0, total)
-	for p := range parts {
-		lo, hi := nq*p/workers*opt.K, nq*(p+1)/workers*opt.K
-		off := int32(len(out.Evidence))
-		for i := lo; i < hi; i++ {
-			out.EvStart[i] += off
+	// Pass 1: fuse, select, count evidence per slot.
+	parallel(func(p, lo, hi int) {
+		fusers[p] = newFuser(windows, ndocs, opt, m, out)
+		errs[p] = fusers[p].run(lo, hi)
+	})
+	if err := errors.Join(errs...); err != nil {
+		for _, e := range errs {
+			if e != nil {
+				return nil, e // the lowest query's error
+			}
 		}
-		out.Evidence = append(out.Evidence, parts[p].ev...)
 	}
-	out.EvStart[nq*opt.K] = int32(len(out.Evidence))
+	var total int64
+	for i := range nq * opt.K {
+		total += int64(out.EvStart[i+1])
+		if total > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: more than %d evidence entries", ErrShape, math.MaxInt32)
+		}
+		out.EvStart[i+1] = int32(total)
+	}
+	// Pass 2: write the evidence into one exactly sized array.
+	out.Evidence = make([]Evidence, total)
+	parallel(func(p, lo, hi int) { fusers[p].fill(lo, hi) })
 	return out, nil
 }

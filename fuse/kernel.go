@@ -2,7 +2,6 @@ package fuse
 
 import (
 	"fmt"
-	"slices"
 )
 
 // fuser fuses a range of queries with its own scratch.
@@ -18,8 +17,7 @@ type fuser struct {
 	gen     uint32
 	slot    []int32 // output slot of each selected document, -1 otherwise
 	touched []int32 // documents touched by the current query
-	heap    []int32 // top-k candidates, worst at the root
-	ev      []Evidence
+	heap    []cand  // top-k candidates, worst at the root
 	evCount []int32 // evidence count per slot of the current query
 	pos     []int32 // next evidence index per slot of the current query
 }
@@ -30,7 +28,7 @@ func newFuser(windows []Hits, ndocs int, opt Options, m method, out *Ranking) *f
 		acc:     make([]float64, ndocs),
 		stamp:   make([]uint32, ndocs),
 		slot:    make([]int32, ndocs),
-		heap:    make([]int32, 0, opt.K),
+		heap:    make([]cand, 0, opt.K),
 		evCount: make([]int32, opt.K),
 		pos:     make([]int32, opt.K),
 	}
@@ -98,10 +96,16 @@ func (f *fuser) query(q int) error {
 	return nil
 }
 
-// better reports whether document a ranks before document b.
-func (f *fuser) better(a, b int32) bool {
-	sa, sb := f.acc[a], f.acc[b]
-	return sa > sb || (sa == sb && a < b)
+// cand is a document and its fused score, kept together so that heap
+// comparisons do not reach into the accumulator.
+type cand struct {
+	s float64
+	d int32
+}
+
+// better reports whether a ranks before b: higher score, then lower document.
+func better(a, b cand) bool {
+	return a.s > b.s || (a.s == b.s && a.d < b.d)
 }
 
 // selectTop leaves in f.heap the best K touched documents, best first.
@@ -109,27 +113,28 @@ func (f *fuser) selectTop() {
 	h := f.heap[:0]
 	k := f.opt.K
 	for _, d := range f.touched {
+		c := cand{f.acc[d], d}
 		if len(h) < k {
-			h = append(h, d)
-			f.up(h, len(h)-1)
-		} else if k > 0 && f.better(d, h[0]) {
-			h[0] = d
-			f.down(h, 0, len(h))
+			h = append(h, c)
+			up(h, len(h)-1)
+		} else if k > 0 && better(c, h[0]) {
+			h[0] = c
+			down(h, 0, len(h))
 		}
 	}
 	// Heap sort: move the worst to the end repeatedly, leaving best first.
 	for n := len(h) - 1; n > 0; n-- {
 		h[0], h[n] = h[n], h[0]
-		f.down(h, 0, n)
+		down(h, 0, n)
 	}
 	f.heap = h
 }
 
-// up and down keep h a heap with the worst document at the root.
-func (f *fuser) up(h []int32, i int) {
+// up and down keep h a heap with the worst candidate at the root.
+func up(h []cand, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !f.better(h[p], h[i]) {
+		if !better(h[p], h[i]) {
 			break
 		}
 		h[p], h[i] = h[i], h[p]
@@ -137,16 +142,16 @@ func (f *fuser) up(h []int32, i int) {
 	}
 }
 
-func (f *fuser) down(h []int32, i, n int) {
+func down(h []cand, i, n int) {
 	for {
 		c := 2*i + 1
 		if c >= n {
 			return
 		}
-		if c+1 < n && f.better(h[c], h[c+1]) {
+		if c+1 < n && better(h[c], h[c+1]) {
 			c++ // the worse child
 		}
-		if !f.better(h[i], h[c]) {
+		if !better(h[i], h[c]) {
 			return
 		}
 		h[i], h[c] = h[c], h[i]
@@ -154,7 +159,9 @@ func (f *fuser) down(h []int32, i, n int) {
 	}
 }
 
-// record writes query q's selected documents, scores and evidence.
+// record writes query q's selected documents and scores, and the number of
+// evidence entries of each slot into EvStart[slot+1]; fuse turns the counts
+// into offsets before [fuser.fill] writes the entries.
 func (f *fuser) record(q int) {
 	k := f.opt.K
 	base := q * k
@@ -164,31 +171,38 @@ func (f *fuser) record(q int) {
 		docs[r], scores[r] = -1, 0
 		f.evCount[r] = 0
 	}
-	for r, d := range f.heap {
-		docs[r], scores[r] = d, f.acc[d]
-		f.slot[d] = int32(r)
+	for r, c := range f.heap {
+		docs[r], scores[r] = c.d, c.s
+		f.slot[c.d] = int32(r)
 	}
-	// Count, then fill, so that each slot's evidence is contiguous and in
-	// window-then-rank order.
 	f.scanEvidence(q, base, false)
-	start := int32(len(f.ev))
-	for r := range k {
-		f.out.EvStart[base+r] = start
-		f.pos[r] = start
-		start += f.evCount[r]
+	copy(f.out.EvStart[base+1:base+k+1], f.evCount)
+	for _, c := range f.heap {
+		f.slot[c.d] = -1
 	}
-	n := int(start) - len(f.ev)
-	f.ev = slices.Grow(f.ev, n)[:len(f.ev)+n]
-	f.scanEvidence(q, base, true)
-	for _, d := range f.heap {
-		f.slot[d] = -1
+}
+
+// fill writes the evidence of queries [lo, hi) at the offsets in EvStart.
+func (f *fuser) fill(lo, hi int) {
+	k := f.opt.K
+	for q := lo; q < hi; q++ {
+		base := q * k
+		docs, _ := f.out.Query(q)
+		for r, d := range docs {
+			f.slot[d] = int32(r)
+			f.pos[r] = f.out.EvStart[base+r]
+		}
+		f.scanEvidence(q, base, true)
+		for _, d := range docs {
+			f.slot[d] = -1
+		}
 	}
 }
 
 // scanEvidence walks query q's hits and, for each chunk behind a selected
 // document, counts it into f.evCount (fill false) or writes it at
-// f.ev[f.pos[slot]] (fill true). For MaxP only the first chunk with the
-// document's maximal score is taken.
+// f.out.Evidence[f.pos[slot]] (fill true). For MaxP only the first chunk with
+// the document's maximal score is taken.
 func (f *fuser) scanEvidence(q, base int, fill bool) {
 	for w, h := range f.windows {
 		docs := h.Docs[q*h.K : (q+1)*h.K]
@@ -208,7 +222,7 @@ func (f *fuser) scanEvidence(q, base int, fill bool) {
 				if fill {
 					taken = f.pos[r] > f.out.EvStart[base+int(r)]
 				}
-				if taken || float64(scores[j]) != f.acc[d] {
+				if taken || float64(scores[j]) != f.out.Scores[base+int(r)] {
 					continue
 				}
 			}
@@ -216,7 +230,7 @@ func (f *fuser) scanEvidence(q, base int, fill bool) {
 				f.evCount[r]++
 				continue
 			}
-			f.ev[f.pos[r]] = Evidence{Window: int32(w), Pos: int32(j), Rank: rank - 1, Score: scores[j]}
+			f.out.Evidence[f.pos[r]] = Evidence{Window: int32(w), Pos: int32(j), Rank: rank - 1, Score: scores[j]}
 			f.pos[r]++
 		}
 	}
