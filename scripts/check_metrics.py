@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Checks msrag's evaluation numbers against pytrec_eval and MTEB's MRR formula.
+
+    .cache/venv/eval/bin/python scripts/check_metrics.py \
+        --qrels data/scifact/qrels/test.tsv --results results.json w100.run rrf.run
+
+(the venv: python3 -m venv .cache/venv/eval && .cache/venv/eval/bin/pip install
+pytrec-eval-terrier).
+
+--results is the JSON msrag's eval package writes (eval.Results): either one
+Results object, for a single run file, or an object mapping a run name to a
+Results object, where a run file's name is its base name without the last
+extension (w100.run -> "w100"). For every run, every metric the Results list is
+recomputed here from the qrels and the run file: ndcg_cut_k, map_cut_k, recall_k,
+P_k and recip_rank by pytrec_eval; mrr_k (or its synonym recip_rank_k) by MTEB's
+formula; cdr_k (1 when a relevant document is in the top k) directly. Per-query
+values and means must agree within --tol (1e-9), and the scored queries must be
+the same. Prints a table; exits 1 on any mismatch, 2 on bad input.
+"""
+import argparse
+import json
+import os
+import sys
+
+import pytrec_eval
+
+
+def read_qrels(path):
+    qrels = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if n == 1 and len(fields) == 3 and fields[2].lower() == "score":
+                continue
+            if len(fields) not in (3, 4):
+                sys.exit("check_metrics: %s:%d: want 3 or 4 fields, got %d" % (path, n, len(fields)))
+            qrels.setdefault(fields[0], {})[fields[-2]] = int(fields[-1])
+    return qrels
+
+
+def read_run(path):
+    run = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 6:
+                sys.exit("check_metrics: %s:%d: want 6 fields, got %d" % (path, n, len(fields)))
+            run.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+    return run
+
+
+def ranked(doc_scores):
+    # trec_eval's order, which MTEB's mrr() also uses: score, then doc id, descending
+    return [d for d, _ in sorted(doc_scores.items(), key=lambda it: (it[1], it[0].encode()), reverse=True)]
+
+
+def first_relevant(rels, docs):
+    for i, d in enumerate(docs):
+        if rels.get(d, 0) > 0:
+            return i + 1
+    return None
+
+
+def reference(qrels, run, metrics):
+    """Per-query values of every metric, over the queries pytrec_eval scores."""
+    measures, pytrec_names = set(), {}
+    for m in metrics:
+        fam, _, k = m.rpartition("_")
+        if m == "recip_rank":
+            measures.add("recip_rank")
+            pytrec_names[m] = m
+        elif fam in ("ndcg_cut", "map_cut", "recall", "P"):
+            measures.add("%s.%s" % (fam, k))
+            pytrec_names[m] = m
+        elif fam not in ("mrr", "recip_rank", "cdr"):
+            sys.exit("check_metrics: unknown metric %r" % m)
+    measures = measures or {"P.1"}  # pytrec_eval also decides which queries are scored
+    scored = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    out = {}
+    for qid, vals in scored.items():
+        docs = ranked(run[qid])
+        rels = qrels[qid]
+        row = {}
+        for m in metrics:
+            fam, _, k = m.rpartition("_")
+            if m in pytrec_names:
+                row[m] = vals[pytrec_names[m]]
+            elif fam in ("mrr", "recip_rank"):
+                r = first_relevant(rels, docs[: int(k)])
+                row[m] = 1.0 / r if r else 0.0
+            elif fam == "cdr":
+                row[m] = 1.0 if first_relevant(rels, docs[: int(k)]) else 0.0
+        out[qid] = row
+    return out
+
+
+def check(name, qrels, run, res, tol):
+    metrics = res["metrics"]
+    ref = reference(qrels, run, metrics)
+    ok = True
+    got = res.get("per_query", {})
+    if set(got) != set(ref):
+        ok = False
+        print("%s: scored queries differ: only msrag %s, only pytrec_eval %s" % (
+            name, sorted(set(got) - set(ref))[:5], sorted(set(ref) - set(got))[:5]))
+    if res.get("num_queries") != len(ref):
+        ok = False
+        print("%s: num_queries %s, pytrec_eval scores %d" % (name, res.get("num_queries"), len(ref)))
+    print("%-10s %-14s %14s %14s %10s  %s" % ("run", "metric", "msrag", "reference", "max|diff|", ""))
+    for m in metrics:
+        qids = sorted(ref)
+        want_mean = sum(ref[q][m] for q in qids) / len(qids) if qids else 0.0
+        have_mean = res["mean"].get(m)
+        worst = 0.0
+        for q in qids:
+            v = got.get(q, {}).get(m)
+            d = abs(v - ref[q][m]) if v is not None else float("inf")
+            worst = max(worst, d)
+        mean_diff = abs(have_mean - want_mean) if have_mean is not None else float("inf")
+        good = worst <= tol and mean_diff <= tol
+        ok = ok and good
+        print("%-10s %-14s %14.10f %14.10f %10.2e  %s" % (
+            name, m, have_mean if have_mean is not None else float("nan"), want_mean,
+            max(worst, mean_diff), "ok" if good else "MISMATCH"))
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--qrels", required=True, help="BEIR TSV or TREC qrels")
+    ap.add_argument("--results", required=True, help="msrag Results JSON")
+    ap.add_argument("--tol", type=float, default=1e-9)
+    ap.add_argument("runs", nargs="+", help="TREC run files")
+    args = ap.parse_args()
+    qrels = read_qrels(args.qrels)
+    with open(args.results, encoding="utf-8") as f:
+        results = json.load(f)
+    if "per_query" in results:
+        if len(args.runs) != 1:
+            print("check_metrics: %s holds one Results; give exactly one run" % args.results, file=sys.stderr)
+            return 2
+        results = {os.path.splitext(os.path.basename(args.runs[0]))[0]: results}
+    ok = True
+    for path in args.runs:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name not in results:
+            print("check_metrics: %s has no results for run %r (from %s); it has %s" % (
+                args.results, name, path, sorted(results)), file=sys.stderr)
+            return 2
+        ok = check(name, qrels, read_run(path), results[name], args.tol) and ok
+    print("all metrics agree within %g" % args.tol if ok else "MISMATCH", file=sys.stderr if not ok else sys.stdout)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
