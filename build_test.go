@@ -1,0 +1,356 @@
+package msrag
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// testTokenizer writes the BERT uncased tokenizer.json from the tokenizer's
+// testdata into a temporary directory and returns its path.
+func testTokenizer(tb testing.TB) string {
+	tb.Helper()
+	f, err := os.Open("tokenizer/testdata/bert-uncased.tokenizer.json.gz")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(tb.TempDir(), "tokenizer.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func testEmbedder(tb testing.TB) *HashEmbedder {
+	tb.Helper()
+	e, err := NewHashEmbedder(testTokenizer(tb), 32, 128)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+type testDoc struct {
+	ID    string `json:"_id"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// scifactDocs reads the first n SciFact documents from ../shared/data, or makes
+// synthetic ones where that folder is absent.
+func scifactDocs(tb testing.TB, n int) []testDoc {
+	tb.Helper()
+	var docs []testDoc
+	f, err := os.Open("../shared/data/scifact/corpus.jsonl.gz")
+	if err != nil {
+		words := strings.Fields("cell protein gene expression tumour mice patients risk study trial dose effect blood brain signal pathway receptor")
+		for i := range n {
+			var b strings.Builder
+			for j := range 40 + (i*37)%300 {
+				b.WriteString(words[(i*7+j*j)%len(words)])
+				b.WriteByte(' ')
+			}
+			docs = append(docs, testDoc{ID: fmt.Sprint("d", i), Title: fmt.Sprint("T", i), Text: b.String()})
+		}
+		return docs
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() && len(docs) < n {
+		var d testDoc
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			tb.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+func writeJSONL(tb testing.TB, docs []testDoc) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "corpus.jsonl")
+	var b strings.Builder
+	for _, d := range docs {
+		line, _ := json.Marshal(d)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func openCorpus(tb testing.TB, path string, opts corpus.Options) corpus.Reader {
+	tb.Helper()
+	r, err := corpus.Open(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { r.Close() })
+	return r
+}
+
+var testWindows = []int{16, 32, 64}
+
+func TestBuildSearchRoundTrip(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 200)
+	path := writeJSONL(t, docs)
+	out := filepath.Join(t.TempDir(), "idx")
+	ctx := context.Background()
+
+	ix, stats, err := BuildWithStats(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Out: out, Windows: testWindows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if stats.Docs != int64(len(docs)) || ix.NumDocs() != len(docs) {
+		t.Fatalf("docs: stats %d, index %d, want %d", stats.Docs, ix.NumDocs(), len(docs))
+	}
+	// Every window's vectors: the number of windows of that size over all
+	// documents, counted here from token counts independently of the chunker.
+	tok := emb.Tokenizer()
+	for i, w := range testWindows {
+		var want int64
+		for _, d := range docs {
+			text := d.Text
+			if d.Title != "" {
+				text = d.Title + " " + d.Text
+			}
+			n := tok.Count(text)
+			want += int64((n + w - 1) / w)
+		}
+		if stats.Vectors[i] != want {
+			t.Errorf("window %d: %d vectors, want %d", w, stats.Vectors[i], want)
+		}
+	}
+
+	// A query that is a document's first 16-token window finds that document
+	// first: its chunk in window 16 is an exact match.
+	var queries []string
+	for _, d := range docs[:20] {
+		text := d.Title + " " + d.Text
+		enc := tok.EncodeWith(text, tokenizerNoSpecial)
+		queries = append(queries, text[:enc.Offsets[min(15, len(enc.Offsets)-1)].End])
+	}
+	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: "w=16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, h := range hits {
+		if len(h) == 0 || h[0].DocID != docs[q].ID {
+			t.Errorf("query %d: top hit %+v, want %s", q, h, docs[q].ID)
+			continue
+		}
+		ev := h[0].Evidence[0]
+		if ev.Window != 16 || ev.ChunkRank != 1 || ev.Start != 0 {
+			t.Errorf("query %d: evidence %+v", q, ev)
+		}
+	}
+
+	// The index on disk searches like the one in memory.
+	re, err := OpenWith(OpenOptions{Embedder: emb}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	for _, fusion := range []string{"rrf", "maxp", "w=32"} {
+		a, err := ix.Search(ctx, queries, SearchOptions{Fusion: fusion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := re.Search(ctx, queries, SearchOptions{Fusion: fusion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: reopened index ranks differently", fusion)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("build left %d entries beside the index", len(entries))
+	}
+}
+
+func TestShardsSearchLikeOneIndex(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 300)
+	path := writeJSONL(t, docs)
+	ctx := context.Background()
+	base := t.TempDir()
+
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), Config{Embedder: emb, Windows: testWindows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	const n = 3
+	var dirs []string
+	for i := range n {
+		dir := filepath.Join(base, fmt.Sprint("shard-", i))
+		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: n}}),
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharded.Close()
+	if sharded.NumDocs() != len(docs) {
+		t.Fatalf("shards hold %d docs, want %d", sharded.NumDocs(), len(docs))
+	}
+	var queries []string
+	for _, d := range docs[:60] {
+		queries = append(queries, d.Title)
+	}
+	for _, fusion := range []string{"rrf", "maxp", "w=16", "w=64"} {
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: fusion, K: 20, WindowK: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: fusion, K: 20, WindowK: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range a {
+			if !sameRanking(a[q], b[q]) {
+				t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
+			}
+		}
+	}
+}
+
+var tokenizerNoSpecial = tokenizer.Options{NoSpecial: true, MaxLength: -1}
+
+func ids(h []Hit) []string {
+	out := make([]string, len(h))
+	for i, x := range h {
+		out[i] = fmt.Sprintf("%s:%.6g", x.DocID, x.Score)
+	}
+	return out
+}
+
+// sameRanking compares document ids, scores and evidence (not document indices,
+// which differ between shards and one index).
+func sameRanking(a, b []Hit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].DocID != b[i].DocID || a[i].Score != b[i].Score || !reflect.DeepEqual(a[i].Evidence, b[i].Evidence) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBuildConfigErrors(t *testing.T) {
+	emb := testEmbedder(t)
+	path := writeJSONL(t, scifactDocs(t, 5))
+	for name, w := range map[string][]int{
+		"zero": {0}, "negative": {-5, 10}, "duplicate": {16, 16}, "too large": {200},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "idx")
+			_, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: w, Out: out})
+			if err == nil {
+				t.Fatalf("windows %v: no error", w)
+			}
+			if _, serr := os.Stat(out); serr == nil {
+				t.Errorf("windows %v: %s was written", w, out)
+			}
+		})
+	}
+}
+
+func TestBuildCancelledLeavesNothing(t *testing.T) {
+	emb := testEmbedder(t)
+	path := writeJSONL(t, scifactDocs(t, 300))
+	out := filepath.Join(t.TempDir(), "idx")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Out: out})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 0 {
+		t.Fatalf("cancelled build left %v", entries)
+	}
+}
+
+func TestOpenChecks(t *testing.T) {
+	emb := testEmbedder(t)
+	path := writeJSONL(t, scifactDocs(t, 30))
+	out := filepath.Join(t.TempDir(), "idx")
+	ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+
+	t.Run("other model", func(t *testing.T) {
+		other, err := NewHashEmbedder(testTokenizer(t), 16, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenWith(OpenOptions{Embedder: other}, out); !errors.Is(err, ErrIndexMismatch) {
+			t.Fatalf("dims differ: %v", err)
+		}
+	})
+	t.Run("corrupted file", func(t *testing.T) {
+		p := filepath.Join(out, "w32.faiss")
+		data, _ := os.ReadFile(p)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(p, data, 0o644)
+		_, err := OpenWith(OpenOptions{Embedder: emb}, out)
+		if !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "w32.faiss") {
+			t.Fatalf("corrupted w32.faiss: %v", err)
+		}
+	})
+	t.Run("missing file", func(t *testing.T) {
+		os.Remove(filepath.Join(out, "w16.chunks.parquet"))
+		_, err := OpenWith(OpenOptions{Embedder: emb}, out)
+		if err == nil || !strings.Contains(err.Error(), "w16.chunks.parquet") {
+			t.Fatalf("missing chunks file: %v", err)
+		}
+	})
+	t.Run("not an index", func(t *testing.T) {
+		if _, err := OpenWith(OpenOptions{Embedder: emb}, t.TempDir()); err == nil {
+			t.Fatal("empty directory opened as an index")
+		}
+	})
+}

@@ -1,0 +1,317 @@
+package msrag
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/onnx"
+)
+
+// SearchOptions says how to search. The zero value searches every window for its
+// top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10 documents.
+type SearchOptions struct {
+	// K is the number of documents returned per query; default 10.
+	K int
+	// WindowK is the number of chunks each window's index returns; default 100.
+	WindowK int
+	// Fusion is "rrf" (default), "maxp" (best chunk score over the windows),
+	// or "w=SIZE" (one window alone, its chunks collapsed to documents by their
+	// best score).
+	Fusion string
+	// Windows restricts rrf and maxp to these window sizes; default all.
+	Windows []int
+	// RRFC is RRF's constant c; default 1.
+	RRFC float64
+	// RankBase is the rank of a window's top chunk in RRF; default 0 (c = 60
+	// with RankBase 1 is classic RRF).
+	RankBase int
+}
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.WindowK <= 0 {
+		o.WindowK = 100
+	}
+	if o.Fusion == "" {
+		o.Fusion = "rrf"
+	}
+	return o
+}
+
+// Hit is one document in a query's fused ranking.
+type Hit struct {
+	DocID    string
+	Doc      int     // document index in the index
+	Score    float64 // fused score
+	Rank     int     // from 1
+	Evidence []Evidence
+}
+
+// Evidence is a chunk that voted for a document.
+type Evidence struct {
+	Window     int     // window size
+	ChunkRank  int     // the chunk's rank in that window's list, from 1
+	ChunkScore float32 // its similarity (inner product; minus the distance for L2)
+	Start, End int64   // its byte span in the document's text (title + " " + text)
+}
+
+// ChunkHits is what every window's index returned for a batch of queries, with
+// chunks already mapped to documents: the input of fusion. One ChunkHits can be
+// fused many ways (eval does so) without searching again.
+type ChunkHits struct {
+	NQ      int
+	Windows []int       // window sizes, as in the index
+	Hits    []fuse.Hits // per window; Docs are document indices, -1 for none
+	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
+	Start, End [][]int64
+}
+
+// Search embeds the queries once, searches every window and fuses the results.
+func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
+	opts = opts.withDefaults()
+	ch, err := ix.SearchChunks(ctx, queries, opts.WindowK)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Fuse(ch, opts)
+}
+
+// EmbedQueries embeds a batch of queries with the index's model (query role).
+func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
+	for i, q := range queries {
+		if strings.TrimSpace(q) == "" {
+			return nil, fmt.Errorf("msrag: query %d is empty", i)
+		}
+	}
+	return ix.emb.Embed(ctx, queries, onnx.Query)
+}
+
+// SearchChunks embeds the queries and returns each window's top windowK chunks.
+func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
+	if len(queries) == 0 {
+		return &ChunkHits{Windows: ix.Windows(), Hits: make([]fuse.Hits, len(ix.man.Windows)),
+			Start: make([][]int64, len(ix.man.Windows)), End: make([][]int64, len(ix.man.Windows))}, nil
+	}
+	vecs, err := ix.EmbedQueries(ctx, queries)
+	if err != nil {
+		return nil, err
+	}
+	return ix.SearchVectors(ctx, vecs, windowK)
+}
+
+// SearchVectors searches every window (in parallel) with already embedded
+// queries and maps the chunks to documents. With several shards, each window's
+// lists are merged by score, best first, ties kept in shard order.
+func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
+	if windowK <= 0 {
+		windowK = 100
+	}
+	dims := ix.man.Model.Dims
+	if len(vecs)%dims != 0 {
+		return nil, fmt.Errorf("msrag: %d floats is not a whole number of %d-dim vectors", len(vecs), dims)
+	}
+	nq := len(vecs) / dims
+	nw := len(ix.man.Windows)
+	out := &ChunkHits{NQ: nq, Windows: ix.Windows(), Hits: make([]fuse.Hits, nw),
+		Start: make([][]int64, nw), End: make([][]int64, nw)}
+	l2 := ix.man.Metric == faiss.L2.String()
+	g, gctx := errgroup.WithContext(ctx)
+	for wi := range nw {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			lists := make([]shardHits, len(ix.shards))
+			for si, sh := range ix.shards {
+				w := sh.windows[wi]
+				dist, labels, err := w.index.Search(vecs, searchK(windowK, w.index.OnGPU()))
+				if err != nil {
+					return fmt.Errorf("msrag: window %d: %w", w.size, err)
+				}
+				if l2 {
+					for i := range dist {
+						dist[i] = -dist[i]
+					}
+				}
+				lists[si] = shardHits{k: len(labels) / nq, sh: sh, w: w, dist: dist, labels: labels}
+			}
+			h := fuse.Hits{K: windowK, Docs: make([]int32, nq*windowK), Scores: make([]float32, nq*windowK)}
+			start, end := make([]int64, nq*windowK), make([]int64, nq*windowK)
+			mergeShards(lists, nq, windowK, h, start, end)
+			out.Hits[wi], out.Start[wi], out.End[wi] = h, start, end
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tieMargin is how many chunks beyond the k asked for each index returns, so
+// that chunks tied with the k-th one are all seen and the canonical tie order
+// (document, then position) decides which are kept, in one index as in shards.
+const tieMargin = 32
+
+func searchK(k int, gpu bool) int {
+	if gpu {
+		return min(k+tieMargin, max(k, faiss.MaxGPUK))
+	}
+	return k + tieMargin
+}
+
+type shardHits struct {
+	k      int
+	sh     *shard
+	w      *window
+	dist   []float32
+	labels []int64
+}
+
+// mergeShards writes, for every query, the k best chunks over all shards into
+// h, start and end, ties in canonical order. A missing hit (label -1) has
+// document -1.
+func mergeShards(lists []shardHits, nq, k int, h fuse.Hits, start, end []int64) {
+	var buf []chunkHit
+	for q := range nq {
+		buf = buf[:0]
+		for _, l := range lists {
+			ct := l.w.chunks
+			for p := q * l.k; p < (q+1)*l.k; p++ {
+				lab := l.labels[p]
+				if lab < 0 {
+					break
+				}
+				buf = append(buf, chunkHit{doc: l.sh.gidx[ct.Doc[lab]], score: l.dist[p], start: ct.ByteStart[lab], end: ct.ByteEnd[lab]})
+			}
+		}
+		// Best score first; equal scores by document index, then position, so
+		// the order does not depend on FAISS or on the shards.
+		slices.SortFunc(buf, func(a, b chunkHit) int {
+			switch {
+			case a.score != b.score:
+				return cmp.Compare(b.score, a.score)
+			case a.doc != b.doc:
+				return cmp.Compare(a.doc, b.doc)
+			}
+			return cmp.Compare(a.start, b.start)
+		})
+		o := q * k
+		for r := range k {
+			i := o + r
+			if r < len(buf) {
+				c := buf[r]
+				h.Docs[i], h.Scores[i], start[i], end[i] = c.doc, c.score, c.start, c.end
+			} else {
+				h.Docs[i], h.Scores[i], start[i], end[i] = -1, 0, 0, 0
+			}
+		}
+	}
+}
+
+type chunkHit struct {
+	doc        int32
+	score      float32
+	start, end int64
+}
+
+// Fuse turns per-window chunk hits into document rankings as opts.Fusion says.
+func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
+	opts = opts.withDefaults()
+	sel, method, err := selectWindows(ch.Windows, opts)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]fuse.Hits, len(sel))
+	for i, wi := range sel {
+		hits[i] = ch.Hits[wi]
+	}
+	fo := fuse.Options{K: opts.K, C: opts.RRFC, RankBase: opts.RankBase, Workers: 2}
+	var rk *fuse.Ranking
+	switch method {
+	case "rrf":
+		rk, err = fuse.RRF(hits, ix.NumDocs(), fo)
+	case "maxp":
+		rk, err = fuse.MaxP(hits, ix.NumDocs(), fo)
+	default:
+		rk, err = fuse.Single(hits[0], ix.NumDocs(), fo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("msrag: %w", err)
+	}
+	out := make([][]Hit, ch.NQ)
+	for q := range ch.NQ {
+		docs, scores := rk.Query(q)
+		row := make([]Hit, 0, len(docs))
+		for r, d := range docs {
+			if d < 0 {
+				break
+			}
+			ev := rk.EvidenceOf(q, r)
+			evs := make([]Evidence, len(ev))
+			for j, e := range ev {
+				wi := sel[e.Window]
+				p := q*ch.Hits[wi].K + int(e.Pos)
+				evs[j] = Evidence{Window: ch.Windows[wi], ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
+					Start: ch.Start[wi][p], End: ch.End[wi][p]}
+			}
+			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
+		}
+		out[q] = row
+	}
+	return out, nil
+}
+
+// selectWindows returns the positions of the windows a fusion uses and the
+// fusion method ("rrf", "maxp" or "single").
+func selectWindows(windows []int, opts SearchOptions) ([]int, string, error) {
+	find := func(size int) (int, error) {
+		for i, w := range windows {
+			if w == size {
+				return i, nil
+			}
+		}
+		return 0, fmt.Errorf("msrag: the index has no window %d (it has %v)", size, windows)
+	}
+	f := strings.ToLower(strings.TrimSpace(opts.Fusion))
+	switch {
+	case f == "rrf" || f == "maxp":
+		if len(opts.Windows) == 0 {
+			all := make([]int, len(windows))
+			for i := range all {
+				all[i] = i
+			}
+			return all, f, nil
+		}
+		var sel []int
+		for _, s := range opts.Windows {
+			i, err := find(s)
+			if err != nil {
+				return nil, "", err
+			}
+			sel = append(sel, i)
+		}
+		return sel, f, nil
+	case strings.HasPrefix(f, "w="):
+		size, err := strconv.Atoi(f[2:])
+		if err != nil {
+			return nil, "", fmt.Errorf("msrag: fusion %q: want w=SIZE", opts.Fusion)
+		}
+		i, err := find(size)
+		if err != nil {
+			return nil, "", err
+		}
+		return []int{i}, "single", nil
+	}
+	return nil, "", fmt.Errorf("msrag: unknown fusion %q (want rrf, maxp or w=SIZE)", opts.Fusion)
+}
