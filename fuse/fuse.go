@@ -168,11 +168,9 @@ func fuse(windows []Hits, ndocs int, opt Options, m method) (*Ranking, error) {
 		fusers[p] = newFuser(windows, ndocs, opt, m, out)
 		errs[p] = fusers[p].run(lo, hi)
 	})
-	if err := errors.Join(errs...); err != nil {
-		for _, e := range errs {
-			if e != nil {
-				return nil, e // the lowest query's error
-			}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the error of the lowest query
 		}
 	}
 	var total int64

@@ -1,8 +1,6 @@
 package fuse
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // fuser fuses a range of queries with its own scratch.
 type fuser struct {
