@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // tempSuffix marks the temporary sibling an index is written into before it is
@@ -28,6 +27,10 @@ func stageDir(dir string) (string, error) {
 	tmp, err := os.MkdirTemp(parent, "."+base+tempSuffix)
 	if err != nil {
 		return "", fmt.Errorf("msrag: creating a temporary directory beside %s: %w", dir, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("msrag: %w", err)
 	}
 	return tmp, nil
 }
@@ -73,9 +76,6 @@ func isIndexDir(dir string) bool {
 	return err == nil && len(entries) == 0
 }
 
-// isTempName reports whether a directory name is one of our temporary siblings.
-func isTempName(name string) bool { return strings.Contains(name, tempSuffix) }
-
 func syncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -96,7 +96,10 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("msrag: %w", err)
 	}
 	tmp := f.Name()
-	_, werr := f.Write(data)
+	werr := f.Chmod(0o644)
+	if werr == nil {
+		_, werr = f.Write(data)
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}

@@ -2,6 +2,8 @@ package msrag
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tokenizer"
@@ -46,3 +48,25 @@ func modelInfoOf(e Embedder) ModelInfo {
 		PassagePrefix:   info.PassagePrefix,
 	}
 }
+
+// OpenEmbedder opens the embedder called name: HashEmbedderName (the
+// non-semantic test embedder, over the tokenizer of the all-minilm-l6-v2 model in
+// the cache, 64 dims), or a model name or directory for onnx.ResolveModel.
+func OpenEmbedder(name string, opts onnx.Options) (Embedder, error) {
+	if name == HashEmbedderName {
+		dir, err := onnx.ResolveModel(hashTokenizerModel)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: %s uses the tokenizer of %s: %w", HashEmbedderName, hashTokenizerModel, err)
+		}
+		return NewHashEmbedder(filepath.Join(dir, onnx.TokenizerFile), 0, 0)
+	}
+	dir, err := onnx.ResolveModel(name)
+	if err != nil {
+		return nil, err
+	}
+	return onnx.Open(dir, opts)
+}
+
+// hashTokenizerModel is the model whose tokenizer the hash test embedder uses
+// when opened by name.
+const hashTokenizerModel = "all-minilm-l6-v2"

@@ -225,13 +225,9 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 	}
 	ix.emb = opts.Embedder
 	if ix.emb == nil {
-		mdir, err := onnx.ResolveModel(ix.man.Model.Name)
+		e, err := OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: index %s was built with model %q: %w", dirs[0], ix.man.Model.Name, err)
-		}
-		e, err := onnx.Open(mdir, opts.EmbedderOptions)
-		if err != nil {
-			return nil, err
 		}
 		ix.emb, ix.ownEmb = e, true
 	}

@@ -90,6 +90,11 @@ func writeParquet(path string, schema *arrow.Schema, n int, batch func(lo, hi in
 		return fmt.Errorf("msrag: %w", err)
 	}
 	tmp := f.Name()
+	if err = f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("msrag: %w", err)
+	}
 	defer func() {
 		if err != nil {
 			f.Close()

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/onnx"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "index",
+		Usage: "build a multi-scale index of a corpus",
+		Description: "Reads the corpus (Parquet, Arrow IPC file or stream, BEIR corpus.jsonl[.gz], or a directory of\n" +
+			".txt/.md files), tokenizes each document once, cuts it into windows of every size, embeds each\n" +
+			"unique chunk once and writes one FAISS index and chunk table per window size into --out. The\n" +
+			"directory is written beside --out and renamed into place when complete, so an interrupted\n" +
+			"build leaves the previous index (or none).\n\n" +
+			"With --shard i/n only the corpus units that fall to shard i are indexed (Parquet row groups,\n" +
+			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
+			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...",
+		Flags: append(append([]cli.Flag{
+			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
+			&cli.StringFlag{Name: "model", Value: onnx.DefaultModel, Usage: "model name (msrag model list), model directory, or " + msrag.HashEmbedderName + " (non-semantic, tests only)"},
+			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			&cli.IntFlag{Name: "stride", Usage: "step between window starts in tokens (0: each window's own size, no overlap)"},
+			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, HNSW32, ...)"},
+			&cli.StringFlag{Name: "metric", Value: "ip", Usage: "ip (inner product) or l2"},
+			&cli.StringFlag{Name: "shard", Usage: "i/n: index only shard i of n of the corpus"},
+			&cli.IntFlag{Name: "block-lines", Value: 10000, Usage: "JSONL lines per sharding unit"},
+			&cli.BoolFlag{Name: "dedupe-ids", Usage: "keep the first document of a repeated id instead of failing"},
+			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
+			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
+		}, corpusFlags()...), deviceFlags()...),
+		Action: indexAction,
+	})
+}
+
+func indexAction(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return usagef("index: unexpected arguments %v", c.Args().Slice())
+	}
+	windows, err := parseInts("windows", c.String("windows"))
+	if err != nil {
+		return err
+	}
+	shard, err := parseShard(c.String("shard"))
+	if err != nil {
+		return err
+	}
+	var metric faiss.Metric
+	switch c.String("metric") {
+	case "ip":
+		metric = faiss.InnerProduct
+	case "l2":
+		metric = faiss.L2
+	default:
+		return usagef("index: --metric %q: want ip or l2", c.String("metric"))
+	}
+	eo, err := embedderOptions(c)
+	if err != nil {
+		return err
+	}
+	copts := corpusOptions(c)
+	copts.Shard = shard
+	copts.BlockLines = c.Int("block-lines")
+	copts.DedupeIDs = c.Bool("dedupe-ids")
+
+	emb, err := msrag.OpenEmbedder(c.String("model"), eo)
+	if err != nil {
+		return err
+	}
+	if cl, ok := emb.(interface{ Close() error }); ok {
+		defer cl.Close()
+	}
+	src, err := openCorpusReader(c.String("corpus"), copts)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+
+	cfg := msrag.Config{
+		Embedder: emb,
+		Out:      c.String("out"),
+		Windows:  windows,
+		Stride:   c.Int("stride"),
+		Factory:  c.String("factory"),
+		Metric:   metric,
+		Workers:  c.Int("workers"),
+	}
+	if shard.N > 1 {
+		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
+	}
+	if !c.Bool("quiet") {
+		cfg.Progress = c.App.ErrWriter
+	}
+	ix, stats, err := msrag.BuildWithStats(c.Context, src, cfg)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	st := src.Stats()
+	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s: %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %s with %v vectors, %s (embedder busy %.0f%%)\n",
+		cfg.Out, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
+		fmtInts(windows), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
+	return nil
+}

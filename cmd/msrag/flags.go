@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/onnx"
+)
+
+// parseInts parses a comma-separated list of positive integers, such as
+// --windows 100,200,500, and rejects zero, negative and repeated values.
+func parseInts(flag, s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, usagef("--%s is empty: give sizes such as 100,200,500", flag)
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, usagef("--%s %q: %q is not a number", flag, s, f)
+		}
+		if v <= 0 {
+			return nil, usagef("--%s %q: %d is not positive", flag, s, v)
+		}
+		if seen[v] {
+			return nil, usagef("--%s %q: %d is repeated", flag, s, v)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseShard parses --shard i/n.
+func parseShard(s string) (corpus.Shard, error) {
+	if s == "" {
+		return corpus.Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return corpus.Shard{}, usagef("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return corpus.Shard{I: i, N: n}, nil
+}
+
+// deviceFlags are the flags that choose where the embedder runs.
+func deviceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
+		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
+		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
+		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
+	}
+}
+
+func embedderOptions(c *cli.Context) (onnx.Options, error) {
+	switch c.String("device") {
+	case "cpu", "cuda", "auto":
+	default:
+		return onnx.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
+	}
+	return onnx.Options{
+		Device:      c.String("device"),
+		DeviceID:    c.Int("device-id"),
+		Threads:     c.Int("threads"),
+		TokenBudget: c.Int("batch-tokens"),
+		Log:         c.App.ErrWriter,
+	}, nil
+}
+
+// corpusFlags name the columns of the corpus.
+func corpusFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "id-col", Value: "_id", Usage: "id column (Parquet, Arrow) or key (JSONL)"},
+		&cli.StringFlag{Name: "title-col", Value: "title", Usage: "title column or key (absent: no titles)"},
+		&cli.StringFlag{Name: "text-col", Value: "text", Usage: "text column or key"},
+	}
+}
+
+func corpusOptions(c *cli.Context) corpus.Options {
+	return corpus.Options{
+		IDColumn:    c.String("id-col"),
+		TitleColumn: c.String("title-col"),
+		TextColumn:  c.String("text-col"),
+	}
+}
+
+func fmtInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// openCorpusReader opens a corpus file or directory. A BEIR/MTEB dataset
+// directory (corpus + queries + qrels/) opens its corpus; any other directory is
+// read as .txt/.md files.
+func openCorpusReader(path string, opts corpus.Options) (corpus.Reader, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, "qrels")); err == nil {
+			ds, err := corpus.OpenDataset(path)
+			if err != nil {
+				return nil, err
+			}
+			return ds.OpenCorpus(opts)
+		}
+	}
+	return corpus.Open(path, opts)
+}
+
+// queriesPath returns the queries file of a dataset directory, or path itself.
+func queriesPath(path string) (string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		ds, err := corpus.OpenDataset(path)
+		if err != nil {
+			return "", err
+		}
+		return ds.Queries, nil
+	}
+	return path, nil
+}
