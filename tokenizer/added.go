@@ -61,8 +61,9 @@ func newAddedVocab(list []addedTokenJSON, norm normalizer) (*addedVocab, error) 
 			continue
 		}
 		if norm != nil {
-			n := newNormStr(a.Content, 0, len(a.Content))
-			norm.normalize(&n)
+			sc := new(scratch)
+			n := newNormStr(sc, a.Content, 0, len(a.Content))
+			norm.normalize(&n, sc)
 			t.content = string(n.text)
 		}
 		v.norm.add(t)

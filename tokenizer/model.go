@@ -14,7 +14,7 @@ type token struct {
 
 // model turns one pre-tokenized piece into tokens, appended to dst.
 type model interface {
-	tokenize(dst []token, text []byte) []token
+	tokenize(dst []token, text []byte, sc *scratch) []token
 	tokenToID(tok string) (int32, bool)
 }
 
@@ -50,7 +50,7 @@ func (w *wordPiece) tokenToID(tok string) (int32, bool) {
 	return id, ok
 }
 
-func (w *wordPiece) tokenize(dst []token, text []byte) []token {
+func (w *wordPiece) tokenize(dst []token, text []byte, _ *scratch) []token {
 	n := len(text)
 	if n == 0 {
 		return dst
@@ -137,17 +137,20 @@ type lattice struct {
 	id    []int32
 }
 
-func (u *unigram) tokenize(dst []token, text []byte) []token {
+func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
 	n := len(text)
 	if n == 0 {
 		return dst
 	}
-	var lat lattice
-	lat.score = make([]float64, n+1)
-	lat.from = make([]int32, n+1)
-	lat.id = make([]int32, n+1)
+	lat := &sc.lat
+	if cap(lat.score) < n+1 {
+		lat.score = make([]float64, n+1)
+		lat.from = make([]int32, n+1)
+		lat.id = make([]int32, n+1)
+	}
+	lat.score, lat.from, lat.id = lat.score[:n+1], lat.from[:n+1], lat.id[:n+1]
 	for i := range lat.from {
-		lat.from[i] = -1
+		lat.from[i], lat.score[i], lat.id[i] = -1, 0, 0
 	}
 	unkScore := u.minScore - unkPenalty
 	for s := 0; s < n; {
@@ -194,9 +197,9 @@ func (u *unigram) tokenize(dst []token, text []byte) []token {
 	}
 	// A fused piece whose string is in the vocabulary takes that id; else
 	// byte fallback (all bytes must have pieces) or the unknown id.
+	sc.toks = append(sc.toks[:0], dst[mark:]...)
 	out := dst[:mark]
-	res := append([]token(nil), dst[mark:]...)
-	for _, t := range res {
+	for _, t := range sc.toks {
 		if t.id == u.unk || t.id < 0 {
 			piece := text[t.s:t.e]
 			if id, ok := u.ids[string(piece)]; ok {

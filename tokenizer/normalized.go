@@ -19,8 +19,8 @@ type normStr struct {
 // newNormStr builds the identity alignment for s[from:to]; offsets are
 // absolute positions in s. Each byte of an invalid UTF-8 sequence becomes
 // U+FFFD aligned to that byte alone.
-func newNormStr(s string, from, to int) normStr {
-	n := normStr{text: make([]byte, 0, to-from), align: make([]span, 0, to-from)}
+func newNormStr(sc *scratch, s string, from, to int) normStr {
+	n := sc.next()
 	for i := from; i < to; {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -42,6 +42,7 @@ func newNormStr(s string, from, to int) normStr {
 		}
 		i += size
 	}
+	sc.keep(n)
 	return n
 }
 
@@ -91,8 +92,8 @@ func (n *normStr) sub(s, e int) normStr {
 // takes the alignment of the character it came from, and a character for
 // which f emits nothing is removed. This is Hugging Face's transform for
 // changes of 0 and +1 within one character (NFD, lowercase, filter, map).
-func (n *normStr) mapChars(f func(r rune, emit func(rune))) {
-	out := normStr{text: make([]byte, 0, len(n.text)+len(n.text)/8), align: make([]span, 0, len(n.text)+len(n.text)/8)}
+func (n *normStr) mapChars(sc *scratch, f func(r rune, emit func(rune))) {
+	out := sc.next()
 	var cur span
 	emit := func(r rune) { out.appendRune(r, cur) }
 	for i := 0; i < len(n.text); {
@@ -101,6 +102,7 @@ func (n *normStr) mapChars(f func(r rune, emit func(rune))) {
 		f(r, emit)
 		i += size
 	}
+	sc.keep(out)
 	*n = out
 }
 
@@ -116,8 +118,8 @@ type change struct {
 // string: skip removes that many characters first; a replacing character
 // takes the alignment of the character it replaces, an inserted one takes the
 // alignment of the byte before the current position.
-func (n *normStr) transform(items []change, skip int) {
-	out := normStr{text: make([]byte, 0, len(n.text)), align: make([]span, 0, len(n.text))}
+func (n *normStr) transform(sc *scratch, items []change, skip int) {
+	out := sc.next()
 	pos := 0
 	next := func() int { // size of the next input char, consumed
 		if pos >= len(n.text) {
@@ -149,5 +151,6 @@ func (n *normStr) transform(items []change, skip int) {
 		}
 		out.appendRune(it.r, sp)
 	}
+	sc.keep(out)
 	*n = out
 }

@@ -11,7 +11,7 @@ import (
 
 // normalizer rewrites a normalised string in place, keeping its alignment.
 type normalizer interface {
-	normalize(n *normStr)
+	normalize(n *normStr, sc *scratch)
 }
 
 // bertNormalizer is Hugging Face's BertNormalizer.
@@ -19,8 +19,8 @@ type bertNormalizer struct {
 	cleanText, chinese, stripAccents, lowercase bool
 }
 
-func (b *bertNormalizer) normalize(n *normStr) {
-	out := normStr{text: make([]byte, 0, len(n.text)+8), align: make([]span, 0, len(n.text)+8)}
+func (b *bertNormalizer) normalize(n *normStr, sc *scratch) {
+	out := sc.next()
 	var cur span
 	var buf [8]rune
 	for i := 0; i < len(n.text); {
@@ -82,6 +82,7 @@ func (b *bertNormalizer) normalize(n *normStr) {
 			out.appendRune(' ', cur)
 		}
 	}
+	sc.keep(out)
 	*n = out
 }
 
@@ -107,14 +108,14 @@ func appendNFD(dst []rune, r rune, compat bool) []rune {
 
 type lowercaseNormalizer struct{}
 
-func (lowercaseNormalizer) normalize(n *normStr) {
-	n.mapChars(func(r rune, emit func(rune)) { toLower(r, emit) })
+func (lowercaseNormalizer) normalize(n *normStr, sc *scratch) {
+	n.mapChars(sc, func(r rune, emit func(rune)) { toLower(r, emit) })
 }
 
 type stripAccentsNormalizer struct{}
 
-func (stripAccentsNormalizer) normalize(n *normStr) {
-	n.mapChars(func(r rune, emit func(rune)) {
+func (stripAccentsNormalizer) normalize(n *normStr, sc *scratch) {
+	n.mapChars(sc, func(r rune, emit func(rune)) {
 		if !unicode.Is(unicode.Mn, r) {
 			emit(r)
 		}
@@ -125,9 +126,9 @@ func (stripAccentsNormalizer) normalize(n *normStr) {
 // out, every part aligned to the source character.
 type decomposeNormalizer struct{ compat bool }
 
-func (d decomposeNormalizer) normalize(n *normStr) {
+func (d decomposeNormalizer) normalize(n *normStr, sc *scratch) {
 	var buf [32]rune
-	n.mapChars(func(r rune, emit func(rune)) {
+	n.mapChars(sc, func(r rune, emit func(rune)) {
 		for _, x := range appendNFD(buf[:0], r, d.compat) {
 			emit(x)
 		}
@@ -140,7 +141,7 @@ func (d decomposeNormalizer) normalize(n *normStr) {
 // removes the remaining input characters with its last character.
 type composeNormalizer struct{ compat bool }
 
-func (c composeNormalizer) normalize(n *normStr) {
+func (c composeNormalizer) normalize(n *normStr, sc *scratch) {
 	f := norm.NFC
 	if c.compat {
 		f = norm.NFKC
@@ -148,7 +149,7 @@ func (c composeNormalizer) normalize(n *normStr) {
 	if f.IsNormal(n.text) {
 		return
 	}
-	items := make([]change, 0, len(n.text))
+	items := sc.items[:0]
 	for i := 0; i < len(n.text); {
 		j := i + f.NextBoundary(n.text[i:], true)
 		if j <= i {
@@ -164,7 +165,8 @@ func (c composeNormalizer) normalize(n *normStr) {
 		}
 		i = j
 	}
-	n.transform(items, 0)
+	sc.items = items
+	n.transform(sc, items, 0)
 }
 
 // appendReplace appends the changes that replace oldCount characters by the
@@ -215,12 +217,12 @@ func (p *replaceNormalizer) matches(s []byte) [][]int {
 	return m
 }
 
-func (p *replaceNormalizer) normalize(n *normStr) {
+func (p *replaceNormalizer) normalize(n *normStr, sc *scratch) {
 	ms := p.matches(n.text)
 	if len(ms) == 0 {
 		return
 	}
-	out := normStr{text: make([]byte, 0, len(n.text)), align: make([]span, 0, len(n.text))}
+	out := sc.next()
 	last := 0
 	for _, m := range ms {
 		s, e := m[0], m[1]
@@ -239,6 +241,7 @@ func (p *replaceNormalizer) normalize(n *normStr) {
 	}
 	out.text = append(out.text, n.text[last:]...)
 	out.align = append(out.align, n.align[last:]...)
+	sc.keep(out)
 	*n = out
 }
 
@@ -246,24 +249,25 @@ func (p *replaceNormalizer) normalize(n *normStr) {
 // aligned to its first character.
 type prependNormalizer struct{ prepend string }
 
-func (p *prependNormalizer) normalize(n *normStr) {
+func (p *prependNormalizer) normalize(n *normStr, sc *scratch) {
 	if len(n.text) == 0 || p.prepend == "" {
 		return
 	}
 	sp := n.align[0]
-	out := normStr{text: make([]byte, 0, len(n.text)+len(p.prepend)), align: make([]span, 0, len(n.text)+len(p.prepend))}
+	out := sc.next()
 	for _, r := range p.prepend {
 		out.appendRune(r, sp)
 	}
 	out.text = append(out.text, n.text...)
 	out.align = append(out.align, n.align...)
+	sc.keep(out)
 	*n = out
 }
 
 // stripNormalizer is Strip: whitespace removed from the left and/or right.
 type stripNormalizer struct{ left, right bool }
 
-func (p *stripNormalizer) normalize(n *normStr) {
+func (p *stripNormalizer) normalize(n *normStr, _ *scratch) {
 	s, e := 0, len(n.text)
 	if p.left {
 		for s < e {
@@ -288,8 +292,8 @@ func (p *stripNormalizer) normalize(n *normStr) {
 
 type sequenceNormalizer []normalizer
 
-func (s sequenceNormalizer) normalize(n *normStr) {
+func (s sequenceNormalizer) normalize(n *normStr, sc *scratch) {
 	for _, x := range s {
-		x.normalize(n)
+		x.normalize(n, sc)
 	}
 }

@@ -14,6 +14,7 @@ import (
 type precompiled struct {
 	units []uint32
 	blob  []byte
+	ascii [128]*string // lookup results of single ASCII characters
 }
 
 func newPrecompiled(data []byte) (*precompiled, error) {
@@ -31,6 +32,11 @@ func newPrecompiled(data []byte) (*precompiled, error) {
 	if len(p.units) == 0 {
 		return nil, errors.New("charsmap trie is empty")
 	}
+	for c := 0; c < 128; c++ {
+		if rep, ok := p.lookup([]byte{byte(c)}); ok {
+			p.ascii[c] = &rep
+		}
+	}
 	return p, nil
 }
 
@@ -41,7 +47,7 @@ func unitValue(u uint32) uint32  { return u & ((1 << 31) - 1) }
 
 // lookup returns the replacement of the shortest key that is a prefix of s,
 // which is what the Hugging Face normalizer uses.
-func (p *precompiled) lookup(s string) (string, bool) {
+func (p *precompiled) lookup(s []byte) (string, bool) {
 	pos := uint32(0)
 	n := uint32(len(p.units))
 	pos ^= unitOffset(p.units[0])
@@ -79,51 +85,64 @@ func (p *precompiled) lookup(s string) (string, bool) {
 
 // normalize applies the map per grapheme cluster as Hugging Face does: a
 // cluster shorter than 6 bytes is looked up whole first; otherwise, or if it
-// has no entry, each of its characters is looked up alone.
-func (p *precompiled) normalize(n *normStr) {
-	text := string(n.text)
-	var items []change
+// has no entry, each of its characters is looked up alone. The first
+// replacement switches from copying to building the change list.
+func (p *precompiled) normalize(n *normStr, sc *scratch) {
+	text := n.text
+	items := sc.items[:0]
 	modified := false
+	// flush turns the unchanged prefix text[:upTo] into change items.
+	flush := func(upTo int) {
+		if modified {
+			return
+		}
+		modified = true
+		for i := 0; i < upTo; {
+			r, size := utf8.DecodeRune(text[i:upTo])
+			items = append(items, change{r, 0})
+			i += size
+		}
+	}
 	state := -1
-	rest := text
-	for len(rest) > 0 {
-		var g string
-		g, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+	for pos := 0; pos < len(text); {
+		c := text[pos]
+		// An ASCII character followed by ASCII (other than CR LF) is a
+		// grapheme cluster of its own.
+		if c < utf8.RuneSelf && (pos+1 == len(text) || (text[pos+1] < utf8.RuneSelf && !(c == '\r' && text[pos+1] == '\n'))) {
+			state = -1
+			if rep := p.ascii[c]; rep != nil {
+				flush(pos)
+				items = appendReplace(items, 1, *rep)
+			} else if modified {
+				items = append(items, change{rune(c), 0})
+			}
+			pos++
+			continue
+		}
+		var g []byte
+		g, _, _, state = uniseg.FirstGraphemeCluster(text[pos:], state)
 		if len(g) < 6 {
 			if rep, ok := p.lookup(g); ok {
-				if !modified {
-					items = make([]change, 0, len(text))
-					for _, r := range text[:len(text)-len(rest)-len(g)] {
-						items = append(items, change{r, 0})
-					}
-					modified = true
-				}
-				items = appendReplace(items, utf8.RuneCountInString(g), rep)
+				flush(pos)
+				items = appendReplace(items, utf8.RuneCount(g), rep)
+				pos += len(g)
 				continue
 			}
 		}
-		for i, r := range g {
-			part := g[i : i+utf8.RuneLen(r)]
-			if r == utf8.RuneError {
-				part = g[i:]
-				_, sz := utf8.DecodeRuneInString(part)
-				part = part[:sz]
-			}
-			if rep, ok := p.lookup(part); ok {
-				if !modified {
-					items = make([]change, 0, len(text))
-					for _, r := range text[:len(text)-len(rest)-len(g)+i] {
-						items = append(items, change{r, 0})
-					}
-					modified = true
-				}
+		for i := 0; i < len(g); {
+			r, size := utf8.DecodeRune(g[i:])
+			if rep, ok := p.lookup(g[i : i+size]); ok {
+				flush(pos + i)
 				items = appendReplace(items, 1, rep)
 			} else if modified {
 				items = append(items, change{r, 0})
 			}
+			i += size
 		}
+		pos += len(g)
 	}
+	sc.items = items
 	if modified {
-		n.transform(items, 0)
+		n.transform(sc, items, 0)
 	}
 }

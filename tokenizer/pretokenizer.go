@@ -9,7 +9,7 @@ import (
 // preTokenizer cuts one normalised piece into smaller pieces, appending them
 // to dst. A piece is a view or a rewritten copy with its own alignment.
 type preTokenizer interface {
-	split(dst []normStr, n normStr) []normStr
+	split(dst []normStr, n normStr, sc *scratch) []normStr
 }
 
 // behavior is Hugging Face's SplitDelimiterBehavior.
@@ -118,7 +118,7 @@ func charMatches(ms []match, text []byte, pred func(rune) bool) []match {
 // bertPreTokenizer splits on whitespace (removed) and isolates punctuation.
 type bertPreTokenizer struct{}
 
-func (bertPreTokenizer) split(dst []normStr, n normStr) []normStr {
+func (bertPreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
 	text := n.text
 	start := -1
 	for i := 0; i < len(text); {
@@ -156,7 +156,7 @@ func (bertPreTokenizer) split(dst []normStr, n normStr) []normStr {
 // whitespacePreTokenizer is Whitespace: the pattern \w+|[^\w\s]+.
 type whitespacePreTokenizer struct{}
 
-func (whitespacePreTokenizer) split(dst []normStr, n normStr) []normStr {
+func (whitespacePreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
 	const (
 		none = iota
 		word
@@ -188,24 +188,27 @@ func (whitespacePreTokenizer) split(dst []normStr, n normStr) []normStr {
 // whitespaceSplit is WhitespaceSplit: split on whitespace, removed.
 type whitespaceSplit struct{}
 
-func (whitespaceSplit) split(dst []normStr, n normStr) []normStr {
-	return splitBy(dst, n, charMatches(nil, n.text, isWhitespace), behRemoved)
+func (whitespaceSplit) split(dst []normStr, n normStr, sc *scratch) []normStr {
+	sc.ms = charMatches(sc.ms[:0], n.text, isWhitespace)
+	return splitBy(dst, n, sc.ms, behRemoved)
 }
 
 type punctuationPreTokenizer struct{ b behavior }
 
-func (p punctuationPreTokenizer) split(dst []normStr, n normStr) []normStr {
-	return splitBy(dst, n, charMatches(nil, n.text, isPunctuation), p.b)
+func (p punctuationPreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
+	sc.ms = charMatches(sc.ms[:0], n.text, isPunctuation)
+	return splitBy(dst, n, sc.ms, p.b)
 }
 
 type digitsPreTokenizer struct{ individual bool }
 
-func (p digitsPreTokenizer) split(dst []normStr, n normStr) []normStr {
+func (p digitsPreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
 	b := behContiguous
 	if p.individual {
 		b = behIsolated
 	}
-	return splitBy(dst, n, charMatches(nil, n.text, isNumeric), b)
+	sc.ms = charMatches(sc.ms[:0], n.text, isNumeric)
+	return splitBy(dst, n, sc.ms, b)
 }
 
 // splitPreTokenizer is Split with a literal or regular-expression pattern.
@@ -216,8 +219,8 @@ type splitPreTokenizer struct {
 	invert  bool
 }
 
-func (p *splitPreTokenizer) split(dst []normStr, n normStr) []normStr {
-	var ms []match
+func (p *splitPreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
+	ms := sc.ms[:0]
 	last := 0
 	add := func(s, e int) {
 		if s > last {
@@ -246,6 +249,7 @@ func (p *splitPreTokenizer) split(dst []normStr, n normStr) []normStr {
 	if last < len(n.text) {
 		ms = append(ms, match{last, len(n.text), p.invert})
 	}
+	sc.ms = ms
 	return splitBy(dst, n, ms, p.b)
 }
 
@@ -266,8 +270,9 @@ type metaspace struct {
 	split_ bool
 }
 
-func (m *metaspace) split(dst []normStr, n normStr) []normStr {
-	out := normStr{text: make([]byte, 0, len(n.text)+8), align: make([]span, 0, len(n.text)+8)}
+func (m *metaspace) split(dst []normStr, n normStr, sc *scratch) []normStr {
+	start := sc.arenaStart()
+	out := sc.arena
 	prepend := false
 	if len(n.text) > 0 {
 		first, _ := utf8.DecodeRune(n.text)
@@ -295,22 +300,28 @@ func (m *metaspace) split(dst []normStr, n normStr) []normStr {
 		out.align = append(out.align, n.align[i:i+size]...)
 		i += size
 	}
+	sc.arena = out
+	piece := sc.arenaPiece(start)
 	if !m.split_ {
-		return append(dst, out)
+		return append(dst, piece)
 	}
-	return splitBy(dst, out, charMatches(nil, out.text, func(r rune) bool { return r == m.repl }), behMergedWithNext)
+	sc.ms = charMatches(sc.ms[:0], piece.text, func(r rune) bool { return r == m.repl })
+	return splitBy(dst, piece, sc.ms, behMergedWithNext)
 }
 
 type sequencePreTokenizer []preTokenizer
 
-func (s sequencePreTokenizer) split(dst []normStr, n normStr) []normStr {
-	cur := []normStr{n}
+func (s sequencePreTokenizer) split(dst []normStr, n normStr, sc *scratch) []normStr {
+	cur := append(sc.getSeq(), n)
 	for _, p := range s {
-		var next []normStr
+		next := sc.getSeq()
 		for _, c := range cur {
-			next = p.split(next, c)
+			next = p.split(next, c, sc)
 		}
+		sc.putSeq(cur)
 		cur = next
 	}
-	return append(dst, cur...)
+	dst = append(dst, cur...)
+	sc.putSeq(cur)
+	return dst
 }

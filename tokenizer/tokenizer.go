@@ -219,6 +219,7 @@ type state struct {
 	pieces []normStr
 	toks   []token
 	segs   []segment
+	sc     scratch
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -226,7 +227,7 @@ var statePool = sync.Pool{New: func() any { return new(state) }}
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(st *state) {
-	if cap(st.ids) > 1<<20 {
+	if cap(st.ids) > 1<<20 || cap(st.sc.bufs[0].text) > 1<<24 || cap(st.sc.bufs[1].text) > 1<<24 {
 		return // do not keep huge buffers alive
 	}
 	statePool.Put(st)
@@ -243,9 +244,9 @@ func (t *Tokenizer) content(text string, st *state) {
 			st.offs = append(st.offs, Offset{sg.s, sg.e})
 			continue
 		}
-		n := newNormStr(text, sg.s, sg.e)
+		n := newNormStr(&st.sc, text, sg.s, sg.e)
 		if t.normalizer != nil {
-			t.normalizer.normalize(&n)
+			t.normalizer.normalize(&n, &st.sc)
 		}
 		t.added.splitNormalized(n, func(piece normStr, id int32, s, e int) {
 			if id >= 0 {
@@ -261,13 +262,14 @@ func (t *Tokenizer) content(text string, st *state) {
 
 func (t *Tokenizer) modelPiece(n normStr, st *state) {
 	st.pieces = st.pieces[:0]
+	st.sc.arena.text, st.sc.arena.align = st.sc.arena.text[:0], st.sc.arena.align[:0]
 	if t.preTokenizer != nil {
-		st.pieces = t.preTokenizer.split(st.pieces, n)
+		st.pieces = t.preTokenizer.split(st.pieces, n, &st.sc)
 	} else if len(n.text) > 0 {
 		st.pieces = append(st.pieces, n)
 	}
 	for _, p := range st.pieces {
-		st.toks = t.model.tokenize(st.toks[:0], p.text)
+		st.toks = t.model.tokenize(st.toks[:0], p.text, &st.sc)
 		for _, tk := range st.toks {
 			sp := p.orig(int(tk.s), int(tk.e))
 			st.ids = append(st.ids, tk.id)
