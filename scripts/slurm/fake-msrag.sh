@@ -4,7 +4,7 @@
 #   fake-msrag.sh index --corpus C --out DIR --shard i/n [more args...]
 #
 # Writes DIR/manifest.json (through a temporary sibling renamed into place, like msrag) that
-# records the corpus, the shard and every argument, one JSON string each.
+# records the corpus, the shard (as msrag does: "i/n"), "docs": 1 and every argument.
 # FAKE_MSRAG_FAIL_SHARD=i   exit 1 for shard i (tests failure handling)
 # FAKE_MSRAG_SLEEP=s        sleep s seconds first (simulates work)
 # FAKE_MSRAG_CALLS=file     append one line per call: the shard
@@ -33,7 +33,7 @@ json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
 tmp="$out.tmp.$$"
 mkdir -p "$tmp"
 {
-  printf '{"fake": true, "corpus": %s, "shard": %s, "host": %s, "args": [' \
+  printf '{"fake": true, "docs": 1, "corpus": %s, "shard": %s, "host": %s, "args": [' \
     "$(json_str "$corpus")" "$(json_str "$shard")" "$(json_str "$(hostname -s)")"
   sep=""
   for a in "${all[@]}"; do printf '%s%s' "$sep" "$(json_str "$a")"; sep=", "; done

@@ -7,7 +7,8 @@
 # Starts the cluster (scripts/slurm/local-cluster.sh start; needs root), then checks:
 # idempotent start, a plain job array with an afterok dependent job, a 3-shard build through
 # submit-index.sh --wait, argument pass-through, failure of one shard (non-zero exit, check job
-# cancelled), --resume, --timeout, and check-shards on a broken output. Prints
+# cancelled), --resume, --timeout, check-shards on a broken output, and with MSRAG_TEST_BIN set
+# a real 3-shard msrag build (hash test embedder; needs its tokenizer in the cache). Prints
 # "slurm: N passed, M failed" and the measured scheduler overhead; exits 1 on any failure.
 # The whole run, except installing the packages on a first run, is bounded by --limit seconds
 # (default 120). A cluster this script started is
@@ -103,7 +104,7 @@ MSRAG=$fake "$submit" --wait --timeout 60 "$corpus" "$work/idx" 3 -- --windows 1
   >"$work/submit.out" 2>"$work/submit.err"
 rc=$?
 t_slurm=$(secs "$t" "$(now)")
-if ((rc == 0)) && grep -q "check-shards: 3 ok, 0 bad" "$work/submit.err"; then
+if ((rc == 0)) && grep -q "check-shards: 3 ok, 0 bad, 3 expected in .*; 3 docs" "$work/submit.err"; then
   ok "submit-index.sh --wait, 3 shards (${t_slurm}s from submit to done)"
 else
   bad "submit-index.sh --wait, 3 shards (rc $rc)"; cat "$work/submit.err"
@@ -165,6 +166,27 @@ if ((rc != 0)) && grep -q "shard 2: NO MANIFEST" <<<"$out" && grep -q "shard 1: 
   ok "check-shards reports a missing manifest, a bad one and a stray shard"
 else
   bad "check-shards on a broken build (rc $rc)"; echo "$out"
+fi
+
+# ---- 8. optional: the real msrag (MSRAG_TEST_BIN=path, e.g. bin/msrag after make build) --------
+if [[ -n ${MSRAG_TEST_BIN:-} ]]; then
+  real=$(realpath -m "$MSRAG_TEST_BIN")
+  python3 -c '
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(300):
+        f.write(json.dumps({"_id": "d%d" % i, "text": " ".join("w%d" % ((i * 7 + j) % 97) for j in range(120))}) + "\n")
+' "$work/real.jsonl"
+  MSRAG=$real "$submit" --wait --timeout 60 "$work/real.jsonl" "$work/idx-real" 3 -- \
+    --model hash-test-embedder --windows 50,100 --block-lines 50 --quiet >/dev/null 2>"$work/real.err"
+  rc=$?
+  if ((rc == 0)) && grep -q "check-shards: 3 ok, 0 bad, 3 expected in .*; 300 docs" "$work/real.err"; then
+    ok "real msrag: 3 shards of 300 docs with the hash test embedder"
+  else
+    bad "real msrag (rc $rc)"; cat "$work/real.err"
+  fi
+else
+  echo "SKIP real msrag (set MSRAG_TEST_BIN=bin/msrag to run it)"
 fi
 
 # ---- overhead: the same 3 fake shards run directly, one after another ----------------
