@@ -9,6 +9,8 @@ package faiss
 import "C"
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -349,6 +351,15 @@ func ReadFile(path string) (*Index, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("faiss: read %s: %w", path, &fs.PathError{Op: "read", Path: path, Err: fs.ErrInvalid})
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("faiss: read: %w", err)
+	}
+	err = precheck(f)
+	f.Close()
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, fmt.Errorf("faiss: read %s: %w", path, err)
+	}
 	cp := C.CString(path)
 	defer C.free(unsafe.Pointer(cp))
 	var p *C.msrag_index
@@ -363,6 +374,9 @@ func ReadFile(path string) (*Index, error) {
 func ReadBytes(b []byte) (*Index, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("faiss: read bytes: %w: empty input", ErrCorrupt)
+	}
+	if err := precheck(bytes.NewReader(b)); err != nil && !errors.Is(err, errStop) {
+		return nil, fmt.Errorf("faiss: read %d bytes: %w", len(b), err)
 	}
 	var p *C.msrag_index
 	if cerr := C.msrag_index_read_bytes((*C.uint8_t)(&b[0]), C.size_t(len(b)), &p); cerr != nil {

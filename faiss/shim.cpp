@@ -11,6 +11,8 @@
 #include <faiss/IndexHNSW.h>
 #include <faiss/IndexIDMap.h>
 #include <faiss/IndexIVF.h>
+#include <faiss/IndexIVFPQ.h>
+#include <faiss/IndexPQ.h>
 #include <faiss/IndexPreTransform.h>
 #include <faiss/impl/FaissException.h>
 #include <faiss/impl/io.h>
@@ -36,17 +38,8 @@ namespace {
 std::atomic<int> g_threads{0};
 const int g_default_threads = omp_get_max_threads();
 
-// Counts read from an index file are checked against what is left of the
-// input before FAISS allocates for them; see BoundedReader.
-constexpr uint64_t kSmallCount = uint64_t{1} << 24;
-
-// BoundedReader is the base of the readers below: it knows how many bytes are
-// left and refuses a single 8-byte value larger than both that and kSmallCount.
-// FAISS reads every vector length as one 8-byte value and then resizes the
-// vector before reading the data, so a corrupt length would otherwise make it
-// allocate (and zero) up to a terabyte before noticing the input is short. The
-// only legitimate 8-byte values above the bound are counts of data stored in
-// another file (on-disk inverted lists), which this reader does not support.
+// BoundedReader is the base of the readers below: it reads at most the bytes
+// the input holds and keeps the offset for messages.
 struct BoundedReader : faiss::IOReader {
     size_t remaining = 0;
     size_t offset = 0;
@@ -62,25 +55,9 @@ struct BoundedReader : faiss::IOReader {
             n = remaining / size;
         }
         size_t got = raw_read(ptr, n * size);
-        n = got / size;
         remaining -= got;
         offset += got;
-        if (size == 8 && nitems == 1 && n == 1) {
-            uint64_t v;
-            std::memcpy(&v, ptr, 8);
-            if (v > remaining && v > kSmallCount) {
-                char msg[200];
-                std::snprintf(
-                        msg,
-                        sizeof msg,
-                        "corrupt index: count %llu at byte %zu exceeds the %zu bytes left",
-                        (unsigned long long)v,
-                        offset - 8,
-                        remaining);
-                throw faiss::FaissException(msg);
-            }
-        }
-        return n;
+        return got / size;
     }
 };
 
@@ -130,6 +107,18 @@ void check(bool ok, const char* what) {
     }
 }
 
+// Largest HNSW efSearch, efConstruction and upper beam accepted from a file.
+constexpr int kMaxEf = 1 << 20;
+
+void check_pq(const faiss::ProductQuantizer& pq, int d, size_t code_size) {
+    check(pq.M >= 1 && pq.nbits >= 1 && pq.nbits <= 16, "PQ shape out of range");
+    check(pq.d == size_t(d) && pq.dsub * pq.M == pq.d, "PQ dimensions differ from the index");
+    check(pq.ksub == (size_t(1) << pq.nbits), "PQ sub-quantizer size differs from its bits");
+    check(pq.code_size == code_size && pq.code_size == (pq.M * pq.nbits + 7) / 8,
+          "PQ code size differs");
+    check(pq.centroids.size() == pq.d * pq.ksub, "PQ centroid table size differs");
+}
+
 // validate checks the invariants that FAISS's search relies on without
 // checking itself, for the index types msrag builds (Flat and other
 // flat-code indices, IVF, HNSW, pre-transforms and ID maps). A file that
@@ -139,13 +128,37 @@ void validate(const faiss::Index* idx, int depth = 0) {
     check(depth < 16, "indices nested too deep");
     check(idx->d > 0, "dimension is not positive");
     check(idx->ntotal >= 0, "negative vector count");
+    // Search throws for an unsupported metric inside an OpenMP region,
+    // where an exception ends the process; only IVF and HNSW are limited
+    // to inner product and L2 here, flat indices support more.
+    const bool ip_or_l2 = idx->metric_type == faiss::METRIC_INNER_PRODUCT ||
+            idx->metric_type == faiss::METRIC_L2;
+    check(ip_or_l2 || idx->metric_type == faiss::METRIC_L1 ||
+                  idx->metric_type == faiss::METRIC_Linf || idx->metric_type == faiss::METRIC_Lp ||
+                  idx->metric_type == faiss::METRIC_Canberra ||
+                  idx->metric_type == faiss::METRIC_BrayCurtis ||
+                  idx->metric_type == faiss::METRIC_JensenShannon,
+          "unknown metric");
     if (auto f = dynamic_cast<const faiss::IndexFlatCodes*>(idx)) {
         check(f->code_size > 0, "code size is not positive");
-        check(f->codes.size() == size_t(f->ntotal) * f->code_size,
+        // Compared by division: a corrupt count can wrap the product around.
+        check(f->codes.size() % f->code_size == 0 &&
+                      f->codes.size() / f->code_size == size_t(f->ntotal),
               "flat codes do not match vector count times code size");
         return;
     }
+    if (auto pq = dynamic_cast<const faiss::IndexPQ*>(idx)) {
+        check_pq(pq->pq, pq->d, pq->code_size);
+    }
     if (auto ivf = dynamic_cast<const faiss::IndexIVF*>(idx)) {
+        check(ip_or_l2, "IVF metric is neither inner product nor L2");
+        check(ivf->nlist >= 1, "IVF without lists");
+        check(ivf->nprobe >= 1 && ivf->nprobe <= ivf->nlist, "IVF nprobe out of range");
+        int mode = ivf->parallel_mode & ~ivf->PARALLEL_MODE_NO_HEAP_INIT;
+        check(mode >= 0 && mode <= 3, "IVF parallel mode out of range");
+        if (auto ivfpq = dynamic_cast<const faiss::IndexIVFPQ*>(idx)) {
+            check_pq(ivfpq->pq, ivfpq->d, ivfpq->code_size);
+        }
         validate(ivf->quantizer, depth + 1);
         check(ivf->quantizer->d == ivf->d, "IVF quantizer dimension differs");
         check(!ivf->is_trained || size_t(ivf->quantizer->ntotal) == ivf->nlist,
@@ -167,7 +180,12 @@ void validate(const faiss::Index* idx, int depth = 0) {
         validate(h->storage, depth + 1);
         check(h->storage->d == h->d, "HNSW storage dimension differs");
         check(h->storage->ntotal == h->ntotal, "HNSW storage size differs");
+        check(ip_or_l2, "HNSW metric is neither inner product nor L2");
         const faiss::HNSW& g = h->hnsw;
+        check(g.efSearch >= 1 && g.efSearch <= kMaxEf, "HNSW efSearch out of range");
+        check(g.efConstruction >= 1 && g.efConstruction <= kMaxEf,
+              "HNSW efConstruction out of range");
+        check(g.upper_beam >= 1 && g.upper_beam <= kMaxEf, "HNSW upper beam out of range");
         size_t n = size_t(h->ntotal);
         size_t nlev = g.cum_nneighbor_per_level.size();
         check(nlev >= 2, "HNSW without levels");
@@ -212,9 +230,35 @@ void validate(const faiss::Index* idx, int depth = 0) {
     }
 }
 
-msrag_index* wrap_read(faiss::Index* raw) {
-    std::unique_ptr<faiss::Index> owned(raw);
+// precompute rebuilds what reading skipped (IO_FLAG_SKIP_PRECOMPUTE_TABLE):
+// an IVFPQ index's precomputed tables, which FAISS would otherwise compute
+// from the file's product quantizer before anyone has checked its shape.
+void precompute(faiss::Index* idx) {
+    if (auto p = dynamic_cast<faiss::IndexPreTransform*>(idx)) {
+        precompute(p->index);
+    } else if (auto m = dynamic_cast<faiss::IndexIDMap*>(idx)) {
+        precompute(m->index);
+    } else if (auto ivfpq = dynamic_cast<faiss::IndexIVFPQ*>(idx)) {
+        if (ivfpq->is_trained && ivfpq->by_residual) {
+            ivfpq->precompute_table();
+        }
+    }
+}
+
+// read reads one index from r under a memory budget of input_bytes and
+// checks it.
+msrag_index* read(BoundedReader& r, size_t input_bytes) {
+    std::unique_ptr<faiss::Index> owned;
+    {
+        msrag::ReadBudget budget(input_bytes);
+        owned.reset(faiss::read_index(&r, faiss::IO_FLAG_SKIP_PRECOMPUTE_TABLE));
+    }
     validate(owned.get());
+    precompute(owned.get());
+    if (r.remaining != 0) {
+        throw faiss::FaissException(
+                "corrupt index: " + std::to_string(r.remaining) + " bytes left after the index");
+    }
     auto* out = new msrag_index(owned.get());
     owned.release();
     return out;
@@ -307,7 +351,7 @@ char* msrag_index_read_file(const char* path, msrag_index** out) {
     *out = nullptr;
     return msrag::guard([&] {
         FileReader r(path);
-        *out = wrap_read(faiss::read_index(&r));
+        *out = read(r, r.remaining);
     });
 }
 
@@ -315,7 +359,7 @@ char* msrag_index_read_bytes(const uint8_t* buf, size_t len, msrag_index** out) 
     *out = nullptr;
     return msrag::guard([&] {
         MemoryReader r(buf, len);
-        *out = wrap_read(faiss::read_index(&r));
+        *out = read(r, len);
     });
 }
 

@@ -7,7 +7,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <new>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +34,24 @@ struct msrag_index {
 };
 
 namespace msrag {
+
+// ReadBudget caps the C++ memory the current thread may allocate while it
+// lives (budget.cpp): reading an index of input_bytes bytes may allocate
+// 16 MiB plus four times that. Past it, operator new throws BudgetExceeded.
+struct ReadBudget {
+    explicit ReadBudget(std::size_t input_bytes);
+    ~ReadBudget();
+    ReadBudget(const ReadBudget&) = delete;
+    ReadBudget& operator=(const ReadBudget&) = delete;
+
+    std::size_t left = 0;
+    bool exceeded = false;
+    ReadBudget* prev = nullptr;
+};
+
+struct BudgetExceeded : std::bad_alloc {
+    const char* what() const noexcept override;
+};
 
 // error_copy returns a malloc'ed copy of msg (never NULL: an error must not
 // read as success).
