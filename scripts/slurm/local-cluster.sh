@@ -176,7 +176,7 @@ EOF
 
 running() { pid_alive "$dir/slurmctld.pid" && pid_alive "$dir/slurmd.pid"; }
 
-node_state() { SLURM_CONF=$conf sinfo -h -N -n "$(hostname -s)" -o '%t' 2>/dev/null | head -n1; }
+node_state() { { SLURM_CONF=$conf sinfo -h -N -n "$(hostname -s)" -o '%t' 2>/dev/null || true; } | head -n1; }
 
 dump_logs() {
   local f
