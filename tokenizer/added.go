@@ -48,14 +48,33 @@ func (m *matcher) at(s []byte, i int) (addedToken, bool) {
 	return addedToken{}, false
 }
 
-func newAddedVocab(list []addedTokenJSON, norm normalizer) (*addedVocab, error) {
+// newAddedVocab registers the added tokens in file order. As in Hugging
+// Face, the id in the file is not used: a token takes its id in the added
+// tokens or the model vocabulary, else the next id after the vocabulary and
+// the added tokens so far.
+func newAddedVocab(list []addedTokenJSON, norm normalizer, m model) (*addedVocab, error) {
 	v := &addedVocab{byContent: make(map[string]int32, len(list))}
+	size := int32(m.vocabSize())
+	maxID := int32(-1)
 	for i, a := range list {
 		if a.Content == "" {
 			return nil, invalid(fmt.Sprintf("added_tokens[%d]", i), "empty content")
 		}
-		v.byContent[a.Content] = a.ID
-		t := addedToken{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip}
+		id, ok := v.byContent[a.Content]
+		if !ok {
+			id, ok = m.tokenToID(a.Content)
+		}
+		if !ok {
+			id = size
+			if maxID >= size {
+				id = maxID + 1
+			}
+		}
+		if id > maxID {
+			maxID = id
+		}
+		v.byContent[a.Content] = id
+		t := addedToken{id: id, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip}
 		if !a.Normalized {
 			v.raw.add(t)
 			continue

@@ -213,7 +213,10 @@ func buildPreTokenizer(path string, raw json.RawMessage) (preTokenizer, error) {
 		return punctuationPreTokenizer{b}, err
 	case "Digits":
 		var ind bool
-		return digitsPreTokenizer{ind}, c.get(path, "individual_digits", &ind)
+		if err := c.get(path, "individual_digits", &ind); err != nil {
+			return nil, err
+		}
+		return digitsPreTokenizer{ind}, nil
 	case "Split":
 		lit, re, err := compilePattern(path, c)
 		if err != nil {

@@ -16,6 +16,7 @@ type token struct {
 type model interface {
 	tokenize(dst []token, text []byte, sc *scratch) []token
 	tokenToID(tok string) (int32, bool)
+	vocabSize() int
 }
 
 // wordPiece is the WordPiece model: greedy longest match first.
@@ -44,6 +45,8 @@ func newWordPiece(vocab map[string]int32, unk string, prefix string, maxChars in
 	}
 	return w, nil
 }
+
+func (w *wordPiece) vocabSize() int { return len(w.vocab) }
 
 func (w *wordPiece) tokenToID(tok string) (int32, bool) {
 	id, ok := w.vocab[tok]
@@ -125,6 +128,8 @@ func newUnigram(pieces []string, scores []float64, unk int, byteFallback bool) (
 	}
 	return u, nil
 }
+
+func (u *unigram) vocabSize() int { return len(u.scores) }
 
 func (u *unigram) tokenToID(tok string) (int32, bool) {
 	id, ok := u.ids[tok]

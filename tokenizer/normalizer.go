@@ -114,9 +114,11 @@ func (lowercaseNormalizer) normalize(n *normStr, sc *scratch) {
 
 type stripAccentsNormalizer struct{}
 
+// StripAccents removes every combining mark (Mn, Mc, Me), unlike the
+// strip_accents of BertNormalizer, which removes Mn only.
 func (stripAccentsNormalizer) normalize(n *normStr, sc *scratch) {
 	n.mapChars(sc, func(r rune, emit func(rune)) {
-		if !unicode.Is(unicode.Mn, r) {
+		if !unicode.Is(unicode.M, r) {
 			emit(r)
 		}
 	})
@@ -136,9 +138,7 @@ func (d decomposeNormalizer) normalize(n *normStr, sc *scratch) {
 }
 
 // composeNormalizer is NFC or NFKC. Each normalisation segment that changes
-// is replaced as a unit: its output characters replace its input characters
-// one by one, surplus output characters are insertions, and a shorter output
-// removes the remaining input characters with its last character.
+// is replaced as a unit (see appendCompose).
 type composeNormalizer struct{ compat bool }
 
 func (c composeNormalizer) normalize(n *normStr, sc *scratch) {
@@ -161,12 +161,33 @@ func (c composeNormalizer) normalize(n *normStr, sc *scratch) {
 				items = append(items, change{r, 0})
 			}
 		} else {
-			items = appendReplace(items, utf8.RuneCount(seg), string(f.Bytes(seg)))
+			items = appendCompose(items, utf8.RuneCount(seg), string(f.Bytes(seg)))
 		}
 		i = j
 	}
 	sc.items = items
 	n.transform(sc, items, 0)
+}
+
+// appendCompose appends the changes of a composed segment as the Unicode
+// normalisation of Hugging Face reports them: a shorter output removes the
+// surplus input characters with its first character, a longer one inserts
+// its last characters.
+func appendCompose(items []change, oldCount int, s string) []change {
+	first := len(items)
+	for _, r := range s {
+		items = append(items, change{r, 0})
+	}
+	diff := (len(items) - first) - oldCount
+	switch {
+	case diff > 0:
+		for k := len(items) - diff; k < len(items); k++ {
+			items[k].delta = 1
+		}
+	case diff < 0 && len(items) > first:
+		items[first].delta = diff
+	}
+	return items
 }
 
 // appendReplace appends the changes that replace oldCount characters by the

@@ -13,8 +13,10 @@ type postProcessor struct {
 	single []templatePiece
 	// trimOffsets and addPrefixSpace are RobertaProcessing's offset trimming.
 	trimOffsets, addPrefixSpace bool
-	// prefixIDs and suffixIDs are derived from single for fast paths.
-	added int
+	// added is the number of special tokens; seqType the type id of the
+	// sequence, which applies even when special tokens are left out.
+	added   int
+	seqType int32
 }
 
 func (p *postProcessor) numAdded() int {
@@ -29,23 +31,33 @@ func (p *postProcessor) finish() {
 	for _, t := range p.single {
 		if t.special {
 			p.added += len(t.ids)
+		} else {
+			p.seqType = t.typeID
 		}
 	}
 }
 
-// apply writes the template around content into e.
-func (p *postProcessor) apply(e *Encoding, ids []int32, offs []Offset) {
+// apply writes the template around content into e; with special false
+// only the content is written, with the template's sequence type id.
+func (p *postProcessor) apply(e *Encoding, ids []int32, offs []Offset, special bool) {
 	n := len(ids) + p.numAdded()
+	if !special {
+		n = len(ids)
+	}
 	e.IDs = make([]int32, 0, n)
 	e.TypeIDs = make([]int32, 0, n)
 	e.AttentionMask = make([]uint8, 0, n)
 	e.SpecialTokensMask = make([]uint8, 0, n)
 	e.Offsets = make([]Offset, 0, n)
-	if p == nil {
+	if p == nil || !special {
+		var typ int32
+		if p != nil {
+			typ = p.seqType
+		}
 		e.IDs = append(e.IDs, ids...)
 		e.Offsets = append(e.Offsets, offs...)
 		for range ids {
-			e.TypeIDs = append(e.TypeIDs, 0)
+			e.TypeIDs = append(e.TypeIDs, typ)
 			e.AttentionMask = append(e.AttentionMask, 1)
 			e.SpecialTokensMask = append(e.SpecialTokensMask, 0)
 		}

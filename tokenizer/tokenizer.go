@@ -109,7 +109,7 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 	if f.Padding != nil {
 		t.padID = f.Padding.PadID
 	}
-	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer); err != nil {
+	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer, t.model); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -146,12 +146,12 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 	if max == 0 {
 		max = t.maxLength
 	}
-	post := t.post
+	added := t.post.numAdded()
 	if o.NoSpecial {
-		post = nil
+		added = 0
 	}
 	if max > 0 {
-		keep := max - post.numAdded()
+		keep := max - added
 		if keep < 0 {
 			keep = 0
 		}
@@ -164,7 +164,7 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 		}
 	}
 	var e Encoding
-	post.apply(&e, ids, offs)
+	t.post.apply(&e, ids, offs, !o.NoSpecial)
 	return e
 }
 
@@ -173,7 +173,7 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 // The content offsets are left zero.
 func (t *Tokenizer) AddSpecial(ids []int32) Encoding {
 	var e Encoding
-	t.post.apply(&e, ids, make([]Offset, len(ids)))
+	t.post.apply(&e, ids, make([]Offset, len(ids)), true)
 	return e
 }
 

@@ -56,12 +56,12 @@ func isChineseChar(r rune) bool {
 }
 
 // isWordChar is the regular expression class \w of Oniguruma with Unicode:
-// letters, marks, decimal numbers and connector punctuation.
+// Alphabetic, marks, decimal numbers, connector punctuation, Join_Control.
 func isWordChar(r rune) bool {
 	if r < 0x80 {
 		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r == '_'
 	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.Nd, unicode.Pc)
+	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control)
 }
 
 // isNumeric is Rust's char::is_numeric (Nd, Nl, No).
