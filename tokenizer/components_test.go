@@ -137,4 +137,3 @@ func TestComponents(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
