@@ -1,0 +1,56 @@
+package faiss_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/msrag/msrag/faiss"
+)
+
+// benchN is the database size of BenchmarkSearch: 100,000 by default, or
+// MSRAG_FAISS_BENCH_N (scripts/bench_faiss.py passes the size it uses for
+// the Python side).
+func benchN(tb testing.TB) int {
+	tb.Helper()
+	if s := os.Getenv("MSRAG_FAISS_BENCH_N"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			tb.Fatalf("MSRAG_FAISS_BENCH_N=%q: want a positive integer", s)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// BenchmarkSearch measures exact inner-product search (Flat) of 384-d
+// vectors, k = 100, for batches of 1, 32 and 1,024 queries, in queries/s.
+// The thread count is FAISS's default: set OMP_NUM_THREADS to choose it.
+func BenchmarkSearch(b *testing.B) {
+	const d, k = 384, 100
+	nb := benchN(b)
+	xb := randVecs(b, 70, nb, d)
+	ix := newIndex(b, d, "Flat", faiss.InnerProduct, xb)
+	xb = nil
+	b.Logf("faiss %s, %d x %d Flat IP, k=%d, %d threads", faiss.Version(), nb, d, k, faiss.Threads())
+	for _, batch := range []int{1, 32, 1024} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) {
+			xq := randVecs(b, 71, batch, d)
+			dist := make([]float32, batch*k)
+			labels := make([]int64, batch*k)
+			// One untimed call, as the Python side makes (b.Loop starts
+			// the clock at its first call).
+			if err := ix.SearchInto(xq, k, dist, labels); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(batch * d * 4))
+			for b.Loop() {
+				if err := ix.SearchInto(xq, k, dist, labels); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "queries/s")
+		})
+	}
+}
