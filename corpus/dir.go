@@ -1,0 +1,96 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// dirReader reads every .txt and .md file under a directory, in lexical
+// order of their paths. A file is one document and one unit; its id is its
+// path relative to the directory, with "/" separators. Files and
+// directories whose name starts with "." are skipped.
+type dirReader struct {
+	root  string
+	files []string // relative paths, slash-separated
+	next  int
+	b     *builder
+	done  error
+}
+
+func openDir(root string, opts Options) (*dirReader, error) {
+	r := &dirReader{root: root}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".txt", ".md":
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			r.files = append(r.files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus: listing %s: %w", root, err)
+	}
+	where := func(p pos) string { return "file " + r.files[p.unit] }
+	r.b = newBuilder(root, opts, where)
+	return r, nil
+}
+
+func (r *dirReader) Next(ctx context.Context) ([]Doc, error) {
+	if r.done != nil {
+		return nil, r.done
+	}
+	for !r.b.full() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if r.next >= len(r.files) {
+			r.done = r.b.eof()
+			break
+		}
+		u := r.next
+		r.next++
+		if !r.b.opts.Shard.has(u) {
+			continue
+		}
+		r.b.stats.Units++
+		data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(r.files[u])))
+		if err != nil {
+			r.done = fmt.Errorf("corpus: %w", err)
+			return nil, r.done
+		}
+		if err := r.b.add(pos{unit: u}, r.files[u], "", string(data)); err != nil {
+			r.done = err
+			return nil, err
+		}
+	}
+	if len(r.b.out) == 0 {
+		return nil, r.done
+	}
+	return r.b.take(), nil
+}
+
+func (r *dirReader) Close() error {
+	r.done = fmt.Errorf("corpus: %s: %w", r.root, ErrClosed)
+	return nil
+}
+
+func (r *dirReader) Stats() Stats { return r.b.stats }

@@ -1,0 +1,98 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// lineReader reads lines of any length from a file that may be
+// gzip-compressed. Unlike bufio.Scanner it has no line limit: a line longer
+// than its buffer is assembled in a side buffer as large as that line, which
+// is dropped again once a long line has been handed out.
+type lineReader struct {
+	path string
+	f    *os.File
+	gz   *gzip.Reader
+	br   *bufio.Reader
+	long []byte
+	line int64 // 1-based number of the last line returned
+}
+
+const (
+	lineBufSize = 1 << 20
+	keepLong    = 8 << 20 // side buffers larger than this are not kept
+)
+
+func openLines(path string) (*lineReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	lr := &lineReader{path: path, f: f}
+	br := bufio.NewReaderSize(f, lineBufSize)
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == magicGzip[0] && head[1] == magicGzip[1] {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("corpus: %s: bad gzip header: %v: %w", path, err, ErrFormat)
+		}
+		lr.gz = gz
+		br = bufio.NewReaderSize(gz, lineBufSize)
+	}
+	lr.br = br
+	return lr, nil
+}
+
+// next returns the next line without its "\n" (or "\r\n"), valid until the
+// next call, or io.EOF. A last line without "\n" is returned too.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if err == nil {
+			lr.line++
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, frag...)
+				return trimEOL(lr.long), nil
+			}
+			return trimEOL(frag), nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if cap(lr.long) > keepLong && len(lr.long) == 0 {
+				lr.long = nil
+			}
+			lr.long = append(lr.long, frag...)
+			continue
+		}
+		if err == io.EOF {
+			lr.long = append(lr.long, frag...)
+			if len(lr.long) == 0 {
+				return nil, io.EOF
+			}
+			lr.line++
+			return trimEOL(lr.long), nil
+		}
+		return nil, fmt.Errorf("corpus: %s after line %d: %v: %w", lr.path, lr.line, err, ErrFormat)
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+func (lr *lineReader) close() error {
+	if lr.f == nil {
+		return nil
+	}
+	// gzip.Reader.Close only repeats a decompression error, already
+	// reported by next.
+	err := lr.f.Close()
+	lr.f, lr.gz, lr.long = nil, nil, nil
+	return err
+}
