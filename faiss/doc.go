@@ -76,10 +76,11 @@
 //   - the shim reads through its own bounded reader, so a truncated input is
 //     an error, and bytes left over after the index are too;
 //   - while FAISS reads, every C++ allocation on that thread is charged to a
-//     budget of 16 MiB plus four times the input size (budget.cpp replaces
-//     the global operator new for this, costing one thread-local load per
-//     allocation elsewhere), so a corrupt length cannot make it allocate
-//     gigabytes before it notices the input is short;
+//     budget of 16 MiB plus four times the input size, so a corrupt length
+//     cannot make it allocate gigabytes before it notices the input is
+//     short. For this budget.cpp replaces the global C++ operator new and
+//     delete of the whole program with malloc/free-based ones that cost one
+//     thread-local load per allocation outside a read;
 //   - after reading, the shim checks the invariants that search relies on
 //     for flat, IVF, PQ, HNSW, ID-map and pre-transform indices (sizes that
 //     agree, neighbour ids in range, supported metric, nprobe, efSearch), and

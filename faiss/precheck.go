@@ -128,6 +128,9 @@ func (s *scanner) index(depth int) error {
 	}
 	switch h {
 	case fourcc("IxFI"), fourcc("IxF2"), fourcc("IxFl"):
+		if depth == 0 {
+			return errStop // nothing to check, and no need to read it all
+		}
 		if _, err := s.header(); err != nil {
 			return err
 		}
