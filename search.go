@@ -134,20 +134,18 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 			lists := make([]shardHits, len(ix.shards))
 			for si, sh := range ix.shards {
 				w := sh.windows[wi]
-				dist, labels, err := w.index.Search(vecs, searchK(windowK, w.index.OnGPU()))
+				k := searchK(windowK, w.index)
+				dist, labels, err := w.index.Search(vecs, k)
 				if err != nil {
 					return fmt.Errorf("msrag: window %d: %w", w.size, err)
 				}
-				if l2 {
-					for i := range dist {
-						dist[i] = -dist[i]
-					}
-				}
-				lists[si] = shardHits{k: len(labels) / nq, sh: sh, w: w, dist: dist, labels: labels}
+				lists[si] = shardHits{k: k, sh: sh, w: w, dist: dist, labels: labels, l2: l2}
 			}
 			h := fuse.Hits{K: windowK, Docs: make([]int32, nq*windowK), Scores: make([]float32, nq*windowK)}
 			start, end := make([]int64, nq*windowK), make([]int64, nq*windowK)
-			mergeShards(lists, nq, windowK, h, start, end)
+			if err := mergeShards(lists, vecs, nq, windowK, h, start, end); err != nil {
+				return err
+			}
 			out.Hits[wi], out.Start[wi], out.End[wi] = h, start, end
 			return nil
 		})
@@ -158,63 +156,117 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 	return out, nil
 }
 
-// tieMargin is how many chunks beyond the k asked for each index returns, so
-// that chunks tied with the k-th one are all seen and the canonical tie order
-// (document, then position) decides which are kept, in one index as in shards.
+// tieMargin is how many chunks beyond the k asked for each index returns at
+// first. Chunks tied with the k-th one must all be seen for the canonical tie
+// order to decide which are kept; when a tie run reaches past what a shard
+// returned, the batch is searched again in that shard with twice as many.
 const tieMargin = 32
 
-func searchK(k int, gpu bool) int {
-	if gpu {
-		return min(k+tieMargin, max(k, faiss.MaxGPUK))
+// searchK is the first number of chunks asked of an index for k.
+func searchK(k int, ix *faiss.Index) int {
+	kk := k + tieMargin
+	if n := ix.Ntotal(); int64(kk) > n {
+		kk = int(max(n, int64(k)))
 	}
-	return k + tieMargin
+	if ix.OnGPU() {
+		kk = min(kk, max(k, faiss.MaxGPUK))
+	}
+	return max(kk, 1)
 }
 
+// shardHits is what one shard's index of one window returned for the batch.
 type shardHits struct {
-	k      int
+	k      int // hits per query
 	sh     *shard
 	w      *window
 	dist   []float32
 	labels []int64
+	l2     bool // dist are L2 distances: scores are their negatives
+}
+
+func (l *shardHits) score(i int) float32 {
+	if l.l2 {
+		return -l.dist[i]
+	}
+	return l.dist[i]
+}
+
+// mayHoldMore reports whether query q's list is full and ends on score s, so
+// the index may hold further chunks of that score.
+func (l *shardHits) mayHoldMore(q int, s float32) bool {
+	last := (q+1)*l.k - 1
+	return l.labels[last] >= 0 && int64(l.k) < l.w.index.Ntotal() && l.score(last) >= s
 }
 
 // mergeShards writes, for every query, the k best chunks over all shards into
-// h, start and end, ties in canonical order. A missing hit (label -1) has
-// document -1.
-func mergeShards(lists []shardHits, nq, k int, h fuse.Hits, start, end []int64) {
+// h, start and end: best score first, equal scores by document index and then
+// byte start, so the result depends neither on FAISS's order among ties nor on
+// how the corpus was sharded. A missing hit has document -1. A shard is searched
+// again for the whole batch (so that every score comes from the same kind of
+// FAISS call) while a tie at the k-th place may run past its list.
+func mergeShards(lists []shardHits, vecs []float32, nq, k int, h fuse.Hits, start, end []int64) error {
 	var buf []chunkHit
-	for q := range nq {
-		buf = buf[:0]
-		for _, l := range lists {
-			ct := l.w.chunks
-			for p := q * l.k; p < (q+1)*l.k; p++ {
-				lab := l.labels[p]
-				if lab < 0 {
-					break
+	for {
+		more := make([]bool, len(lists))
+		for q := range nq {
+			buf = buf[:0]
+			for s := range lists {
+				l := &lists[s]
+				ct := l.w.chunks
+				for i := q * l.k; i < (q+1)*l.k; i++ {
+					lab := l.labels[i]
+					if lab < 0 {
+						break
+					}
+					buf = append(buf, chunkHit{doc: l.sh.gidx[ct.Doc[lab]], score: l.score(i), start: ct.ByteStart[lab], end: ct.ByteEnd[lab]})
 				}
-				buf = append(buf, chunkHit{doc: l.sh.gidx[ct.Doc[lab]], score: l.dist[p], start: ct.ByteStart[lab], end: ct.ByteEnd[lab]})
+			}
+			slices.SortFunc(buf, func(a, b chunkHit) int {
+				switch {
+				case a.score != b.score:
+					return cmp.Compare(b.score, a.score)
+				case a.doc != b.doc:
+					return cmp.Compare(a.doc, b.doc)
+				}
+				return cmp.Compare(a.start, b.start)
+			})
+			if len(buf) >= k {
+				for s := range lists {
+					if lists[s].mayHoldMore(q, buf[k-1].score) {
+						more[s] = true
+					}
+				}
+			}
+			o := q * k
+			for r := range k {
+				i := o + r
+				if r < len(buf) {
+					c := buf[r]
+					h.Docs[i], h.Scores[i], start[i], end[i] = c.doc, c.score, c.start, c.end
+				} else {
+					h.Docs[i], h.Scores[i], start[i], end[i] = -1, 0, 0, 0
+				}
 			}
 		}
-		// Best score first; equal scores by document index, then position, so
-		// the order does not depend on FAISS or on the shards.
-		slices.SortFunc(buf, func(a, b chunkHit) int {
-			switch {
-			case a.score != b.score:
-				return cmp.Compare(b.score, a.score)
-			case a.doc != b.doc:
-				return cmp.Compare(a.doc, b.doc)
+		again := false
+		for s := range lists {
+			l := &lists[s]
+			n := min(int64(2*l.k), l.w.index.Ntotal())
+			if l.w.index.OnGPU() {
+				n = min(n, faiss.MaxGPUK)
 			}
-			return cmp.Compare(a.start, b.start)
-		})
-		o := q * k
-		for r := range k {
-			i := o + r
-			if r < len(buf) {
-				c := buf[r]
-				h.Docs[i], h.Scores[i], start[i], end[i] = c.doc, c.score, c.start, c.end
-			} else {
-				h.Docs[i], h.Scores[i], start[i], end[i] = -1, 0, 0, 0
+			if !more[s] || int(n) <= l.k {
+				continue
 			}
+			dist, labels, err := l.w.index.Search(vecs, int(n))
+			if err != nil {
+				return fmt.Errorf("msrag: window %d: %w", l.w.size, err)
+			}
+			l.k, l.dist, l.labels = int(n), dist, labels
+			again = true
+		}
+		if !again {
+			return nil
 		}
 	}
 }

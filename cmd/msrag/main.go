@@ -67,7 +67,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "msrag: %v\n", err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "msrag: ") {
+		msg = "msrag: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		return exitUsage
