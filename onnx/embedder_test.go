@@ -1,0 +1,355 @@
+package onnx
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// refFile is a golden file written by scripts/check_embeddings.py --golden: vectors
+// computed by Hugging Face tokenizers + Python onnxruntime on the same model files.
+type refFile struct {
+	Model  string            `json:"model"`
+	SHA256 map[string]string `json:"sha256"`
+	Texts  []struct {
+		Text   string    `json:"text"`
+		Role   string    `json:"role"`
+		Source string    `json:"source"`
+		Vector []float32 `json:"vector"`
+	} `json:"texts"`
+}
+
+func readRef(tb testing.TB, path string) refFile {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var r refFile
+	if err := json.NewDecoder(zr).Decode(&r); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// TestReferenceVectors compares Embed with the committed reference vectors. Regenerate
+// them with scripts/check_embeddings.py --golden (see its doc string).
+func TestReferenceVectors(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ref-*.json.gz")
+	if len(files) == 0 {
+		t.Fatal("no testdata/ref-*.json.gz")
+	}
+	for _, path := range files {
+		ref := readRef(t, path)
+		t.Run(ref.Model, func(t *testing.T) {
+			e := openModel(t, ref.Model, Options{})
+			if got := e.Checksums(); got[ModelFile] != ref.SHA256[ModelFile] || got[TokenizerFile] != ref.SHA256[TokenizerFile] {
+				t.Fatalf("model files %v differ from those of the reference %v", got, ref.SHA256)
+			}
+			for _, role := range []Role{Passage, Query} {
+				var texts []string
+				var want [][]float32
+				var src []string
+				for _, x := range ref.Texts {
+					if x.Role == role.String() {
+						texts, want, src = append(texts, x.Text), append(want, x.Vector), append(src, x.Source)
+					}
+				}
+				got, err := e.Embed(context.Background(), texts, role)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := e.Dims()
+				for i := range texts {
+					if c := cosine(got[i*d:(i+1)*d], want[i]); c < 0.99999 {
+						t.Errorf("%s %s (%d bytes): cosine %.7f with the reference, want >= 0.99999", role, src[i], len(texts[i]), c)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPrefixIDs checks that the prefix's ids followed by the text's ids equal the
+// ids of prefix+text, which EmbedTokens relies on, for every built-in prefix.
+func TestPrefixIDs(t *testing.T) {
+	for _, name := range []string{"e5-small-v2", "bge-small-en-v1.5"} {
+		t.Run(name, func(t *testing.T) {
+			dir := fetchedModel(t, name)
+			tok, err := tokenizer.Load(filepath.Join(dir, TokenizerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, _ := ReadModelInfo(dir)
+			texts := []string{"", "plain words", "  leading spaces", "Ünïcödé and 東京", "x", "[CLS] literal special", "passage: twice"}
+			texts = append(texts, sampleTexts(t, 200)...)
+			no := tokenizer.Options{NoSpecial: true, MaxLength: -1}
+			for _, r := range []Role{Query, Passage} {
+				p := info.Prefix(r)
+				if p == "" {
+					continue
+				}
+				pids := tok.EncodeWith(p, no).IDs
+				for _, text := range texts {
+					want := tok.EncodeWith(p+text, no).IDs
+					got := append(slices.Clone(pids), tok.EncodeWith(text, no).IDs...)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s prefix %q + %q: ids %v, want %v", r, p, text, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sampleTexts reads n SciFact abstracts from the shared data, when present.
+func sampleTexts(tb testing.TB, n int) []string {
+	tb.Helper()
+	f, err := os.Open("/work/shared/data/scifact/corpus.jsonl.gz")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dec := json.NewDecoder(zr)
+	var out []string
+	for len(out) < n {
+		var d struct{ Text string }
+		if err := dec.Decode(&d); err != nil {
+			break
+		}
+		out = append(out, d.Text)
+	}
+	return out
+}
+
+func TestEmbedTokensMatchesEmbed(t *testing.T) {
+	e := openModel(t, "e5-small-v2-int8", Options{TokenBudget: 600})
+	texts := append([]string{"short", "a somewhat longer query about protein folding"}, sampleTexts(t, 6)...)
+	for _, role := range []Role{Query, Passage} {
+		want, err := e.Embed(context.Background(), texts, role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs := make([][]int32, len(texts))
+		for i, enc := range e.Tokenizer().EncodeBatch(texts, tokenizer.Options{NoSpecial: true, MaxLength: -1}) {
+			seqs[i] = enc.IDs[:min(len(enc.IDs), e.MaxContentTokens(role))]
+		}
+		got, err := e.EmbedTokens(context.Background(), seqs, role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: EmbedTokens differs from Embed", role)
+		}
+	}
+}
+
+// TestBatchIndependence checks that an fp32 model gives a text the same vector
+// whatever batch (and padding) it is in. Dynamically quantized (int8) models do not:
+// they scale activations per batch (docs/models.md).
+func TestBatchIndependence(t *testing.T) {
+	e := openModel(t, "all-minilm-l6-v2", Options{})
+	texts := append([]string{"short", "a somewhat longer query about protein folding"}, sampleTexts(t, 4)...)
+	want, err := e.Embed(context.Background(), texts, Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.Dims()
+	for i := range texts {
+		one, err := e.Embed(context.Background(), texts[i:i+1], Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(one, want[i*d:(i+1)*d]); c < 0.99999 {
+			t.Fatalf("text %d alone: cosine %.7f with the batched vector", i, c)
+		}
+	}
+}
+
+func TestEmbedderAccessors(t *testing.T) {
+	e := openModel(t, "e5-small-v2-int8", Options{})
+	tok := e.Tokenizer()
+	q := tok.EncodeWith("query: ", tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs
+	p := tok.EncodeWith("passage: ", tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs
+	if e.PrefixTokens(Query) != len(q) || e.PrefixTokens(Passage) != len(p) || len(q) == 0 {
+		t.Fatalf("PrefixTokens = %d, %d; want %d, %d", e.PrefixTokens(Query), e.PrefixTokens(Passage), len(q), len(p))
+	}
+	if e.Dims() != 384 || e.MaxTokens() != 512 || e.Device() != DeviceCPU {
+		t.Fatalf("Dims %d MaxTokens %d Device %s", e.Dims(), e.MaxTokens(), e.Device())
+	}
+	if got, want := e.MaxContentTokens(Query), 512-2-len(q); got != want {
+		t.Fatalf("MaxContentTokens(Query) = %d, want %d", got, want)
+	}
+	info, _ := Builtin("e5-small-v2-int8")
+	if sums := e.Checksums(); sums[ModelFile] != info.SHA256[ModelFile] || sums[TokenizerFile] != info.SHA256[TokenizerFile] {
+		t.Fatalf("Checksums = %v", sums)
+	}
+}
+
+func TestEmbedTokensErrors(t *testing.T) {
+	e := openModel(t, "all-minilm-l6-v2-int8", Options{})
+	long := make([]int32, e.MaxContentTokens(Passage)+1)
+	for i := range long {
+		long[i] = 1000
+	}
+	_, err := e.EmbedTokens(context.Background(), [][]int32{{1000}, long}, Passage)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "sequence 1") {
+		t.Fatalf("too long: error %v, want ErrInput naming sequence 1", err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"x"}, Role(7)); !errors.Is(err, ErrInput) {
+		t.Fatalf("bad role: error %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Embed(ctx, []string{"x"}, Query); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: error %v", err)
+	}
+	// Empty input gives no rows.
+	if v, err := e.Embed(context.Background(), nil, Query); err != nil || len(v) != 0 {
+		t.Fatalf("no texts: %v, %v", v, err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"x"}, Query); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: error %v, want ErrClosed", err)
+	}
+}
+
+func TestConcurrentEmbed(t *testing.T) {
+	e := openModel(t, "all-minilm-l6-v2-int8", Options{TokenBudget: 256})
+	texts := sampleTexts(t, 12)
+	if len(texts) == 0 {
+		texts = []string{"one", "two words", "three more words"}
+	}
+	want, err := e.Embed(context.Background(), texts, Passage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := e.Embed(context.Background(), texts, Passage)
+			if err == nil && !slices.Equal(got, want) {
+				err = fmt.Errorf("concurrent Embed gave other vectors")
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := fetchedModel(t, "all-minilm-l6-v2-int8")
+	t.Run("bad device", func(t *testing.T) {
+		if _, err := Open(dir, Options{Device: "tpu"}); !errors.Is(err, ErrInput) {
+			t.Fatalf("error %v, want ErrInput", err)
+		}
+	})
+	t.Run("fp16 on cpu", func(t *testing.T) {
+		if _, err := Open(dir, Options{FP16: true}); !errors.Is(err, ErrInput) {
+			t.Fatalf("error %v, want ErrInput", err)
+		}
+	})
+	t.Run("checksum", func(t *testing.T) {
+		copyDir := t.TempDir()
+		for _, f := range []string{ModelFile, InfoFile} {
+			data, _ := os.ReadFile(filepath.Join(dir, f))
+			os.WriteFile(filepath.Join(copyDir, f), data, 0o644)
+		}
+		os.WriteFile(filepath.Join(copyDir, TokenizerFile), []byte(`{}`), 0o644)
+		_, err := Open(copyDir, Options{})
+		if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), TokenizerFile) {
+			t.Fatalf("error %v, want ErrChecksum naming %s", err, TokenizerFile)
+		}
+	})
+}
+
+// cudaProviderPresent reports whether the ONNX Runtime library comes with its CUDA
+// provider library.
+func cudaProviderPresent() bool {
+	_, err := os.Stat(filepath.Join(filepath.Dir(LibraryPath()), "libonnxruntime_providers_cuda.so"))
+	return err == nil
+}
+
+// TestCUDAUnavailable checks that asking for CUDA from a CPU-only ONNX Runtime is a
+// clear error, never a silent CPU session, and that auto falls back and says so.
+func TestCUDAUnavailable(t *testing.T) {
+	dir := fetchedModel(t, "all-minilm-l6-v2-int8")
+	if cudaProviderPresent() {
+		t.Skip("the ONNX Runtime library has a CUDA provider; see TestCUDA")
+	}
+	_, err := Open(dir, Options{Device: DeviceCUDA})
+	if !errors.Is(err, ErrCUDAUnavailable) {
+		t.Fatalf("cuda on a CPU build: error %v, want ErrCUDAUnavailable", err)
+	}
+	if !strings.Contains(err.Error(), "CPU build") {
+		t.Fatalf("error does not say why: %v", err)
+	}
+	var log strings.Builder
+	e, err := Open(dir, Options{Device: DeviceAuto, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Device() != DeviceCPU || strings.Count(log.String(), "using the cpu") != 1 {
+		t.Fatalf("auto: device %s, log %q", e.Device(), log.String())
+	}
+}
+
+// TestCUDA runs the model on the GPU where there is one, and compares with the CPU.
+func TestCUDA(t *testing.T) {
+	if !cudaProviderPresent() {
+		t.Skip("no CUDA provider in the ONNX Runtime library")
+	}
+	if _, err := os.Stat("/dev/nvidia0"); err != nil {
+		t.Skip("no GPU")
+	}
+	cpu := openModel(t, "all-minilm-l6-v2", Options{})
+	gpu := openModel(t, "all-minilm-l6-v2", Options{Device: DeviceCUDA})
+	texts := []string{"a query", "another text about cells"}
+	a, err := cpu.Embed(context.Background(), texts, Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gpu.Embed(context.Background(), texts, Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if c := cosine(a[i*384:(i+1)*384], b[i*384:(i+1)*384]); c < 0.9999 {
+			t.Fatalf("text %d: cosine cpu/gpu %.6f", i, c)
+		}
+	}
+}
