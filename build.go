@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -52,6 +53,11 @@ type Config struct {
 	Progress io.Writer
 	// Shard is recorded in the manifest ("i/n") when the corpus reader reads one shard.
 	Shard string
+	// Full also indexes every document whole, truncated to the most content
+	// tokens the model takes (its maximum less prefix and special tokens), as
+	// MTEB embeds documents: the "full" configuration. A truncated document
+	// equal to one of its windows is embedded once.
+	Full bool
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -137,8 +143,13 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	if err != nil {
 		return nil, nil, fmt.Errorf("msrag: %w", err)
 	}
-	windows := make([]*window, len(cfg.Windows))
-	for i, w := range cfg.Windows {
+	sizes := slices.Clone(cfg.Windows)
+	maxContent := emb.MaxTokens() - emb.PrefixTokens(onnx.Passage) - tok.NumSpecialTokens()
+	if cfg.Full {
+		sizes = append(sizes, maxContent)
+	}
+	windows := make([]*window, len(sizes))
+	for i, w := range sizes {
 		fi, err := faiss.New(emb.Dims(), cfg.Factory, cfg.Metric)
 		if err != nil {
 			closeWindows(windows)
@@ -148,8 +159,9 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		if stride == 0 {
 			stride = w
 		}
-		windows[i] = &window{size: w, stride: stride, index: fi, chunks: &chunkTable{}}
+		windows[i] = &window{size: w, stride: stride, index: fi, chunks: &chunkTable{}, full: i == len(cfg.Windows)}
 	}
+	fullBit := uint64(1) << len(cfg.Windows)
 
 	var prog Progress
 	rep := startReporter(&prog, cfg.Progress, "index")
@@ -218,6 +230,27 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 					for wi, list := range res.Windows {
 						for _, ci := range list {
 							b.items[first+int(ci)].member |= 1 << wi
+						}
+					}
+					if cfg.Full && len(spans) > 0 {
+						// The document truncated as the model would: its first
+						// maxContent tokens, unless a window already is that range.
+						end := min(len(spans), maxContent)
+						found := false
+						for i := first; i < len(b.items); i++ {
+							if b.items[i].tokStart == 0 && int(b.items[i].tokEnd) == end {
+								b.items[i].member |= fullBit
+								found = true
+								break
+							}
+						}
+						if !found {
+							b.items = append(b.items, item{
+								doc: doc, tokStart: 0, tokEnd: int32(end),
+								byteStart: int64(spans[0].Start), byteEnd: int64(spans[end-1].End),
+								ids: enc.IDs[:end:end], member: fullBit,
+							})
+							b.tokens += int64(end)
 						}
 					}
 				}
@@ -368,11 +401,16 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		Created:       time.Now().UTC().Truncate(time.Second),
 	}
 	for _, w := range windows {
-		man.Windows = append(man.Windows, WindowInfo{
+		wi := WindowInfo{
 			Size: w.size, Stride: w.stride, Vectors: w.index.Ntotal(),
 			IndexFile:  fmt.Sprintf("w%d.faiss", w.size),
 			ChunksFile: fmt.Sprintf("w%d.chunks.parquet", w.size),
-		})
+		}
+		if w.full {
+			wi.Full, wi.Stride = true, 0
+			wi.IndexFile, wi.ChunksFile = "full.faiss", "full.chunks.parquet"
+		}
+		man.Windows = append(man.Windows, wi)
 		stats.Vectors = append(stats.Vectors, w.index.Ntotal())
 	}
 	ix := &Index{man: man, emb: emb, shards: []*shard{{ids: ids, titles: titles, windows: windows}}}

@@ -354,3 +354,48 @@ func TestOpenChecks(t *testing.T) {
 		}
 	})
 }
+
+func TestBuildFull(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 80)
+	path := writeJSONL(t, docs)
+	ix, stats, err := BuildWithStats(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.HasFull() || !reflect.DeepEqual(ix.Windows(), testWindows) {
+		t.Fatalf("windows %v, full %v", ix.Windows(), ix.HasFull())
+	}
+	if got := stats.Vectors[len(testWindows)]; got != int64(len(docs)) {
+		t.Fatalf("full window holds %d vectors, want one per document (%d)", got, len(docs))
+	}
+	// Unique chunks: the distinct token ranges of every window size plus the
+	// truncated document, counted here with a set.
+	maxContent := emb.MaxTokens() - emb.Tokenizer().NumSpecialTokens()
+	var want int64
+	for _, d := range docs {
+		n := emb.Tokenizer().Count(d.Title + " " + d.Text)
+		seen := map[[2]int]bool{}
+		for _, w := range testWindows {
+			for s := 0; s < n; s += w {
+				seen[[2]int{s, min(s+w, n)}] = true
+			}
+		}
+		seen[[2]int{0, min(n, maxContent)}] = true
+		want += int64(len(seen))
+	}
+	if stats.UniqueChunks != want {
+		t.Errorf("%d unique chunks, want %d", stats.UniqueChunks, want)
+	}
+	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: "full", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits[0][0].DocID != docs[3].ID || hits[0][0].Evidence[0].Start != 0 {
+		t.Errorf("full: a document's own text finds %+v", hits[0][0])
+	}
+	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: "w=126"}); err == nil {
+		t.Error("w=126 selected the full-document window")
+	}
+}

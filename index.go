@@ -74,6 +74,7 @@ func (sh *shard) where() string {
 // window is one window size of a shard.
 type window struct {
 	size, stride int
+	full         bool // the full-document window (Config.Full)
 	index        *faiss.Index
 	chunks       *chunkTable
 
@@ -133,13 +134,26 @@ func (ix *Index) Manifest() Manifest {
 	return m
 }
 
-// Windows returns the window sizes, in index order.
+// Windows returns the window sizes, in index order (the full-document window,
+// if any, is not among them: see HasFull).
 func (ix *Index) Windows() []int {
-	out := make([]int, len(ix.man.Windows))
-	for i, w := range ix.man.Windows {
-		out[i] = w.Size
+	var out []int
+	for _, w := range ix.man.Windows {
+		if !w.Full {
+			out = append(out, w.Size)
+		}
 	}
 	return out
+}
+
+// HasFull reports whether the index has the full-document window (Config.Full).
+func (ix *Index) HasFull() bool {
+	for _, w := range ix.man.Windows {
+		if w.Full {
+			return true
+		}
+	}
+	return false
 }
 
 // NumDocs returns the number of documents over all shards.
@@ -263,7 +277,7 @@ func sameLayout(a, b *Manifest, da, db string) error {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}
 	for i := range a.Windows {
-		if a.Windows[i].Size != b.Windows[i].Size || a.Windows[i].Stride != b.Windows[i].Stride {
+		if a.Windows[i].Size != b.Windows[i].Size || a.Windows[i].Stride != b.Windows[i].Stride || a.Windows[i].Full != b.Windows[i].Full {
 			return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
 		}
 	}
@@ -302,7 +316,7 @@ func openShard(dir string, man *Manifest, skipVerify bool) (_ *shard, err error)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: index %s: window %d: %w", dir, wi.Size, err)
 		}
-		w := &window{size: wi.Size, stride: wi.Stride, index: fi}
+		w := &window{size: wi.Size, stride: wi.Stride, full: wi.Full, index: fi}
 		sh.windows = append(sh.windows, w)
 		if fi.Ntotal() != wi.Vectors || fi.Dim() != man.Model.Dims {
 			return nil, fmt.Errorf("msrag: index %s: %s holds %d vectors of %d dims, the manifest says %d of %d: %w", dir, wi.IndexFile, fi.Ntotal(), fi.Dim(), wi.Vectors, man.Model.Dims, ErrIndexMismatch)

@@ -36,7 +36,12 @@ type ModelInfo struct {
 
 // WindowInfo describes one window size's files.
 type WindowInfo struct {
-	Size        int    `json:"size"`
+	// Size is the window size in content tokens. For the full-document
+	// window it is the most content tokens the model takes.
+	Size int `json:"size"`
+	// Full marks the full-document window: each document's first Size
+	// tokens, as MTEB embeds documents (truncated to the model's maximum).
+	Full        bool   `json:"full,omitempty"`
 	Stride      int    `json:"stride"`
 	Vectors     int64  `json:"vectors"`
 	IndexFile   string `json:"index_file"`

@@ -23,10 +23,12 @@ type SearchOptions struct {
 	// WindowK is the number of chunks each window's index returns; default 100.
 	WindowK int
 	// Fusion is "rrf" (default), "maxp" (best chunk score over the windows),
-	// or "w=SIZE" (one window alone, its chunks collapsed to documents by their
-	// best score).
+	// "w=SIZE" (one window alone, its chunks collapsed to documents by their
+	// best score), or "full" (documents embedded whole and truncated, for an
+	// index built with Config.Full).
 	Fusion string
-	// Windows restricts rrf and maxp to these window sizes; default all.
+	// Windows restricts rrf and maxp to these window sizes; default all (the
+	// full-document window is never among them).
 	Windows []int
 	// RRFC is RRF's constant c; default 1.
 	RRFC float64
@@ -71,6 +73,7 @@ type Evidence struct {
 type ChunkHits struct {
 	NQ      int
 	Windows []int       // window sizes, as in the index
+	Full    []bool      // Full[i]: window i is the full-document window
 	Hits    []fuse.Hits // per window; Docs are document indices, -1 for none
 	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
 	Start, End [][]int64
@@ -99,14 +102,23 @@ func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32,
 // SearchChunks embeds the queries and returns each window's top windowK chunks.
 func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
 	if len(queries) == 0 {
-		return &ChunkHits{Windows: ix.Windows(), Hits: make([]fuse.Hits, len(ix.man.Windows)),
-			Start: make([][]int64, len(ix.man.Windows)), End: make([][]int64, len(ix.man.Windows))}, nil
+		return ix.newChunkHits(0), nil
 	}
 	vecs, err := ix.EmbedQueries(ctx, queries)
 	if err != nil {
 		return nil, err
 	}
 	return ix.SearchVectors(ctx, vecs, windowK)
+}
+
+func (ix *Index) newChunkHits(nq int) *ChunkHits {
+	nw := len(ix.man.Windows)
+	ch := &ChunkHits{NQ: nq, Windows: make([]int, nw), Full: make([]bool, nw), Hits: make([]fuse.Hits, nw),
+		Start: make([][]int64, nw), End: make([][]int64, nw)}
+	for i, w := range ix.man.Windows {
+		ch.Windows[i], ch.Full[i] = w.Size, w.Full
+	}
+	return ch
 }
 
 // SearchVectors searches every window (in parallel) with already embedded
@@ -122,8 +134,7 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 	}
 	nq := len(vecs) / dims
 	nw := len(ix.man.Windows)
-	out := &ChunkHits{NQ: nq, Windows: ix.Windows(), Hits: make([]fuse.Hits, nw),
-		Start: make([][]int64, nw), End: make([][]int64, nw)}
+	out := ix.newChunkHits(nq)
 	l2 := ix.man.Metric == faiss.L2.String()
 	g, gctx := errgroup.WithContext(ctx)
 	for wi := range nw {
@@ -280,7 +291,7 @@ type chunkHit struct {
 // Fuse turns per-window chunk hits into document rankings as opts.Fusion says.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = opts.withDefaults()
-	sel, method, err := selectWindows(ch.Windows, opts)
+	sel, method, err := selectWindows(ch, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -326,26 +337,33 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 
 // selectWindows returns the positions of the windows a fusion uses and the
 // fusion method ("rrf", "maxp" or "single").
-func selectWindows(windows []int, opts SearchOptions) ([]int, string, error) {
+func selectWindows(ch *ChunkHits, opts SearchOptions) ([]int, string, error) {
+	var sizes []int
+	for i, w := range ch.Windows {
+		if !ch.Full[i] {
+			sizes = append(sizes, w)
+		}
+	}
 	find := func(size int) (int, error) {
-		for i, w := range windows {
-			if w == size {
+		for i, w := range ch.Windows {
+			if w == size && !ch.Full[i] {
 				return i, nil
 			}
 		}
-		return 0, fmt.Errorf("msrag: the index has no window %d (it has %v)", size, windows)
+		return 0, fmt.Errorf("msrag: the index has no window %d (it has %v)", size, sizes)
 	}
 	f := strings.ToLower(strings.TrimSpace(opts.Fusion))
 	switch {
 	case f == "rrf" || f == "maxp":
-		if len(opts.Windows) == 0 {
-			all := make([]int, len(windows))
-			for i := range all {
-				all[i] = i
-			}
-			return all, f, nil
-		}
 		var sel []int
+		if len(opts.Windows) == 0 {
+			for i := range ch.Windows {
+				if !ch.Full[i] {
+					sel = append(sel, i)
+				}
+			}
+			return sel, f, nil
+		}
 		for _, s := range opts.Windows {
 			i, err := find(s)
 			if err != nil {
@@ -354,6 +372,13 @@ func selectWindows(windows []int, opts SearchOptions) ([]int, string, error) {
 			sel = append(sel, i)
 		}
 		return sel, f, nil
+	case f == "full":
+		for i := range ch.Windows {
+			if ch.Full[i] {
+				return []int{i}, "single", nil
+			}
+		}
+		return nil, "", fmt.Errorf("msrag: fusion full: the index has no full-document window (build it with --full)")
 	case strings.HasPrefix(f, "w="):
 		size, err := strconv.Atoi(f[2:])
 		if err != nil {
@@ -365,5 +390,5 @@ func selectWindows(windows []int, opts SearchOptions) ([]int, string, error) {
 		}
 		return []int{i}, "single", nil
 	}
-	return nil, "", fmt.Errorf("msrag: unknown fusion %q (want rrf, maxp or w=SIZE)", opts.Fusion)
+	return nil, "", fmt.Errorf("msrag: unknown fusion %q (want rrf, maxp, w=SIZE or full)", opts.Fusion)
 }

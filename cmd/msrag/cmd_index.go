@@ -34,6 +34,7 @@ func init() {
 			&cli.StringFlag{Name: "shard", Usage: "i/n: index only shard i of n of the corpus"},
 			&cli.IntFlag{Name: "block-lines", Value: 10000, Usage: "JSONL lines per sharding unit"},
 			&cli.BoolFlag{Name: "dedupe-ids", Usage: "keep the first document of a repeated id instead of failing"},
+			&cli.BoolFlag{Name: "full", Usage: "also index each document whole, truncated to the model's maximum (MTEB's way; search it with --fusion full)"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 		}, corpusFlags()...), deviceFlags()...),
@@ -92,6 +93,7 @@ func indexAction(c *cli.Context) error {
 		Factory:  c.String("factory"),
 		Metric:   metric,
 		Workers:  c.Int("workers"),
+		Full:     c.Bool("full"),
 	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)

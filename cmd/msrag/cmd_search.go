@@ -35,7 +35,7 @@ func init() {
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
-			&cli.StringFlag{Name: "fusion", Value: "rrf", Usage: "rrf, maxp or w=SIZE"},
+			&cli.StringFlag{Name: "fusion", Value: "rrf", Usage: "rrf, maxp, w=SIZE, or full (an index built with --full)"},
 			&cli.StringFlag{Name: "windows", Usage: "window sizes fused by rrf or maxp (default: all)"},
 			&cli.Float64Flag{Name: "rrf-c", Value: 1, Usage: "RRF constant c"},
 			&cli.IntFlag{Name: "rank-base", Value: 0, Usage: "rank of a window's top chunk in RRF (1 with --rrf-c 60 is classic RRF)"},
