@@ -10,7 +10,8 @@ Usage (from the repository root):
 
     .cache/venv/tok/bin/python scripts/gen_tokenizer_components.py
 
-writes tokenizer/testdata/golden_components.jsonl.gz (one line per variant).
+writes tokenizer/testdata/golden_components.jsonl.gz: for each variant a line
+{"name", "base", "patch", "n"} followed by its n records (as in the golden files).
 """
 import base64
 import gzip
@@ -154,22 +155,12 @@ def main():
                     rec["text"] = b.decode("utf-8")
                 except UnicodeDecodeError:
                     rec["text_b64"] = base64.b64encode(b).decode()
-                cases = []
-                for special, max_length in g.CASES:
-                    e = g.encode_case(tok, cfg.get("truncation"), text, special, max_length)
-                    offs = []
-                    for (cs, ce), sm in zip(e.offsets, e.special_tokens_mask):
-                        if cs == ce:
-                            s = spans[cs][0] if cs < len(spans) else len(b)
-                            offs += [s, s] if not (sm and cs == 0) else [0, 0]
-                        else:
-                            offs += [spans[cs][0], spans[ce - 1][1]]
-                    cases.append({"special": special, "max_length": max_length, "ids": e.ids,
-                                  "type_ids": e.type_ids, "special_mask": e.special_tokens_mask, "offsets": offs})
-                rec["cases"] = cases
+                rec["cases"] = g.reference_cases(tok, cfg.get("truncation"), text, spans, len(b))
                 recs.append(rec)
-            line = {"name": name, "base": base, "patch": p, "records": recs}
-            f.write((json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
+            head = {"name": name, "base": base, "patch": p, "n": len(recs)}
+            f.write((json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
+            for rec in recs:
+                f.write((json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
             print(name, file=sys.stderr)
     print("wrote", dst, file=sys.stderr)
 

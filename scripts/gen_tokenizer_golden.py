@@ -145,6 +145,36 @@ def encode_case(tok, file_trunc, text, special, max_length):
     return tok.encode(text, add_special_tokens=special)
 
 
+def byte_offsets(e, spans, nbytes):
+    """Reference character offsets -> flat byte offsets of the original input."""
+    offs = []
+    for (cs, ce), sm in zip(e.offsets, e.special_tokens_mask):
+        if cs == ce:
+            s = spans[cs][0] if cs < len(spans) else nbytes
+            offs += [0, 0] if (sm and cs == 0) else [s, s]
+        else:
+            offs += [spans[cs][0], spans[ce - 1][1]]
+    return offs
+
+
+def reference_cases(tok, file_trunc, text, spans, nbytes):
+    """The reference encodings of text for every case in CASES. A case whose
+    encoding equals an earlier one's is written as {"same_as": index}."""
+    cases, seen = [], []
+    for special, max_length in CASES:
+        e = encode_case(tok, file_trunc, text, special, max_length)
+        body = {"ids": e.ids, "type_ids": e.type_ids, "special_mask": e.special_tokens_mask,
+                "offsets": byte_offsets(e, spans, nbytes)}
+        case = {"special": special, "max_length": max_length}
+        if body in seen:
+            case["same_as"] = seen.index(body)
+        else:
+            case.update(body)
+        seen.append(body)
+        cases.append(case)
+    return cases
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     all_texts = texts()
@@ -167,19 +197,7 @@ def main():
                     rec["text"] = b.decode("utf-8")
                 except UnicodeDecodeError:
                     rec["text_b64"] = base64.b64encode(b).decode()
-                cases = []
-                for special, max_length in CASES:
-                    e = encode_case(tok, file_trunc, text, special, max_length)
-                    offs = []
-                    for (cs, ce), sm in zip(e.offsets, e.special_tokens_mask):
-                        if cs == ce:
-                            s = spans[cs][0] if cs < len(spans) else len(b)
-                            offs += [s, s] if not (sm and cs == 0) else [0, 0]
-                        else:
-                            offs += [spans[cs][0], spans[ce - 1][1]]
-                    cases.append({"special": special, "max_length": max_length, "ids": e.ids,
-                                  "type_ids": e.type_ids, "special_mask": e.special_tokens_mask, "offsets": offs})
-                rec["cases"] = cases
+                rec["cases"] = reference_cases(tok, file_trunc, text, spans, len(b))
                 f.write((json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
         print(f"{name}: wrote {dst}", file=sys.stderr)
 

@@ -15,14 +15,16 @@ import (
 	"github.com/msrag/msrag/tokenizer"
 )
 
-// componentVariant is one line of golden_components.jsonl.gz, written by
-// scripts/gen_tokenizer_components.py: a patch of a committed tokenizer file
-// and the reference encodings of the patched file.
+// componentVariant heads a group of lines in golden_components.jsonl.gz,
+// written by scripts/gen_tokenizer_components.py: a patch of a committed
+// tokenizer file, followed by N lines of reference encodings of the patched
+// file.
 type componentVariant struct {
 	Name    string                     `json:"name"`
 	Base    string                     `json:"base"`
 	Patch   map[string]json.RawMessage `json:"patch"`
-	Records []goldenRecord             `json:"records"`
+	N       int                        `json:"n"`
+	Records []goldenRecord             `json:"-"`
 }
 
 func readGzip(tb testing.TB, path string) []byte {
@@ -104,6 +106,19 @@ func TestComponents(t *testing.T) {
 		var v componentVariant
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			t.Fatal(err)
+		}
+		for k := 0; k < v.N; k++ {
+			if !sc.Scan() {
+				t.Fatalf("%s: %d of %d records", v.Name, k, v.N)
+			}
+			if k%goldenStride() != 0 {
+				continue
+			}
+			var r goldenRecord
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("%s record %d: %v", v.Name, k, err)
+			}
+			v.Records = append(v.Records, r)
 		}
 		t.Run(v.Name, func(t *testing.T) {
 			tok, err := tokenizer.FromJSON(applyPatch(t, bases[v.Base], v.Patch))

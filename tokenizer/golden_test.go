@@ -27,18 +27,113 @@ var goldenTokenizers = []struct {
 }
 
 type goldenCase struct {
-	Special     bool    `json:"special"`
-	MaxLength   int     `json:"max_length"`
-	IDs         []int32 `json:"ids"`
-	TypeIDs     []int32 `json:"type_ids"`
-	SpecialMask []uint8 `json:"special_mask"`
-	Offsets     []int   `json:"offsets"`
+	Special     bool
+	MaxLength   int
+	IDs         []int32
+	TypeIDs     []int32
+	SpecialMask []uint8
+	Offsets     []int
+	sameAs      int // index of an identical earlier case, or -1
+}
+
+// UnmarshalJSON reads a case; the integer arrays are parsed by hand, which
+// keeps the golden test fast under the race detector. "same_as": i stands
+// for a reference encoding identical to that of case i of the same text.
+func (c *goldenCase) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Special     bool            `json:"special"`
+		MaxLength   int             `json:"max_length"`
+		SameAs      *int            `json:"same_as"`
+		IDs         json.RawMessage `json:"ids"`
+		TypeIDs     json.RawMessage `json:"type_ids"`
+		SpecialMask json.RawMessage `json:"special_mask"`
+		Offsets     json.RawMessage `json:"offsets"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	c.Special, c.MaxLength, c.sameAs = raw.Special, raw.MaxLength, -1
+	if raw.SameAs != nil {
+		c.sameAs = *raw.SameAs // resolved by goldenRecord.UnmarshalJSON
+		return nil
+	}
+	var err error
+	ints := func(r json.RawMessage) []int {
+		v, e := parseInts(r)
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	for _, v := range ints(raw.IDs) {
+		c.IDs = append(c.IDs, int32(v))
+	}
+	for _, v := range ints(raw.TypeIDs) {
+		c.TypeIDs = append(c.TypeIDs, int32(v))
+	}
+	for _, v := range ints(raw.SpecialMask) {
+		c.SpecialMask = append(c.SpecialMask, uint8(v))
+	}
+	c.Offsets = ints(raw.Offsets)
+	if c.IDs == nil {
+		c.IDs, c.TypeIDs, c.SpecialMask, c.Offsets = []int32{}, []int32{}, []uint8{}, []int{}
+	}
+	return err
+}
+
+// parseInts reads a JSON array of non-negative integers.
+func parseInts(b []byte) ([]int, error) {
+	out := make([]int, 0, len(b)/4)
+	i := 0
+	for i < len(b) && b[i] != '[' {
+		i++
+	}
+	i++
+	for i < len(b) {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			v := 0
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				v = v*10 + int(b[i]-'0')
+				i++
+			}
+			out = append(out, v)
+		case c == ',' || c == ' ':
+			i++
+		case c == ']':
+			return out, nil
+		default:
+			return nil, fmt.Errorf("unexpected %q in integer array", c)
+		}
+	}
+	return nil, fmt.Errorf("unterminated integer array")
 }
 
 type goldenRecord struct {
 	Text    *string      `json:"text"`
 	TextB64 string       `json:"text_b64"`
 	Cases   []goldenCase `json:"cases"`
+}
+
+// UnmarshalJSON resolves "same_as" references between the cases.
+func (r *goldenRecord) UnmarshalJSON(b []byte) error {
+	type plain goldenRecord
+	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
+		return err
+	}
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.sameAs >= 0 {
+			j := c.sameAs
+			if j >= i {
+				return fmt.Errorf("case %d: same_as %d is not an earlier case", i, j)
+			}
+			special, maxLength := c.Special, c.MaxLength
+			*c = r.Cases[j]
+			c.Special = special
+			c.MaxLength = maxLength
+		}
+	}
+	return nil
 }
 
 // loadTokenizer reads a tokenizer.json (gzipped if its name ends in .gz). A
@@ -87,6 +182,9 @@ func readGolden(tb testing.TB, name string) []goldenRecord {
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for line := 1; sc.Scan(); line++ {
+		if (line-1)%goldenStride() != 0 {
+			continue
+		}
 		var r goldenRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			tb.Fatalf("golden_%s line %d: %v", name, line, err)
@@ -157,8 +255,10 @@ func TestGolden(t *testing.T) {
 							t.Errorf("text %d %q (special=%v max_length=%d): %s", i, q, c.Special, c.MaxLength, diff)
 						}
 					}
-					if count := tok.Count(text); c.MaxLength < 0 && !c.Special && count != len(c.IDs) {
-						t.Errorf("text %d: Count = %d, want %d", i, count, len(c.IDs))
+					if c.MaxLength < 0 && !c.Special {
+						if count := tok.Count(text); count != len(c.IDs) {
+							t.Errorf("text %d: Count = %d, want %d", i, count, len(c.IDs))
+						}
 					}
 				}
 			}
@@ -168,4 +268,13 @@ func TestGolden(t *testing.T) {
 			t.Logf("%d texts, %d cases identical to the reference", texts, cases)
 		})
 	}
+}
+
+// goldenStride is 1 (every golden text) except under the race detector,
+// where every 7th text is checked.
+func goldenStride() int {
+	if raceEnabled {
+		return 7
+	}
+	return 1
 }
