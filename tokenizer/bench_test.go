@@ -65,13 +65,17 @@ func BenchmarkEncode(b *testing.B) {
 					b.ReportAllocs()
 					b.SetBytes(bytes)
 					var tokens int
+					var ms0, ms1 runtime.MemStats
+					runtime.ReadMemStats(&ms0)
 					for b.Loop() {
 						tokens = 0
 						for _, t := range texts {
 							tokens += len(tok.EncodeWith(t, opts).IDs)
 						}
 					}
+					runtime.ReadMemStats(&ms1)
 					b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+					b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(tokens*b.N), "allocs/token")
 				})
 				b.Run("threads=all", func(b *testing.B) {
 					b.ReportAllocs()

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"math"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -114,6 +115,7 @@ func newUnigram(pieces []string, scores []float64, unk int, byteFallback bool) (
 		}
 		u.trie.insert(p, int32(i))
 	}
+	u.trie.compile()
 	if unk >= 0 {
 		if unk >= len(pieces) {
 			return nil, fmt.Errorf("unk_id %d is outside the vocabulary of %d pieces", unk, len(pieces))
@@ -234,9 +236,18 @@ func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
 	return out
 }
 
-// pieceTrie is a byte trie over the vocabulary pieces.
+// pieceTrie is a byte trie over the vocabulary pieces, built with maps and
+// then compiled into flat arrays: a table for the root's children and, per
+// node, a sorted run of child labels searched in place.
 type pieceTrie struct {
-	nodes []trieNode
+	nodes []trieNode // while building
+
+	root    [256]int32
+	first   []int32 // per node: start of its children in labels/targets
+	count   []int32 // per node: number of children
+	labels  []byte
+	targets []int32
+	ids     []int32 // per node: piece id ending here, or -1
 }
 
 type trieNode struct {
@@ -266,17 +277,71 @@ func (t *pieceTrie) insert(s string, id int32) {
 	t.nodes[cur].id = id
 }
 
+// compile turns the built trie into its flat form and drops the maps.
+func (t *pieceTrie) compile() {
+	n := len(t.nodes)
+	t.first = make([]int32, n)
+	t.count = make([]int32, n)
+	t.ids = make([]int32, n)
+	for i := range t.root {
+		t.root[i] = -1
+	}
+	for i, nd := range t.nodes {
+		t.ids[i] = nd.id
+		t.first[i] = int32(len(t.labels))
+		t.count[i] = int32(len(nd.next))
+		keys := make([]int, 0, len(nd.next))
+		for b := range nd.next {
+			keys = append(keys, int(b))
+		}
+		sort.Ints(keys)
+		for _, b := range keys {
+			t.labels = append(t.labels, byte(b))
+			t.targets = append(t.targets, nd.next[byte(b)])
+			if i == 0 {
+				t.root[b] = nd.next[byte(b)]
+			}
+		}
+	}
+	t.nodes = nil
+}
+
 // prefixes calls f for every piece that is a prefix of b, shortest first.
 func (t *pieceTrie) prefixes(b []byte, f func(length int, id int32)) {
-	cur := int32(0)
-	for i := 0; i < len(b); i++ {
-		nx, ok := t.nodes[cur].next[b[i]]
-		if !ok {
+	if len(b) == 0 {
+		return
+	}
+	cur := t.root[b[0]]
+	for i := 1; ; i++ {
+		if cur < 0 {
 			return
 		}
-		cur = nx
-		if id := t.nodes[cur].id; id >= 0 {
-			f(i+1, id)
+		if id := t.ids[cur]; id >= 0 {
+			f(i, id)
 		}
+		if i == len(b) {
+			return
+		}
+		c := b[i]
+		lo, hi := t.first[cur], t.first[cur]+t.count[cur]
+		next := int32(-1)
+		for hi-lo > 8 {
+			mid := (lo + hi) / 2
+			if t.labels[mid] < c {
+				lo = mid + 1
+			} else {
+				hi = mid + 1 // mid may be the match
+			}
+		}
+		for ; lo < hi; lo++ {
+			if t.labels[lo] == c {
+				next = t.targets[lo]
+				break
+			}
+			if t.labels[lo] > c {
+				break
+			}
+		}
+		cur = next
 	}
 }
