@@ -199,6 +199,10 @@ type OpenOptions struct {
 	// SkipVerify skips the sha256 check of the index files (which reads them
 	// whole); counts and the model are still checked.
 	SkipVerify bool
+	// GPUs moves every window's FAISS index to these GPUs (one device, or
+	// sharded across several) for search. It needs msrag built with the gpu
+	// tag; FAISS on GPUs returns at most faiss.MaxGPUK chunks per window.
+	GPUs []int
 }
 
 // Open opens the index in dir with the model named in its manifest.
@@ -237,6 +241,11 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 	if err := ix.indexDocs(); err != nil {
 		return nil, err
 	}
+	if len(opts.GPUs) > 0 {
+		if err := ix.toGPU(opts.GPUs); err != nil {
+			return nil, err
+		}
+	}
 	ix.emb = opts.Embedder
 	if ix.emb == nil {
 		e, err := OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions)
@@ -249,6 +258,21 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// toGPU replaces every window's index by a copy on the GPUs.
+func (ix *Index) toGPU(devices []int) error {
+	for _, sh := range ix.shards {
+		for _, w := range sh.windows {
+			g, err := w.index.ToGPU(devices...)
+			if err != nil {
+				return fmt.Errorf("msrag: moving window %d of %s to GPUs %v: %w", w.size, sh.where(), devices, err)
+			}
+			w.index.Close()
+			w.index = g
+		}
+	}
+	return nil
 }
 
 // checkEmbedder fails unless emb is the model the index was built with.

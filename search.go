@@ -111,6 +111,10 @@ func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int
 	return ix.SearchVectors(ctx, vecs, windowK)
 }
 
+func (ix *Index) onGPU() bool {
+	return len(ix.shards) > 0 && len(ix.shards[0].windows) > 0 && ix.shards[0].windows[0].index.OnGPU()
+}
+
 func (ix *Index) newChunkHits(nq int) *ChunkHits {
 	nw := len(ix.man.Windows)
 	ch := &ChunkHits{NQ: nq, Windows: make([]int, nw), Full: make([]bool, nw), Hits: make([]fuse.Hits, nw),
@@ -133,6 +137,9 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 		return nil, fmt.Errorf("msrag: %d floats is not a whole number of %d-dim vectors", len(vecs), dims)
 	}
 	nq := len(vecs) / dims
+	if windowK > faiss.MaxGPUK && ix.onGPU() {
+		return nil, fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d); search with a smaller window k", windowK, faiss.MaxGPUK)
+	}
 	nw := len(ix.man.Windows)
 	out := ix.newChunkHits(nq)
 	l2 := ix.man.Metric == faiss.L2.String()

@@ -44,6 +44,7 @@ func init() {
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
+			&cli.StringFlag{Name: "gpus", Usage: "GPUs for the FAISS indices, e.g. 0,1,2,3 (each window's index sharded across them); default with --device cuda: --device-id"},
 		}, deviceFlags()...),
 		Action: searchAction,
 	})
@@ -95,7 +96,11 @@ func searchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ix, err := msrag.OpenWith(msrag.OpenOptions{EmbedderOptions: eo, SkipVerify: c.Bool("skip-verify")}, dirs...)
+	gpus, err := faissGPUs(c)
+	if err != nil {
+		return err
+	}
+	ix, err := msrag.OpenWith(msrag.OpenOptions{EmbedderOptions: eo, SkipVerify: c.Bool("skip-verify"), GPUs: gpus}, dirs...)
 	if err != nil {
 		return err
 	}

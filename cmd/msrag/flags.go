@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -60,6 +61,33 @@ func deviceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 	}
+}
+
+// faissGPUs returns the GPUs the FAISS indices go to: --gpus, or --device-id
+// with --device cuda, or that GPU with --device auto when this build has FAISS
+// GPU support and sees a GPU (saying so otherwise).
+func faissGPUs(c *cli.Context) ([]int, error) {
+	if s := c.String("gpus"); s != "" {
+		var out []int
+		for _, f := range strings.Split(s, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || v < 0 {
+				return nil, usagef("--gpus %q: want device numbers such as 0,1", s)
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	switch c.String("device") {
+	case "cuda":
+		return []int{c.Int("device-id")}, nil
+	case "auto":
+		if faiss.GPUAvailable && faiss.NumGPUs() > 0 {
+			return []int{c.Int("device-id")}, nil
+		}
+		fmt.Fprintln(c.App.ErrWriter, "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support or sees no GPU)")
+	}
+	return nil, nil
 }
 
 func embedderOptions(c *cli.Context) (onnx.Options, error) {
