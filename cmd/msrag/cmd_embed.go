@@ -300,7 +300,7 @@ func newParquetWriter(w io.Writer, dims int) (*parquetWriter, error) {
 		Type: arrow.FixedSizeListOfNonNullable(int32(dims), arrow.PrimitiveTypes.Float32),
 	}}, nil)
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	fw, err := pqarrow.NewFileWriter(sc, w, props, pqarrow.DefaultWriterProps())
+	fw, err := pqarrow.NewFileWriter(sc, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("embed: parquet writer: %w", err)
 	}
