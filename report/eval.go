@@ -1,0 +1,134 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/msrag/msrag/eval"
+)
+
+// Kinds of configuration.
+const (
+	KindWindow = "window" // one window size alone, chunks collapsed to their best per document
+	KindRRF    = "rrf"    // Reciprocal Rank Fusion over Windows
+	KindMaxP   = "maxp"   // best chunk score over Windows
+	KindFull   = "full"   // each document embedded whole, truncated to the model's maximum
+	KindOracle = "oracle" // per query and metric the best single window, chosen with the labels
+)
+
+// Eval is the outcome of one evaluation run: the schema of results.json.
+type Eval struct {
+	MsragVersion string    `json:"msrag_version"`
+	GoVersion    string    `json:"go_version"`
+	Created      time.Time `json:"created"`
+	// Dataset is the dataset's name (its directory's base name); DatasetDir
+	// the directory as given.
+	Dataset    string `json:"dataset"`
+	DatasetDir string `json:"dataset_dir"`
+	Split      string `json:"split"`
+	Model      Model  `json:"model"`
+	// Windows are the window sizes in content tokens; FullWindow the content
+	// tokens of the full-document window (0: none).
+	Windows    []int `json:"windows"`
+	FullWindow int   `json:"full_window,omitempty"`
+	// K is the number of documents ranked per query, WindowK the number of
+	// chunks each window's index returns; RRFC and RankBase are RRF's
+	// constant and the rank of a window's top chunk.
+	K        int     `json:"k"`
+	WindowK  int     `json:"window_k"`
+	RRFC     float64 `json:"rrf_c"`
+	RankBase int     `json:"rank_base"`
+	Docs     int     `json:"docs"`
+	// Queries is the number of queries searched: those of the split's qrels
+	// found in the queries file.
+	Queries int       `json:"queries"`
+	Index   IndexInfo `json:"index"`
+	Timings Timings   `json:"timings_s"`
+	// Configs are the configurations in the order they were asked for.
+	Configs []Config `json:"configs"`
+	// Oracle says how the oracle configuration was formed; nil without one.
+	Oracle *Oracle `json:"oracle,omitempty"`
+}
+
+// Model identifies the embedding model.
+type Model struct {
+	Name            string `json:"name"`
+	ModelSHA256     string `json:"model_sha256,omitempty"`
+	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
+	Dims            int    `json:"dims"`
+	MaxTokens       int    `json:"max_tokens"`
+}
+
+// IndexInfo says which index was used and whether it was built for this run.
+type IndexInfo struct {
+	Dir    string `json:"dir"`
+	Reused bool   `json:"reused"`
+	// Why says why the index was (re)built, or that it matched.
+	Why string `json:"why"`
+}
+
+// Timings are wall-clock seconds of the stages. Embed, Search and Fuse add
+// up the query batches; Build is 0 when the index was reused.
+type Timings struct {
+	Build  float64 `json:"build"`
+	Open   float64 `json:"open"`
+	Embed  float64 `json:"embed"`
+	Search float64 `json:"search"`
+	Fuse   float64 `json:"fuse"`
+	Eval   float64 `json:"eval"`
+	Total  float64 `json:"total"`
+}
+
+// Config is one configuration and its scores.
+type Config struct {
+	// Name names the configuration and its run file (runs/NAME.trec):
+	// w100, rrf, rrf-100+200, maxp, full, oracle.
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Windows are the window sizes it uses (none for full and oracle).
+	Windows []int `json:"windows,omitempty"`
+	// RunFile is the TREC run file, relative to the output directory; the
+	// oracle has none (it is not a ranking).
+	RunFile string `json:"run_file,omitempty"`
+	// UpperBound marks the oracle: it looks at the labels.
+	UpperBound bool         `json:"upper_bound,omitempty"`
+	Results    eval.Results `json:"results"`
+}
+
+// Oracle describes the oracle configuration.
+type Oracle struct {
+	// Over names the configurations it picks from (the single windows).
+	Over []string `json:"over"`
+	// BestCounts maps a metric to how many queries each configuration of
+	// Over was the first best for (ties go to the first).
+	BestCounts map[string][]int `json:"best_counts"`
+	// HistogramMetric is the metric of the histogram plot and table.
+	HistogramMetric string `json:"histogram_metric"`
+	// Best maps query id -> metric -> index into Over of the pick.
+	Best map[string]map[string]int `json:"best"`
+}
+
+// Config returns the configuration called name, or nil.
+func (e *Eval) Config(name string) *Config {
+	for i := range e.Configs {
+		if e.Configs[i].Name == name {
+			return &e.Configs[i]
+		}
+	}
+	return nil
+}
+
+// ReadFile reads results.json.
+func ReadFile(path string) (*Eval, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var e Eval
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("report: reading %s: %w", path, err)
+	}
+	return &e, nil
+}

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// CDRCutoffs are the K of the correct-document recall table and plot.
+var CDRCutoffs = []int{1, 2, 3, 5, 10}
+
+// wideMetrics are the columns of the table of every configuration.
+var wideMetrics = []string{"ndcg_cut_10", "map_cut_10", "mrr_10", "recall_10", "recall_100", "recall_1000"}
+
+// pct formats a mean as a percentage with two decimals.
+func pct(v float64) string { return fmt.Sprintf("%.2f", 100*v) }
+
+// mean returns a configuration's mean of metric and whether it has one.
+func (c *Config) mean(metric string) (float64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	v, ok := c.Results.Mean[metric]
+	return v, ok
+}
+
+// cell formats a configuration's mean of metric, or a dash.
+func (c *Config) cell(metric string) string {
+	if v, ok := c.mean(metric); ok {
+		return pct(v)
+	}
+	return "—"
+}
+
+// label is a configuration's name in tables: the oracle says it is an upper bound.
+func (c *Config) label() string {
+	if c.UpperBound {
+		return c.Name + " (upper bound)"
+	}
+	return c.Name
+}
+
+// BestWindow returns the single-window configuration with the highest mean
+// of metric (the first on a tie), or nil when there is none.
+func (e *Eval) BestWindow(metric string) *Config {
+	var best *Config
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		if c.Kind != KindWindow {
+			continue
+		}
+		v, ok := c.mean(metric)
+		if !ok {
+			continue
+		}
+		if b, _ := best.mean(metric); best == nil || v > b {
+			best = c
+		}
+	}
+	return best
+}
+
+// cdrMetrics returns the cdr_K names of CDRCutoffs that some configuration has.
+func (e *Eval) cdrMetrics() []string {
+	var out []string
+	for _, k := range CDRCutoffs {
+		name := fmt.Sprintf("cdr_%d", k)
+		for i := range e.Configs {
+			if _, ok := e.Configs[i].Results.Mean[name]; ok {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// metricLabel turns ndcg_cut_10 into nDCG@10 and the like.
+func metricLabel(m string) string {
+	i := strings.LastIndexByte(m, '_')
+	if i < 0 {
+		return m
+	}
+	fam, k := m[:i], m[i+1:]
+	switch fam {
+	case "ndcg_cut":
+		fam = "nDCG"
+	case "map_cut":
+		fam = "MAP"
+	case "mrr", "recip_rank":
+		fam = "MRR"
+	}
+	return fam + "@" + k
+}
+
+type table struct {
+	head  []string
+	right []bool
+	rows  [][]string
+}
+
+func (t *table) write(w io.Writer) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(t.head, " | "))
+	seps := make([]string, len(t.head))
+	for i := range seps {
+		seps[i] = "---"
+		if i < len(t.right) && t.right[i] {
+			seps[i] = "---:"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, r := range t.rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+// naiveTable is nDCG@10 of the best single window and the full document against RRF.
+func (e *Eval) naiveTable() *table {
+	const m = "ndcg_cut_10"
+	t := &table{
+		head:  []string{"dataset", "queries", "best window", "nDCG@10 best window", "nDCG@10 full", "nDCG@10 rrf", "rrf − best window"},
+		right: []bool{false, true, true, true, true, true, true},
+	}
+	best := e.BestWindow(m)
+	rrf := e.Config("rrf")
+	bestName, delta := "—", "—"
+	if best != nil {
+		bestName = best.Name
+	}
+	if bv, ok := best.mean(m); ok {
+		if rv, ok := rrf.mean(m); ok {
+			delta = fmt.Sprintf("%+.2f", 100*(rv-bv))
+		}
+	}
+	t.rows = append(t.rows, []string{e.Dataset, fmt.Sprint(e.Queries), bestName, best.cell(m), e.Config("full").cell(m), rrf.cell(m), delta})
+	return t
+}
+
+// cdrTable is correct-document recall at K for every configuration.
+func (e *Eval) cdrTable() *table {
+	ms := e.cdrMetrics()
+	t := &table{head: []string{"configuration"}, right: []bool{false}}
+	for _, m := range ms {
+		t.head = append(t.head, metricLabel(m))
+		t.right = append(t.right, true)
+	}
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		row := []string{c.label()}
+		for _, m := range ms {
+			row = append(row, c.cell(m))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func (e *Eval) header(w io.Writer) {
+	fmt.Fprintf(w, "# %s (%s split): multi-scale retrieval with %s\n\n", e.Dataset, e.Split, e.Model.Name)
+	full := "none"
+	if e.FullWindow > 0 {
+		full = fmt.Sprintf("%d tokens (documents truncated to the model's maximum)", e.FullWindow)
+	}
+	fmt.Fprintf(w, "%d queries, %d documents; windows %s tokens; full-document window: %s; "+
+		"%d chunks per window, %d documents per query; RRF c = %g, ranks from %d.\n\n",
+		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K, e.RRFC, e.RankBase)
+}
+
+// WriteSummary writes the header and the first two tables of the report.
+func WriteSummary(w io.Writer, e *Eval) error {
+	bw := bufio.NewWriter(w)
+	e.header(bw)
+	e.naiveTable().write(bw)
+	e.cdrTable().write(bw)
+	return bw.Flush()
+}
+
+// WriteMarkdown writes report.md.
+func WriteMarkdown(w io.Writer, e *Eval) error {
+	bw := bufio.NewWriter(w)
+	e.header(bw)
+	fmt.Fprintf(bw, "Values are means over the scored queries, times 100.\n\n")
+
+	fmt.Fprintf(bw, "## Naive vs RRF (nDCG@10)\n\n")
+	fmt.Fprintf(bw, "The best window is the single window size with the highest mean nDCG@10 "+
+		"(chosen after the fact, so it flatters the naive choice); full embeds each document whole, "+
+		"truncated to the model's maximum length, as MTEB does.\n\n")
+	e.naiveTable().write(bw)
+
+	fmt.Fprintf(bw, "## Correct-document recall@K\n\n")
+	fmt.Fprintf(bw, "cdr@K is the share of queries with at least one relevant document in the top K.")
+	if e.Oracle != nil {
+		fmt.Fprintf(bw, " The oracle picks, per query and per metric, the best of %s using the relevance "+
+			"labels: an upper bound on choosing one window size per query, not a retrieval method.", strings.Join(e.Oracle.Over, ", "))
+	}
+	fmt.Fprintf(bw, "\n\n")
+	e.cdrTable().write(bw)
+	if o := e.Config("oracle"); o != nil {
+		if best := e.BestWindow("cdr_1"); best != nil {
+			bv, _ := best.mean("cdr_1")
+			ov, _ := o.mean("cdr_1")
+			if bv > 0 {
+				fmt.Fprintf(bw, "The oracle's cdr@1 is %s, %+.1f%% relative to the best single window (%s, %s).\n\n",
+					pct(ov), 100*(ov-bv)/bv, best.Name, pct(bv))
+			}
+		}
+	}
+
+	if e.Oracle != nil && len(e.Oracle.BestCounts[e.Oracle.HistogramMetric]) == len(e.Oracle.Over) {
+		m := e.Oracle.HistogramMetric
+		fmt.Fprintf(bw, "## Best window per query (%s)\n\n", metricLabel(m))
+		fmt.Fprintf(bw, "How many queries each window is the best for by %s; a query on which windows tie "+
+			"counts for the first of them (the smallest), so a query no window answers counts for %s.\n\n",
+			metricLabel(m), e.Oracle.Over[0])
+		t := &table{head: []string{"window", "queries"}, right: []bool{false, true}}
+		for i, n := range e.Oracle.BestCounts[m] {
+			t.rows = append(t.rows, []string{e.Oracle.Over[i], fmt.Sprint(n)})
+		}
+		t.write(bw)
+	}
+
+	fmt.Fprintf(bw, "## All configurations\n\n")
+	t := &table{head: []string{"configuration", "queries"}, right: []bool{false, true}}
+	for _, m := range wideMetrics {
+		t.head = append(t.head, metricLabel(m))
+		t.right = append(t.right, true)
+	}
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		row := []string{c.label(), fmt.Sprint(c.Results.NumQueries)}
+		for _, m := range wideMetrics {
+			row = append(row, c.cell(m))
+		}
+		t.rows = append(t.rows, row)
+	}
+	t.write(bw)
+	if e.K < 1000 {
+		fmt.Fprintf(bw, "Each query ranks %d documents, so metrics at 1000 only count those (run with --k 1000 for MTEB's @1000).\n\n", e.K)
+	}
+
+	fmt.Fprintf(bw, "## Run\n\n")
+	reuse := "built for this run"
+	if e.Index.Reused {
+		reuse = "reused"
+	}
+	fmt.Fprintf(bw, "Index %s (%s: %s). Model %s (%d dims, %d tokens at most). msrag %s, %s.\n\n",
+		e.Index.Dir, reuse, e.Index.Why, e.Model.Name, e.Model.Dims, e.Model.MaxTokens, e.MsragVersion, e.GoVersion)
+	tt := &table{head: []string{"build", "open", "embed queries", "search", "fuse", "evaluate", "total"}, right: []bool{true, true, true, true, true, true, true}}
+	ti := e.Timings
+	tt.rows = append(tt.rows, []string{secs(ti.Build), secs(ti.Open), secs(ti.Embed), secs(ti.Search), secs(ti.Fuse), secs(ti.Eval), secs(ti.Total)})
+	tt.write(bw)
+	return bw.Flush()
+}
+
+func secs(s float64) string { return fmt.Sprintf("%.2f s", s) }
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

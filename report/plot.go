@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Plot file names, without extension; each is written as .png and .svg.
+const (
+	RecallPlot = "recall_at_k"
+	OraclePlot = "oracle_best_window"
+)
+
+// WritePlots draws into dir the recall@K curves (cdr_K against K for every
+// single window, RRF over all windows and the oracle) and, when e has an
+// oracle, the histogram of the best window per query. It returns the paths
+// written.
+func WritePlots(dir string, e *Eval) ([]string, error) {
+	var paths []string
+	p, err := recallPlot(e)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := save(p, dir, RecallPlot)
+	if err != nil {
+		return nil, err
+	}
+	paths = append(paths, ps...)
+	if e.Oracle != nil {
+		p, err := oraclePlot(e)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := save(p, dir, OraclePlot)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, ps...)
+	}
+	return paths, nil
+}
+
+func recallPlot(e *Eval) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s (%s): correct-document recall@K, %s", e.Dataset, e.Split, e.Model.Name)
+	p.X.Label.Text = "K"
+	p.Y.Label.Text = "share of queries with a relevant document in the top K"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	var ticks []plot.Tick
+	for _, k := range CDRCutoffs {
+		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	n := 0
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		if c.Kind != KindWindow && c.Name != "rrf" && c.Kind != KindOracle {
+			continue
+		}
+		var xys plotter.XYs
+		for _, k := range CDRCutoffs {
+			if v, ok := c.mean(fmt.Sprintf("cdr_%d", k)); ok {
+				xys = append(xys, plotter.XY{X: float64(k), Y: v})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: plotting %s: %w", c.Name, err)
+		}
+		l.Color = plotutil.Color(n)
+		pts.Color = plotutil.Color(n)
+		pts.Shape = plotutil.Shape(n)
+		if c.UpperBound {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(l, pts)
+		p.Legend.Add(c.label(), l, pts)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("report: no configuration of %s has cdr_K values to plot", e.Dataset)
+	}
+	return p, nil
+}
+
+func oraclePlot(e *Eval) (*plot.Plot, error) {
+	o := e.Oracle
+	counts := o.BestCounts[o.HistogramMetric]
+	if len(counts) != len(o.Over) || len(counts) == 0 {
+		return nil, fmt.Errorf("report: oracle has %d counts of %q for %d configurations", len(counts), o.HistogramMetric, len(o.Over))
+	}
+	vals := make(plotter.Values, len(counts))
+	for i, c := range counts {
+		vals[i] = float64(c)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s (%s): best window per query by %s (ties: first)", e.Dataset, e.Split, metricLabel(o.HistogramMetric))
+	p.Y.Label.Text = "queries"
+	p.X.Label.Text = "window"
+	bars, err := plotter.NewBarChart(vals, vg.Points(40))
+	if err != nil {
+		return nil, fmt.Errorf("report: oracle histogram: %w", err)
+	}
+	bars.Color = plotutil.Color(0)
+	p.Add(bars)
+	p.NominalX(o.Over...)
+	p.Y.Min = 0
+	return p, nil
+}
+
+// save writes p as dir/name.png and dir/name.svg, each to a temporary file
+// renamed into place.
+func save(p *plot.Plot, dir, name string) ([]string, error) {
+	var paths []string
+	for _, ext := range []string{"png", "svg"} {
+		wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, ext)
+		if err != nil {
+			return nil, fmt.Errorf("report: %s.%s: %w", name, ext, err)
+		}
+		path := filepath.Join(dir, name+"."+ext)
+		if err := writeFile(path, wt); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeFile writes wt to a temporary file beside path and renames it into place.
+func writeFile(path string, wt io.WriterTo) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	_, err = wt.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	return nil
+}

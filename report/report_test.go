@@ -1,0 +1,178 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/report"
+)
+
+// results makes an eval.Results with the given means (per-query values are
+// not used by the report's tables).
+func results(n int, means map[string]float64) eval.Results {
+	r := eval.Results{NumQueries: n, Mean: means}
+	for m := range means {
+		r.Metrics = append(r.Metrics, m)
+	}
+	return r
+}
+
+// tinyEval is a made-up run: two windows, rrf, maxp, full and the oracle, with
+// round numbers so that the tables can be checked by hand.
+func tinyEval() *report.Eval {
+	return &report.Eval{
+		Dataset: "tiny", Split: "test", Model: report.Model{Name: "m", Dims: 4, MaxTokens: 64},
+		Windows: []int{10, 20}, FullWindow: 62, K: 100, WindowK: 50, RRFC: 1, Queries: 4, Docs: 9,
+		Configs: []report.Config{
+			{Name: "w10", Kind: report.KindWindow, Windows: []int{10}, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.4, "cdr_1": 0.25, "cdr_2": 0.5, "cdr_3": 0.5, "cdr_5": 0.75, "cdr_10": 0.75})},
+			{Name: "w20", Kind: report.KindWindow, Windows: []int{20}, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.5, "cdr_1": 0.5, "cdr_2": 0.5, "cdr_3": 0.75, "cdr_5": 0.75, "cdr_10": 1})},
+			{Name: "rrf", Kind: report.KindRRF, Windows: []int{10, 20}, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.5525, "cdr_1": 0.5, "cdr_2": 0.75, "cdr_3": 0.75, "cdr_5": 1, "cdr_10": 1})},
+			{Name: "maxp", Kind: report.KindMaxP, Windows: []int{10, 20}, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.45, "cdr_1": 0.25, "cdr_2": 0.5, "cdr_3": 0.5, "cdr_5": 1, "cdr_10": 1})},
+			{Name: "full", Kind: report.KindFull, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.3, "cdr_1": 0, "cdr_2": 0.25, "cdr_3": 0.25, "cdr_5": 0.5, "cdr_10": 0.75})},
+			{Name: "oracle", Kind: report.KindOracle, UpperBound: true, Results: results(4, map[string]float64{
+				"ndcg_cut_10": 0.6, "cdr_1": 0.75, "cdr_2": 0.75, "cdr_3": 0.75, "cdr_5": 1, "cdr_10": 1})},
+		},
+		Oracle: &report.Oracle{
+			Over: []string{"w10", "w20"}, HistogramMetric: "ndcg_cut_10",
+			BestCounts: map[string][]int{"ndcg_cut_10": {3, 1}, "cdr_1": {2, 2}},
+		},
+	}
+}
+
+func TestWriteMarkdownTables(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, tinyEval()); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	// Hand-computed: the best window by nDCG@10 is w20 (0.5 > 0.4); rrf
+	// 0.5525 is 55.25, +5.25 points over it; full is 30.00.
+	want := []string{
+		"| dataset | queries | best window | nDCG@10 best window | nDCG@10 full | nDCG@10 rrf | rrf − best window |\n" +
+			"|---|---:|---:|---:|---:|---:|---:|\n" +
+			"| tiny | 4 | w20 | 50.00 | 30.00 | 55.25 | +5.25 |\n",
+		"| configuration | cdr@1 | cdr@2 | cdr@3 | cdr@5 | cdr@10 |\n" +
+			"|---|---:|---:|---:|---:|---:|\n" +
+			"| w10 | 25.00 | 50.00 | 50.00 | 75.00 | 75.00 |\n" +
+			"| w20 | 50.00 | 50.00 | 75.00 | 75.00 | 100.00 |\n" +
+			"| rrf | 50.00 | 75.00 | 75.00 | 100.00 | 100.00 |\n" +
+			"| maxp | 25.00 | 50.00 | 50.00 | 100.00 | 100.00 |\n" +
+			"| full | 0.00 | 25.00 | 25.00 | 50.00 | 75.00 |\n" +
+			"| oracle (upper bound) | 75.00 | 75.00 | 75.00 | 100.00 | 100.00 |\n",
+		// cdr@1: oracle 0.75 against the best window w20 0.5: +50% relative.
+		"The oracle's cdr@1 is 75.00, +50.0% relative to the best single window (w20, 50.00).",
+		"| window | queries |\n|---|---:|\n| w10 | 3 |\n| w20 | 1 |\n",
+		"## Best window per query (nDCG@10)",
+		"run with --k 1000",
+	}
+	for _, w := range want {
+		if !strings.Contains(md, w) {
+			t.Errorf("report.md lacks\n%s\nreport.md:\n%s", w, md)
+		}
+	}
+}
+
+func TestWriteSummaryWithoutRRFOrFull(t *testing.T) {
+	e := tinyEval()
+	e.Configs = e.Configs[:2] // windows only
+	e.Oracle = nil
+	var b bytes.Buffer
+	if err := report.WriteSummary(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	want := "| tiny | 4 | w20 | 50.00 | — | — | — |\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+}
+
+func TestWritePlots(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := report.WritePlots(dir, tinyEval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	wantNames := []string{"recall_at_k.png", "recall_at_k.svg", "oracle_best_window.png", "oracle_best_window.svg"}
+	if strings.Join(names, ",") != strings.Join(wantNames, ",") {
+		t.Fatalf("wrote %v, want %v", names, wantNames)
+	}
+	for _, name := range wantNames {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch filepath.Ext(name) {
+		case ".png":
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s: not a PNG: %v", name, err)
+			}
+			if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+				t.Errorf("%s: %v is too small", name, b)
+			}
+		case ".svg":
+			checkSVG(t, name, data)
+		}
+	}
+	// The legend names every plotted configuration, the oracle as an upper bound.
+	svg, _ := os.ReadFile(filepath.Join(dir, "recall_at_k.svg"))
+	for _, w := range []string{"w10", "w20", "rrf", "oracle (upper bound)"} {
+		if !bytes.Contains(svg, []byte(w)) {
+			t.Errorf("recall_at_k.svg does not mention %q", w)
+		}
+	}
+	if bytes.Contains(svg, []byte(">maxp<")) {
+		t.Errorf("recall_at_k.svg plots maxp; it should plot windows, rrf and the oracle only")
+	}
+}
+
+// checkSVG fails unless data is well-formed XML whose root element is svg.
+func checkSVG(t *testing.T, name string, data []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", name, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("%s: root element %q, want svg", name, root)
+	}
+}
+
+func TestWritePlotsNeedsCDR(t *testing.T) {
+	e := tinyEval()
+	for i := range e.Configs {
+		e.Configs[i].Results = results(4, map[string]float64{"ndcg_cut_10": 0.5})
+	}
+	e.Oracle = nil
+	if _, err := report.WritePlots(t.TempDir(), e); err == nil || !strings.HasPrefix(err.Error(), "report: ") {
+		t.Fatalf("plots without cdr values: err %v, want a report: error", err)
+	}
+}
