@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -72,6 +73,7 @@ type Embedder struct {
 	mask     []int64
 	types    []int64
 	outBuf   []float32
+	stats    Stats
 	sumsOnce sync.Once
 	sums     map[string]string
 }
@@ -357,6 +359,22 @@ func (e *Embedder) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) (
 	return e.embedFull(ctx, full)
 }
 
+// Stats are counters of the work an Embedder has done since it was opened.
+type Stats struct {
+	Sequences    int64         // sequences embedded
+	Tokens       int64         // real tokens, prefix and special tokens included
+	PaddedTokens int64         // tokens run through the model, padding included
+	Batches      int64         // model runs
+	RunTime      time.Duration // time spent in the model runs
+}
+
+// Stats returns the counters of the work done so far.
+func (e *Embedder) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
+}
+
 // batch is a run of sequences [lo, hi) of the length-sorted order.
 type batch struct{ lo, hi, seqLen int }
 
@@ -464,8 +482,16 @@ func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, out []float32
 		return fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
 	}
 	defer ot.Destroy()
+	start := time.Now()
 	if err := e.sess.Run(in, []ort.Value{ot}); err != nil {
 		return fmt.Errorf("onnx: running %s on a batch of %d x %d tokens: %v: %w", e.info.Name, n, seqLen, err, ErrRuntime)
+	}
+	e.stats.RunTime += time.Since(start)
+	e.stats.Batches++
+	e.stats.Sequences += int64(n)
+	e.stats.PaddedTokens += int64(size)
+	for _, i := range idx {
+		e.stats.Tokens += int64(len(full[i]))
 	}
 	hidden := ot.GetData()
 	for r, i := range idx {

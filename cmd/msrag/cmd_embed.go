@@ -38,6 +38,8 @@ func init() {
 			&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "jsonl, npy or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output)"},
 			&cli.BoolFlag{Name: "lines", Usage: "read raw text lines instead of JSON strings"},
+			&cli.BoolFlag{Name: "ids", Usage: "read token ids instead of texts: one JSON array of content ids per line (no prefix, no special tokens)"},
+			&cli.BoolFlag{Name: "stats", Usage: "print tokens, padding and model time to standard error at the end"},
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "cpu, cuda or auto"},
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
@@ -96,18 +98,34 @@ func embedAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("ids") && c.Bool("lines") {
+		return usagef("embed: --ids and --lines exclude each other")
+	}
 	rd := newTextReader(c.App.Reader, c.Bool("lines"))
 	for {
-		texts, err := rd.next(embedBlock)
-		if err != nil {
-			return err
-		}
-		if len(texts) == 0 {
-			break
-		}
-		vecs, err := emb.Embed(c.Context, texts, role)
-		if err != nil {
-			return err
+		var vecs []float32
+		if c.Bool("ids") {
+			seqs, err := rd.nextIDs(embedBlock)
+			if err != nil {
+				return err
+			}
+			if len(seqs) == 0 {
+				break
+			}
+			if vecs, err = emb.EmbedTokens(c.Context, seqs, role); err != nil {
+				return fmt.Errorf("embed: lines %d to %d: %w", rd.line-len(seqs)+1, rd.line, err)
+			}
+		} else {
+			texts, err := rd.next(embedBlock)
+			if err != nil {
+				return err
+			}
+			if len(texts) == 0 {
+				break
+			}
+			if vecs, err = emb.Embed(c.Context, texts, role); err != nil {
+				return err
+			}
 		}
 		if err := w.write(vecs); err != nil {
 			return fmt.Errorf("embed: writing %s: %w", format, err)
@@ -118,6 +136,13 @@ func embedAction(c *cli.Context) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("embed: %w", err)
+	}
+	if c.Bool("stats") {
+		st := emb.Stats()
+		secs := st.RunTime.Seconds()
+		fmt.Fprintf(c.App.ErrWriter, "embed: %d sequences, %d tokens, %d padded tokens (padding %.2f%% of tokens), %d batches, model time %.3fs, %.1f tokens/s, %.1f sequences/s\n",
+			st.Sequences, st.Tokens, st.PaddedTokens, 100*float64(st.PaddedTokens-st.Tokens)/math.Max(float64(st.Tokens), 1),
+			st.Batches, secs, float64(st.Tokens)/math.Max(secs, 1e-9), float64(st.Sequences)/math.Max(secs, 1e-9))
 	}
 	if file != nil {
 		if w, ok := w.(*npyWriter); ok && w.seek {
@@ -163,6 +188,23 @@ func (r *textReader) next(n int) ([]string, error) {
 		return nil, fmt.Errorf("embed: reading standard input after line %d: %w", r.line, err)
 	}
 	return texts, nil
+}
+
+// nextIDs returns up to n id sequences; none at the end of the input.
+func (r *textReader) nextIDs(n int) ([][]int32, error) {
+	var seqs [][]int32
+	for len(seqs) < n && r.sc.Scan() {
+		r.line++
+		var ids []int32
+		if err := json.Unmarshal(r.sc.Bytes(), &ids); err != nil {
+			return nil, fmt.Errorf("embed: standard input line %d: want a JSON array of token ids: %v", r.line, err)
+		}
+		seqs = append(seqs, ids)
+	}
+	if err := r.sc.Err(); err != nil {
+		return nil, fmt.Errorf("embed: reading standard input after line %d: %w", r.line, err)
+	}
+	return seqs, nil
 }
 
 // vectorWriter writes rows of float32 vectors in one output format.

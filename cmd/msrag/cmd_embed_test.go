@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/tokenizer"
 )
 
 // testModel returns the name of a fetched model for CLI tests; it skips when the
@@ -67,6 +68,30 @@ func TestEmbedFormats(t *testing.T) {
 	}
 	if got := parseJSONL(t, out); !equalVecs(got, want) {
 		t.Fatal("--lines gives other vectors")
+	}
+
+	// --ids takes the tokenizer's content ids and gives the same vectors.
+	dirModel, err := onnx.ResolveModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := onnx.Open(dirModel, onnx.Options{SkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids strings.Builder
+	for _, text := range []string{"first text", "a second, longer text about cells", "\u00e9t\u00e9"} {
+		enc := emb.Tokenizer().EncodeWith(text, tokenizer.Options{NoSpecial: true, MaxLength: -1})
+		b, _ := json.Marshal(enc.IDs)
+		ids.Write(append(b, '\n'))
+	}
+	emb.Close()
+	code, out, errOut = runCLI(t, ids.String(), "embed", "--model", model, "--role", "query", "--ids", "--stats")
+	if code != exitOK || !strings.Contains(errOut, "3 sequences") {
+		t.Fatalf("embed --ids: code %d: %s", code, errOut)
+	}
+	if got := parseJSONL(t, out); !equalVecs(got, want) {
+		t.Fatal("--ids gives other vectors")
 	}
 
 	dir := t.TempDir()
@@ -184,6 +209,8 @@ func TestEmbedErrors(t *testing.T) {
 		{"argument", "", []string{"extra"}, exitUsage, "standard input", false},
 		{"unknown model", "", []string{"--model", "no-such-model"}, exitFailure, "no-such-model", false},
 		{"not json", "\"ok\"\nnot json\n", nil, exitFailure, "line 2", true},
+		{"ids not ints", "[1, 2]\n[1, \"x\"]\n", []string{"--ids"}, exitFailure, "line 2", true},
+		{"ids and lines", "", []string{"--ids", "--lines"}, exitUsage, "exclude", true},
 		{"cuda on cpu build", "\"x\"\n", []string{"--device", "cuda"}, exitFailure, "cuda", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
