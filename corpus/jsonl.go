@@ -3,7 +3,6 @@ package corpus
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,7 +14,9 @@ type jsonlReader struct {
 	lr    *lineReader
 	b     *builder
 	opts  Options
-	obj   map[string]json.RawMessage
+	sc    scanner
+	keys  [3]string // id, title, text keys
+	vals  [3]jsonField
 	fixed []byte
 	done  error
 }
@@ -26,7 +27,7 @@ func openJSONL(path string, opts Options) (*jsonlReader, error) {
 		return nil, err
 	}
 	where := func(p pos) string { return "line " + strconv.FormatInt(p.row, 10) }
-	return &jsonlReader{lr: lr, b: newBuilder(path, opts, where), opts: opts, obj: make(map[string]json.RawMessage, 4)}, nil
+	return &jsonlReader{lr: lr, b: newBuilder(path, opts, where), opts: opts, keys: [3]string{opts.IDColumn, opts.TitleColumn, opts.TextColumn}}, nil
 }
 
 func (r *jsonlReader) Next(ctx context.Context) ([]Doc, error) {
@@ -65,8 +66,8 @@ func (r *jsonlReader) Next(ctx context.Context) ([]Doc, error) {
 	return r.b.take(), nil
 }
 
-// record decodes one line. Invalid UTF-8 is replaced before decoding, since
-// encoding/json would replace it silently and it must be counted.
+// record decodes one line. Invalid UTF-8 is replaced (and counted) before
+// decoding, so that strings come out as encoding/json would make them.
 func (r *jsonlReader) record(p pos, line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		r.b.stats.Rows++
@@ -77,53 +78,42 @@ func (r *jsonlReader) record(p pos, line []byte) error {
 		line = r.fixed
 		r.b.stats.InvalidUTF8++
 	}
-	clear(r.obj)
-	if err := json.Unmarshal(line, &r.obj); err != nil {
+	if err := r.sc.scanObject(line, &r.keys, &r.vals); err != nil {
 		r.b.stats.Rows++
 		return r.b.errAt(p, "", fmt.Errorf("not a JSON object: %v: %w", err, ErrRecord))
 	}
-	id, err := jsonID(r.obj[r.opts.IDColumn])
+	id, err := jsonID(r.vals[0])
 	if err != nil {
 		r.b.stats.Rows++
-		return r.b.errAt(p, "", fmt.Errorf("key %q: %v: %w", r.opts.IDColumn, err, ErrRecord))
+		return r.b.errAt(p, "", fmt.Errorf("key %q: %v: %w", r.keys[0], err, ErrRecord))
 	}
-	title, err := jsonString(r.obj[r.opts.TitleColumn])
-	if err != nil {
-		r.b.stats.Rows++
-		return r.b.errAt(p, id, fmt.Errorf("key %q: %v: %w", r.opts.TitleColumn, err, ErrRecord))
-	}
-	text, err := jsonString(r.obj[r.opts.TextColumn])
-	if err != nil {
-		r.b.stats.Rows++
-		return r.b.errAt(p, id, fmt.Errorf("key %q: %v: %w", r.opts.TextColumn, err, ErrRecord))
-	}
-	return r.b.add(p, id, title, text)
-}
-
-// jsonString decodes a JSON string; a missing key or null is "".
-func jsonString(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	if raw[0] != '"' {
-		return "", fmt.Errorf("want a string, got %.40s", raw)
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
-// jsonID decodes an id: a string, or an integer written as a number.
-func jsonID(raw json.RawMessage) (string, error) {
-	if len(raw) > 0 && raw[0] != '"' && string(raw) != "null" {
-		if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
-			return "", fmt.Errorf("want a string or an integer id, got %.40s", raw)
+	var text [2]string
+	for k := 1; k < 3; k++ {
+		if text[k-1], err = jsonString(r.vals[k]); err != nil {
+			r.b.stats.Rows++
+			return r.b.errAt(p, id, fmt.Errorf("key %q: %v: %w", r.keys[k], err, ErrRecord))
 		}
-		return string(raw), nil
 	}
-	return jsonString(raw)
+	return r.b.add(p, id, text[0], text[1])
+}
+
+// jsonString returns a string value; a missing key or null is "".
+func jsonString(f jsonField) (string, error) {
+	if f.isStr || !f.present || f.null {
+		return f.str, nil
+	}
+	return "", fmt.Errorf("want a string, got %s", f.num)
+}
+
+// jsonID returns an id: a string, or an integer written as a number.
+func jsonID(f jsonField) (string, error) {
+	if f.present && !f.isStr && !f.null {
+		if _, err := strconv.ParseInt(f.num, 10, 64); err != nil {
+			return "", fmt.Errorf("want a string or an integer id, got %s", f.num)
+		}
+		return f.num, nil
+	}
+	return f.str, nil
 }
 
 func (r *jsonlReader) Close() error {
