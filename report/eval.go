@@ -104,10 +104,31 @@ type Oracle struct {
 	// BestCounts maps a metric to how many queries each configuration of
 	// Over was the first best for (ties go to the first).
 	BestCounts map[string][]int `json:"best_counts"`
+	// Ties maps a metric to the number of queries on which every
+	// configuration of Over has the same value (most often: none finds a
+	// relevant document); BestCounts counts them for the first.
+	Ties map[string]int `json:"ties"`
 	// HistogramMetric is the metric of the histogram plot and table.
 	HistogramMetric string `json:"histogram_metric"`
 	// Best maps query id -> metric -> index into Over of the pick.
 	Best map[string]map[string]int `json:"best"`
+}
+
+// Picks returns the histogram of the oracle's picks by metric: per
+// configuration of Over the queries it is the first best for, those with
+// all configurations equal taken out of the first and returned as ties.
+func (o *Oracle) Picks(metric string) (counts []int, ties int, err error) {
+	bc := o.BestCounts[metric]
+	if len(bc) != len(o.Over) || len(bc) == 0 {
+		return nil, 0, fmt.Errorf("report: oracle has %d counts of %q for %d configurations", len(bc), metric, len(o.Over))
+	}
+	counts = append([]int(nil), bc...)
+	ties = o.Ties[metric]
+	if ties > counts[0] {
+		return nil, 0, fmt.Errorf("report: oracle has %d ties of %q but %s is best for only %d queries", ties, metric, o.Over[0], counts[0])
+	}
+	counts[0] -= ties
+	return counts, ties, nil
 }
 
 // Config returns the configuration called name, or nil.

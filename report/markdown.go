@@ -208,16 +208,21 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 		}
 	}
 
-	if e.Oracle != nil && len(e.Oracle.BestCounts[e.Oracle.HistogramMetric]) == len(e.Oracle.Over) {
+	if e.Oracle != nil {
 		m := e.Oracle.HistogramMetric
+		counts, ties, err := e.Oracle.Picks(m)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(bw, "## Best window per query (%s)\n\n", metricLabel(m))
-		fmt.Fprintf(bw, "How many queries each window is the best for by %s; a query on which windows tie "+
-			"counts for the first of them (the smallest), so a query no window answers counts for %s.\n\n",
-			metricLabel(m), e.Oracle.Over[0])
+		fmt.Fprintf(bw, "How many queries each window is the best for by %s (on a tie between some windows, "+
+			"the first of them); \"all equal\" counts the queries on which every window scores the same, "+
+			"most often because none finds a relevant document.\n\n", metricLabel(m))
 		t := &table{head: []string{"window", "queries"}, right: []bool{false, true}}
-		for i, n := range e.Oracle.BestCounts[m] {
+		for i, n := range counts {
 			t.rows = append(t.rows, []string{e.Oracle.Over[i], fmt.Sprint(n)})
 		}
+		t.rows = append(t.rows, []string{"all equal", fmt.Sprint(ties)})
 		t.write(bw)
 	}
 

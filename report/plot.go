@@ -99,16 +99,18 @@ func recallPlot(e *Eval) (*plot.Plot, error) {
 
 func oraclePlot(e *Eval) (*plot.Plot, error) {
 	o := e.Oracle
-	counts := o.BestCounts[o.HistogramMetric]
-	if len(counts) != len(o.Over) || len(counts) == 0 {
-		return nil, fmt.Errorf("report: oracle has %d counts of %q for %d configurations", len(counts), o.HistogramMetric, len(o.Over))
+	counts, ties, err := o.Picks(o.HistogramMetric)
+	if err != nil {
+		return nil, err
 	}
-	vals := make(plotter.Values, len(counts))
-	for i, c := range counts {
-		vals[i] = float64(c)
+	vals := make(plotter.Values, 0, len(counts)+1)
+	for _, c := range counts {
+		vals = append(vals, float64(c))
 	}
+	vals = append(vals, float64(ties))
+	names := append(append([]string(nil), o.Over...), "all equal")
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (%s): best window per query by %s (ties: first)", e.Dataset, e.Split, metricLabel(o.HistogramMetric))
+	p.Title.Text = fmt.Sprintf("%s (%s): best window per query by %s", e.Dataset, e.Split, metricLabel(o.HistogramMetric))
 	p.Y.Label.Text = "queries"
 	p.X.Label.Text = "window"
 	bars, err := plotter.NewBarChart(vals, vg.Points(40))
@@ -117,7 +119,8 @@ func oraclePlot(e *Eval) (*plot.Plot, error) {
 	}
 	bars.Color = plotutil.Color(0)
 	p.Add(bars)
-	p.NominalX(o.Over...)
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min = 0
 	return p, nil
 }

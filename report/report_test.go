@@ -48,6 +48,7 @@ func tinyEval() *report.Eval {
 		Oracle: &report.Oracle{
 			Over: []string{"w10", "w20"}, HistogramMetric: "ndcg_cut_10",
 			BestCounts: map[string][]int{"ndcg_cut_10": {3, 1}, "cdr_1": {2, 2}},
+			Ties:       map[string]int{"ndcg_cut_10": 1, "cdr_1": 2},
 		},
 	}
 }
@@ -74,7 +75,8 @@ func TestWriteMarkdownTables(t *testing.T) {
 			"| oracle (upper bound) | 75.00 | 75.00 | 75.00 | 100.00 | 100.00 |\n",
 		// cdr@1: oracle 0.75 against the best window w20 0.5: +50% relative.
 		"The oracle's cdr@1 is 75.00, +50.0% relative to the best single window (w20, 50.00).",
-		"| window | queries |\n|---|---:|\n| w10 | 3 |\n| w20 | 1 |\n",
+		// BestCounts 3, 1 with 1 tie: w10 is strictly best for 2 queries.
+		"| window | queries |\n|---|---:|\n| w10 | 2 |\n| w20 | 1 |\n| all equal | 1 |\n",
 		"## Best window per query (nDCG@10)",
 		"run with --k 1000",
 	}
@@ -174,5 +176,19 @@ func TestWritePlotsNeedsCDR(t *testing.T) {
 	e.Oracle = nil
 	if _, err := report.WritePlots(t.TempDir(), e); err == nil || !strings.HasPrefix(err.Error(), "report: ") {
 		t.Fatalf("plots without cdr values: err %v, want a report: error", err)
+	}
+}
+
+func TestOraclePicksRejectsTooManyTies(t *testing.T) {
+	o := &report.Oracle{Over: []string{"w10", "w20"}, BestCounts: map[string][]int{"cdr_1": {1, 3}}, Ties: map[string]int{"cdr_1": 2}}
+	if _, _, err := o.Picks("cdr_1"); err == nil {
+		t.Fatal("2 ties with the first window best for 1 query: no error")
+	}
+	if _, _, err := o.Picks("ndcg_cut_10"); err == nil {
+		t.Fatal("a metric without counts: no error")
+	}
+	counts, ties, err := (&report.Oracle{Over: []string{"a", "b"}, BestCounts: map[string][]int{"m": {5, 3}}, Ties: map[string]int{"m": 4}}).Picks("m")
+	if err != nil || ties != 4 || counts[0] != 1 || counts[1] != 3 {
+		t.Fatalf("Picks: %v, %d, %v; want [1 3], 4, nil", counts, ties, err)
 	}
 }
