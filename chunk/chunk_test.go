@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/tokenizer"
 )
 
 // wordSpans returns the byte span of every space-separated word of text, the
@@ -372,5 +373,16 @@ func BenchmarkSplit(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 		})
+	}
+}
+
+// TestSpansFromTokenizer keeps chunk in step with the tokenizer's Offset:
+// if its shape changes, this stops compiling.
+func TestSpansFromTokenizer(t *testing.T) {
+	offs := []tokenizer.Offset{{Start: 0, End: 3}, {Start: 4, End: 9}}
+	got := chunk.Spans(make([]chunk.Span, 5), offs)
+	want := []chunk.Span{{0, 3}, {4, 9}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Spans = %v, want %v", got, want)
 	}
 }

@@ -11,7 +11,11 @@
 //     record readers (only the id, title and text columns are decoded);
 //   - Arrow IPC files and streams, record batch by record batch;
 //   - JSONL, one JSON object per line, optionally gzip-compressed (BEIR's
-//     corpus.jsonl[.gz]); lines may be of any length;
+//     corpus.jsonl[.gz]); lines may be of any length (a 100 MB document is
+//     one 100 MB line; memory is bounded by the longest line, not by a
+//     scanner's limit); only the id, title and text keys are decoded, other
+//     keys (BEIR's "metadata") are skipped unparsed; an integer id is taken
+//     as its decimal text;
 //   - a directory of .txt and .md files, one document per file, its id the
 //     path relative to the directory.
 //
