@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/report"
+)
+
+// hashTokenizer skips unless the tokenizer the hash test embedder uses is
+// present (or CI is set, where its absence fails).
+func hashTokenizer(tb testing.TB) {
+	tb.Helper()
+	p := filepath.Join(onnx.ModelsDir(), "all-minilm-l6-v2", onnx.TokenizerFile)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "" {
+			tb.Skipf("%s absent (scripts/setup.sh)", p)
+		}
+		tb.Fatalf("%s absent under CI", p)
+	}
+}
+
+var evalWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega")
+
+// writeTinyDataset writes a BEIR dataset of 30 documents of 5 to 80 words,
+// 11 queries (10 judged) and test qrels into dir.
+func writeTinyDataset(tb testing.TB, dir string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	var corpus, queries, qrels strings.Builder
+	for d := range 30 {
+		var words []string
+		for i := range 5 + (d*7)%76 {
+			words = append(words, evalWords[(d*3+i*i)%len(evalWords)])
+		}
+		fmt.Fprintf(&corpus, `{"_id": "d%d", "title": "doc %d", "text": %q}`+"\n", d, d, strings.Join(words, " "))
+	}
+	qrels.WriteString("query-id\tcorpus-id\tscore\n")
+	for q := range 11 {
+		text := fmt.Sprintf("%s %s %s", evalWords[q], evalWords[(q*5)%len(evalWords)], evalWords[(q*11+3)%len(evalWords)])
+		fmt.Fprintf(&queries, `{"_id": "q%d", "text": %q}`+"\n", q, text)
+		if q < 10 { // q10 has no judgements: not searched
+			fmt.Fprintf(&qrels, "q%d\td%d\t1\n", q, (q*7)%30)
+			if q%3 == 0 {
+				fmt.Fprintf(&qrels, "q%d\td%d\t1\n", q, (q*7+13)%30)
+			}
+		}
+	}
+	for name, s := range map[string]string{"corpus.jsonl": corpus.String(), "queries.jsonl": queries.String(), "qrels/test.tsv": qrels.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func readEval(tb testing.TB, out string) *report.Eval {
+	tb.Helper()
+	e, err := report.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+func TestEvalEndToEnd(t *testing.T) {
+	hashTokenizer(t)
+	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
+	writeTinyDataset(t, data)
+	args := []string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--k", "20", "--window-k", "20"}
+
+	code, stdout, stderr := runCLI(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("eval: code %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "eval: building index "+filepath.Join(out, "index")+": no index") {
+		t.Errorf("first run does not say it builds the index:\n%s", stderr)
+	}
+	e := readEval(t, out)
+	var names []string
+	for _, c := range e.Configs {
+		names = append(names, c.Name)
+	}
+	wantNames := []string{"w16", "w32", "rrf", "maxp", "full", "oracle"}
+	if !slices.Equal(names, wantNames) {
+		t.Fatalf("configurations %v, want %v", names, wantNames)
+	}
+	if e.Queries != 10 || e.Docs != 30 || e.Split != "test" || e.Dataset != "tiny" || e.Model.Name != "hash-test-embedder" ||
+		!slices.Equal(e.Windows, []int{16, 32}) || e.FullWindow != 510 || e.Index.Reused {
+		t.Errorf("results.json header: queries %d, docs %d, split %q, dataset %q, model %q, windows %v, full %d, reused %v",
+			e.Queries, e.Docs, e.Split, e.Dataset, e.Model.Name, e.Windows, e.FullWindow, e.Index.Reused)
+	}
+	qrels, err := eval.ReadQrelsFile(filepath.Join(data, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range e.Configs {
+		if c.Results.NumQueries != 10 || len(c.Results.PerQuery) != 10 || len(c.Results.Mean) != len(eval.DefaultMetrics()) {
+			t.Errorf("%s: %d queries (%d per-query rows), %d means", c.Name, c.Results.NumQueries, len(c.Results.PerQuery), len(c.Results.Mean))
+		}
+		if c.Kind == report.KindOracle {
+			continue
+		}
+		// The run file scores as results.json says.
+		run, err := eval.ReadRunFile(filepath.Join(out, c.RunFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qid, hits := range run {
+			if len(hits) > 20 {
+				t.Errorf("%s: query %s has %d hits, more than --k 20", c.Name, qid, len(hits))
+			}
+		}
+		r, err := eval.Evaluate(qrels, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Mean["ndcg_cut_10"] != c.Results.Mean["ndcg_cut_10"] || r.Mean["cdr_1"] != c.Results.Mean["cdr_1"] {
+			t.Errorf("%s: run file scores %v, results.json %v", c.Name, r.Mean["ndcg_cut_10"], c.Results.Mean["ndcg_cut_10"])
+		}
+	}
+	// The oracle's value per query is the best of the windows'.
+	o := e.Config("oracle")
+	w16, w32 := e.Config("w16"), e.Config("w32")
+	for qid, vals := range o.Results.PerQuery {
+		for _, m := range []string{"ndcg_cut_10", "cdr_1", "recall_10"} {
+			if want := max(w16.Results.PerQuery[qid][m], w32.Results.PerQuery[qid][m]); vals[m] != want {
+				t.Errorf("oracle %s %s = %v, want the best window's %v", qid, m, vals[m], want)
+			}
+		}
+	}
+	if e.Oracle == nil || !slices.Equal(e.Oracle.Over, []string{"w16", "w32"}) {
+		t.Fatalf("oracle: %+v", e.Oracle)
+	}
+	for _, m := range []string{"ndcg_cut_10", "cdr_1"} {
+		sum := 0
+		for _, n := range e.Oracle.BestCounts[m] {
+			sum += n
+		}
+		if sum != 10 {
+			t.Errorf("oracle best counts of %s %v add up to %d, want 10", m, e.Oracle.BestCounts[m], sum)
+		}
+	}
+	for _, f := range []string{"report.md", "recall_at_k.png", "recall_at_k.svg", "oracle_best_window.png", "oracle_best_window.svg", "runs/metrics.json"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: missing or empty (%v)", f, err)
+		}
+	}
+	var checkable map[string]eval.Results
+	if b, err := os.ReadFile(filepath.Join(out, "runs", "metrics.json")); err != nil || json.Unmarshal(b, &checkable) != nil || len(checkable) != 5 {
+		t.Errorf("runs/metrics.json: %d runs, want 5 (%v)", len(checkable), err)
+	}
+	if !strings.Contains(stdout, "| tiny | 10 |") || !strings.Contains(stdout, "scripts/check_metrics.py --qrels "+filepath.Join(data, "qrels", "test.tsv")) {
+		t.Errorf("stdout lacks the summary or the check command:\n%s", stdout)
+	}
+	checkWithPytrecEval(t, stdout)
+
+	// Same flags: the index is reused.
+	code, _, stderr = runCLI(t, "", args...)
+	if code != exitOK || !strings.Contains(stderr, "eval: reusing index") || strings.Contains(stderr, "building") {
+		t.Fatalf("second run: code %d, want the index reused:\n%s", code, stderr)
+	}
+	if e2 := readEval(t, out); !e2.Index.Reused || e2.Timings.Build != 0 || e2.Config("rrf").Results.Mean["ndcg_cut_10"] != e.Config("rrf").Results.Mean["ndcg_cut_10"] {
+		t.Errorf("second run: reused %v, build %v s, rrf nDCG@10 %v (first %v)", e2.Index.Reused, e2.Timings.Build,
+			e2.Config("rrf").Results.Mean["ndcg_cut_10"], e.Config("rrf").Results.Mean["ndcg_cut_10"])
+	}
+
+	// Other windows: rebuilt.
+	other := slices.Clone(args)
+	other[slices.Index(other, "16,32")] = "16,24"
+	code, _, stderr = runCLI(t, "", append(other, "--configs", "rrf,rrf=16+24,w24")...)
+	if code != exitOK || !strings.Contains(stderr, "it has windows 16,32, not 16,24") {
+		t.Fatalf("other windows: code %d, want a rebuild for the windows:\n%s", code, stderr)
+	}
+	e3 := readEval(t, out)
+	names = names[:0]
+	for _, c := range e3.Configs {
+		names = append(names, c.Name)
+	}
+	if !slices.Equal(names, []string{"rrf", "w24"}) || e3.Oracle != nil {
+		t.Errorf("--configs rrf,rrf=16+24,w24: configurations %v (rrf=16+24 is rrf over all windows), oracle %v", names, e3.Oracle)
+	}
+
+	// Another corpus of the same path: rebuilt.
+	f, err := os.OpenFile(filepath.Join(data, "corpus.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"_id": "d30", "title": "", "text": "one more"}`)
+	f.Close()
+	code, _, stderr = runCLI(t, "", other...)
+	if code != exitOK || !strings.Contains(stderr, "built from another corpus") {
+		t.Fatalf("changed corpus: code %d, want a rebuild for the corpus:\n%s", code, stderr)
+	}
+	if e4 := readEval(t, out); e4.Docs != 31 {
+		t.Errorf("changed corpus: %d docs, want 31", e4.Docs)
+	}
+}
+
+// checkWithPytrecEval runs the check command eval printed, from the
+// repository root, when the Python environment with pytrec_eval is there.
+func checkWithPytrecEval(t *testing.T, stdout string) {
+	t.Helper()
+	i := strings.Index(stdout, ".cache/venv/eval/bin/python ")
+	if i < 0 {
+		t.Fatalf("no check command in:\n%s", stdout)
+	}
+	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
+	if _, err := os.Stat(filepath.Join("..", "..", ".cache", "venv", "eval", "bin", "python")); err != nil {
+		t.Logf("not checked against pytrec_eval: %v", err)
+		return
+	}
+	fields := strings.Fields(line)
+	cmd := exec.Command(fields[0], fields[1:]...)
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+}
+
+func TestEvalUsageErrors(t *testing.T) {
+	for _, tc := range []struct{ name, configs, windows string }{
+		{"subset outside the windows", "rrf=16+99", "16,32"},
+		{"unknown configuration", "bm25", "16,32"},
+		{"window outside the windows", "w64", "16,32"},
+		{"no configuration", ",", "16,32"},
+		{"repeated window", "rrf", "16,16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", "eval", "--dataset", t.TempDir(), "--out", t.TempDir(), "--windows", tc.windows, "--configs", tc.configs)
+			if code != exitUsage {
+				t.Fatalf("code %d, want %d: %s", code, exitUsage, stderr)
+			}
+		})
+	}
+}
