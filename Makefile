@@ -5,7 +5,7 @@ GO ?= go
 PURE_PKGS := chunk tokenizer fuse eval corpus
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build test vet fmt bench docker-cuda
+.PHONY: setup check build test vet fmt bench docker-cuda demo
 
 setup:
 	@scripts/setup.sh
@@ -27,3 +27,19 @@ bench: setup
 
 docker-cuda:
 	docker build -f Dockerfile.cuda -t msrag:cuda .
+
+# make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's
+# test split (index built once into DEMO_OUT/index and reused), then the summary.
+# Windows must fit the model: all-MiniLM-L6-v2 takes 256 tokens (254 of content).
+DEMO_MODEL ?= all-minilm-l6-v2
+demo_windows_256 := 64,128,254
+demo_windows_512 := 100,200,500
+DEMO_WINDOWS ?= $(if $(findstring all-minilm,$(DEMO_MODEL)),$(demo_windows_256),$(demo_windows_512))
+DEMO_OUT ?= out/scifact-$(DEMO_MODEL)
+DEMO_FLAGS ?=
+
+demo: build
+	scripts/fetch-data.sh scifact
+	bin/msrag eval --dataset .cache/data/scifact --split test --model $(DEMO_MODEL) \
+		--windows $(DEMO_WINDOWS) --out $(DEMO_OUT) $(DEMO_FLAGS)
+	@echo "report: $(DEMO_OUT)/report.md, plots: $(DEMO_OUT)/*.png"
