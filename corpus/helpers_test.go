@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -263,20 +264,41 @@ func gzipBytes(t testing.TB, data []byte) []byte {
 	return z.Bytes()
 }
 
-func writeQrelsParquet(t testing.TB, path string, qs []corpus.Qrel) {
+// writeQrelsParquet writes qrels with string ids and integer scores, or,
+// with numeric set, integer ids (parsed from the strings) and float scores.
+func writeQrelsParquet(t testing.TB, path string, qs []corpus.Qrel, numeric bool) {
 	t.Helper()
 	mem := memory.NewGoAllocator()
+	idType, scoreType := arrow.DataType(arrow.BinaryTypes.String), arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if numeric {
+		idType, scoreType = arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	}
 	sc := arrow.NewSchema([]arrow.Field{
-		{Name: "query-id", Type: arrow.BinaryTypes.String},
-		{Name: "corpus-id", Type: arrow.BinaryTypes.String},
-		{Name: "score", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "query-id", Type: idType},
+		{Name: "corpus-id", Type: idType},
+		{Name: "score", Type: scoreType},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sc)
 	defer b.Release()
 	for _, q := range qs {
-		b.Field(0).(*array.StringBuilder).Append(q.QueryID)
-		b.Field(1).(*array.StringBuilder).Append(q.DocID)
-		b.Field(2).(*array.Int64Builder).Append(int64(q.Score))
+		for k, id := range []string{q.QueryID, q.DocID} {
+			switch fb := b.Field(k).(type) {
+			case *array.StringBuilder:
+				fb.Append(id)
+			case *array.Int64Builder:
+				n, err := strconv.ParseInt(id, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fb.Append(n)
+			}
+		}
+		switch fb := b.Field(2).(type) {
+		case *array.Int64Builder:
+			fb.Append(int64(q.Score))
+		case *array.Float64Builder:
+			fb.Append(float64(q.Score))
+		}
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()

@@ -10,6 +10,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Qrel is one relevance judgement: document DocID has relevance Score for
@@ -102,22 +105,27 @@ func readQrelsTSV(path string) ([]Qrel, error) {
 }
 
 func readQrelsParquet(path string, opts Options) ([]Qrel, error) {
-	o := opts
-	o.IDColumn, o.TitleColumn, o.TextColumn = "query-id", "", "corpus-id"
-	r, err := openParquet(path, o)
+	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(opts.Allocator)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("corpus: %s: not a readable Parquet file: %v: %w", path, err, ErrFormat)
 	}
-	defer r.Close()
-	src := r.src.(*parquetSource)
-	sc, err := src.fr.Schema()
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, opts.Allocator)
 	if err != nil {
-		return nil, fmt.Errorf("corpus: %s: %v: %w", path, err, ErrFormat)
+		return nil, fmt.Errorf("corpus: %s: Parquet schema: %v: %w", path, err, ErrFormat)
 	}
-	if len(sc.FieldIndices("score")) == 0 {
-		return nil, fmt.Errorf("corpus: %s: no column \"score\": %w", path, ErrColumn)
+	sc, err := fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %s: Parquet schema: %v: %w", path, err, ErrFormat)
 	}
-	rr, err := src.fr.GetRecordReader(context.Background(), nil, nil)
+	var cols []int
+	for _, name := range []string{"query-id", "corpus-id", "score"} {
+		if len(sc.FieldIndices(name)) == 0 {
+			return nil, fmt.Errorf("corpus: %s: no column %q: %w", path, name, ErrColumn)
+		}
+		cols = append(cols, pf.MetaData().Schema.ColumnIndexByName(name))
+	}
+	rr, err := fr.GetRecordReader(context.Background(), cols, nil)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %s: %v: %w", path, err, ErrFormat)
 	}

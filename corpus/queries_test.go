@@ -103,13 +103,37 @@ func TestReadQrels(t *testing.T) {
 		mem, opts := checked(t)
 		defer mem.AssertSize(t, 0)
 		path := filepath.Join(t.TempDir(), "test.parquet")
-		writeQrelsParquet(t, path, want)
+		writeQrelsParquet(t, path, want, false)
 		got, err := corpus.ReadQrels(path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("parquet with integer ids and float scores", func(t *testing.T) {
+		mem, opts := checked(t)
+		defer mem.AssertSize(t, 0)
+		path := filepath.Join(t.TempDir(), "test.parquet")
+		nums := []corpus.Qrel{{QueryID: "1", DocID: "4983", Score: 1}, {QueryID: "2", DocID: "7", Score: 2}}
+		writeQrelsParquet(t, path, nums, true)
+		got, err := corpus.ReadQrels(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, nums) {
+			t.Errorf("got %v, want %v", got, nums)
+		}
+	})
+	t.Run("parquet without score", func(t *testing.T) {
+		mem, opts := checked(t)
+		defer mem.AssertSize(t, 0)
+		path := filepath.Join(t.TempDir(), "test.parquet")
+		writeParquet(t, path, table{names: [3]string{"query-id", "", "corpus-id"}}, 10, []row{{id: s("q"), text: s("d")}})
+		_, err := corpus.ReadQrels(path, opts)
+		if !errors.Is(err, corpus.ErrColumn) || !strings.Contains(err.Error(), path+`: no column "score"`) {
+			t.Errorf("err = %v", err)
 		}
 	})
 }
