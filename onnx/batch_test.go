@@ -18,9 +18,10 @@ func TestPlanBatches(t *testing.T) {
 	}{
 		{"empty", nil, 100, 10, nil, []int{}},
 		{"one", []int{7}, 100, 10, []batch{{0, 1, 7}}, []int{0}},
-		{"sorted longest first, stable", []int{3, 9, 3, 5}, 100, 10, []batch{{0, 4, 9}}, []int{1, 3, 0, 2}},
-		{"cut by budget", []int{10, 10, 10, 5, 5, 5, 5}, 20, 10, []batch{{0, 2, 10}, {2, 4, 10}, {4, 7, 5}}, []int{0, 1, 2, 3, 4, 5, 6}},
+		{"sorted longest first, stable", []int{3, 9, 3, 5}, 100, 10, []batch{{0, 1, 9}, {1, 2, 5}, {2, 4, 3}}, []int{1, 3, 0, 2}},
+		{"cut by budget", []int{10, 10, 10, 5, 5, 5, 5}, 20, 10, []batch{{0, 2, 10}, {2, 3, 10}, {3, 7, 5}}, []int{0, 1, 2, 3, 4, 5, 6}},
 		{"cut by max batch", []int{2, 2, 2, 2, 2}, 100, 2, []batch{{0, 2, 2}, {2, 4, 2}, {4, 5, 2}}, []int{0, 1, 2, 3, 4}},
+		{"cut by padding", []int{100, 99, 97, 90, 89}, 1000, 10, []batch{{0, 4, 100}, {4, 5, 89}}, []int{0, 1, 2, 3, 4}},
 		{"longer than budget alone", []int{50, 4}, 20, 10, []batch{{0, 1, 50}, {1, 2, 4}}, []int{0, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

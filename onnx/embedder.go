@@ -378,9 +378,13 @@ func (e *Embedder) Stats() Stats {
 // batch is a run of sequences [lo, hi) of the length-sorted order.
 type batch struct{ lo, hi, seqLen int }
 
+// maxPadding caps the padding of a batch: padded tokens over real tokens.
+const maxPadding = 0.05
+
 // planBatches sorts sequence indices by length (longest first, stable) and cuts
-// them into batches whose size x longest length stays within budget and whose
-// size stays within maxBatch. A sequence longer than budget gets a batch alone.
+// them into batches: a batch grows while its size x longest length stays within
+// budget, its size within maxBatch, and its padding within maxPadding of its real
+// tokens. A sequence longer than budget gets a batch alone.
 func planBatches(lens []int, budget, maxBatch int) (order []int, batches []batch) {
 	order = make([]int, len(lens))
 	for i := range order {
@@ -389,10 +393,16 @@ func planBatches(lens []int, budget, maxBatch int) (order []int, batches []batch
 	sort.SliceStable(order, func(a, b int) bool { return lens[order[a]] > lens[order[b]] })
 	for lo := 0; lo < len(order); {
 		seqLen := max(lens[order[lo]], 1)
-		n := max(budget/seqLen, 1)
-		n = min(n, maxBatch, len(order)-lo)
-		batches = append(batches, batch{lo, lo + n, seqLen})
-		lo += n
+		hi, real := lo+1, lens[order[lo]]
+		for hi < len(order) && hi-lo < maxBatch && (hi-lo+1)*seqLen <= budget {
+			r := real + lens[order[hi]]
+			if float64((hi-lo+1)*seqLen-r) > maxPadding*float64(r) {
+				break
+			}
+			hi, real = hi+1, r
+		}
+		batches = append(batches, batch{lo, hi, seqLen})
+		lo = hi
 	}
 	return order, batches
 }

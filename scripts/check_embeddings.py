@@ -75,17 +75,23 @@ def load_texts(data, golden):
     return items
 
 
-def plan_batches(lens, budget=8192, max_batch=256):
+def plan_batches(lens, budget=8192, max_batch=256, max_padding=0.05):
     """The batches of msrag's onnx package (planBatches, default Options): indices
-    sorted by length, longest first (stable), cut so that size x longest length stays
-    within budget and size within max_batch."""
+    sorted by length, longest first (stable); a batch grows while size x longest
+    length stays within budget, size within max_batch, and its padding within
+    max_padding of its real tokens."""
     order = sorted(range(len(lens)), key=lambda i: -lens[i])
     batches, lo = [], 0
     while lo < len(order):
         seq_len = max(lens[order[lo]], 1)
-        n = min(max(budget // seq_len, 1), max_batch, len(order) - lo)
-        batches.append(order[lo:lo + n])
-        lo += n
+        hi, real = lo + 1, lens[order[lo]]
+        while hi < len(order) and hi - lo < max_batch and (hi - lo + 1) * seq_len <= budget:
+            r = real + lens[order[hi]]
+            if (hi - lo + 1) * seq_len - r > max_padding * r:
+                break
+            hi, real = hi + 1, r
+        batches.append(order[lo:hi])
+        lo = hi
     return batches
 
 
