@@ -490,3 +490,49 @@ func truncatedGzip(t testing.TB) []byte {
 	z := gzipBytes(t, []byte(sb.String()))
 	return z[:len(z)/2]
 }
+
+func TestCountUnits(t *testing.T) {
+	var docs []corpus.Doc
+	for i := range 23 {
+		docs = append(docs, corpus.Doc{ID: fmt.Sprint("d", i), Text: "t"})
+	}
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "c.parquet")
+	writeParquet(t, pq, beir, 5, rows(docs...))
+	af := filepath.Join(dir, "c.arrow")
+	writeIPC(t, af, false, beir, 10, rows(docs...))
+	as := filepath.Join(dir, "c.arrows")
+	writeIPC(t, as, true, beir, 4, rows(docs...))
+	js := filepath.Join(dir, "c.jsonl.gz")
+	writeJSONL(t, js, rows(docs...))
+	txt := filepath.Join(dir, "txt")
+	writeFile(t, filepath.Join(txt, "a.txt"), []byte("a"))
+	writeFile(t, filepath.Join(txt, "b", "c.md"), []byte("c"))
+	tests := []struct {
+		path  string
+		block int
+		want  int
+	}{
+		{pq, 0, 5},  // row groups of 5 rows: 5+5+5+5+3
+		{af, 0, 3},  // batches of 10: 10+10+3
+		{as, 0, 6},  // batches of 4: 4*5+3
+		{js, 0, 1},  // 23 lines, blocks of 10,000
+		{js, 10, 3}, // blocks of 10: 10+10+3
+		{js, 23, 1}, // exactly one block
+		{txt, 0, 2}, // two files
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%d", filepath.Base(tt.path), tt.block), func(t *testing.T) {
+			mem, opts := checked(t)
+			defer mem.AssertSize(t, 0)
+			opts.BlockLines = tt.block
+			got, err := corpus.CountUnits(tt.path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("CountUnits = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -53,6 +53,7 @@
 // u mod N == I, so N processes can each build part of an index from the same
 // file, deterministically and without coordination. Parquet and Arrow files
 // skip the other units without decoding them; JSONL still scans their lines.
+// [CountUnits] says how many units an input has, to choose N.
 //
 // # Queries, judgements and data sets
 //
