@@ -311,9 +311,15 @@ func buildModel(path string, raw json.RawMessage) (model, error) {
 	}
 	switch t {
 	case "WordPiece":
-		var vocab map[string]int32
+		vocab, err := parseWordPieceVocab(c["vocab"])
+		if err != nil {
+			vocab = nil // not the common layout: let encoding/json read it
+			if err := c.get(path, "vocab", &vocab); err != nil {
+				return nil, err
+			}
+		}
 		unk, prefix, maxChars := "[UNK]", "##", 100
-		if err := firstErr(c.get(path, "vocab", &vocab), c.get(path, "unk_token", &unk),
+		if err := firstErr(c.get(path, "unk_token", &unk),
 			c.get(path, "continuing_subword_prefix", &prefix), c.get(path, "max_input_chars_per_word", &maxChars)); err != nil {
 			return nil, err
 		}
@@ -323,20 +329,26 @@ func buildModel(path string, raw json.RawMessage) (model, error) {
 		}
 		return w, nil
 	case "Unigram":
-		var vocab []unigramPiece
 		unk := -1
 		var unkPtr *int
 		var byteFallback bool
-		if err := firstErr(c.get(path, "vocab", &vocab), c.get(path, "unk_id", &unkPtr), c.get(path, "byte_fallback", &byteFallback)); err != nil {
+		if err := firstErr(c.get(path, "unk_id", &unkPtr), c.get(path, "byte_fallback", &byteFallback)); err != nil {
 			return nil, err
 		}
 		if unkPtr != nil {
 			unk = *unkPtr
 		}
-		pieces := make([]string, len(vocab))
-		scores := make([]float64, len(vocab))
-		for i, v := range vocab {
-			pieces[i], scores[i] = v.piece, v.score
+		pieces, scores, err := parseUnigramVocab(c["vocab"])
+		if err != nil {
+			var vocab []unigramPiece // not the common layout: let encoding/json read it
+			if err := c.get(path, "vocab", &vocab); err != nil {
+				return nil, err
+			}
+			pieces = make([]string, len(vocab))
+			scores = make([]float64, len(vocab))
+			for i, v := range vocab {
+				pieces[i], scores[i] = v.piece, v.score
+			}
 		}
 		u, err := newUnigram(pieces, scores, unk, byteFallback)
 		if err != nil {
