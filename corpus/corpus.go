@@ -93,7 +93,8 @@ type Options struct {
 	// later ones. Without it a repeated id is an error naming both rows.
 	DedupeIDs bool
 	// Shard reads only the units u with u mod Shard.N == Shard.I. Units
-	// are row groups for Parquet, record batches for Arrow, files for a
+	// are row groups for Parquet (numbered across the files of a
+	// directory), record batches for Arrow, files for a
 	// directory and blocks of BlockLines lines for JSONL.
 	Shard Shard
 	// BlockLines is the number of lines of one JSONL unit. Default 10,000.
@@ -192,7 +193,9 @@ func (e *RecordError) Error() string {
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // Open opens a corpus: a Parquet file, an Arrow IPC file or stream, a JSONL
-// file (gzip-compressed or not) or a directory of .txt/.md files.
+// file (gzip-compressed or not), a directory of .txt/.md files, or a
+// directory with .parquet files at its top level, read as one corpus in
+// file name order (the shards of a dataset on the Hugging Face hub).
 func Open(path string, opts Options) (Reader, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -230,10 +233,17 @@ func detect(path string, forced Format) (Format, error) {
 		return "", fmt.Errorf("corpus: %w", err)
 	}
 	if st.IsDir() {
-		if forced != FormatAuto && forced != FormatDir {
-			return "", fmt.Errorf("corpus: %s is a directory, not %s: %w", path, forced, ErrFormat)
+		pq, err := parquetFiles(path)
+		if err != nil {
+			return "", err
 		}
-		return FormatDir, nil
+		switch {
+		case forced == FormatDir || (forced == FormatAuto && len(pq) == 0):
+			return FormatDir, nil
+		case (forced == FormatAuto || forced == FormatParquet) && len(pq) > 0:
+			return FormatParquet, nil
+		}
+		return "", fmt.Errorf("corpus: %s is a directory, not %s: %w", path, forced, ErrFormat)
 	}
 	if forced != FormatAuto {
 		return forced, nil

@@ -4,34 +4,38 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// Dataset is a retrieval set in BEIR/MTEB layout:
+// Dataset is a retrieval set in BEIR layout or in the Parquet layout of MTEB
+// datasets on the Hugging Face hub:
 //
-//	DIR/corpus.{jsonl.gz,jsonl,parquet,arrow}
-//	DIR/queries.{jsonl.gz,jsonl,parquet,arrow,tsv}
-//	DIR/qrels/<split>.{tsv,parquet}
+//	DIR/corpus.{jsonl.gz,jsonl,parquet,arrow}   or DIR/corpus/*.parquet
+//	DIR/queries.{jsonl.gz,jsonl,parquet,arrow,tsv} or DIR/queries/*.parquet
+//	DIR/qrels/<split>.{tsv,parquet}             or DIR/qrels/<split>-00000-of-00001.parquet ...
 //
 // Opening one only finds the files; each part is read on demand.
 type Dataset struct {
 	Dir     string
-	Corpus  string            // path of the corpus file
-	Queries string            // path of the queries file
-	Qrels   map[string]string // split ("test", "dev", ...) -> path
+	Corpus  string              // corpus file, or directory of .parquet files
+	Queries string              // queries file, or directory of .parquet files
+	Qrels   map[string][]string // split ("test", "dev", ...) -> its files
 }
 
 var (
-	corpusNames  = []string{"corpus.jsonl.gz", "corpus.jsonl", "corpus.parquet", "corpus.arrow"}
-	queriesNames = []string{"queries.jsonl.gz", "queries.jsonl", "queries.parquet", "queries.arrow", "queries.tsv"}
+	corpusNames  = []string{"corpus.jsonl.gz", "corpus.jsonl", "corpus.parquet", "corpus.arrow", "corpus"}
+	queriesNames = []string{"queries.jsonl.gz", "queries.jsonl", "queries.parquet", "queries.arrow", "queries.tsv", "queries"}
+	// shardName matches the hub's "<split>-00000-of-00003.parquet".
+	shardName = regexp.MustCompile(`^(.+)-\d+-of-\d+\.parquet$`)
 )
 
 // OpenDataset finds the corpus, queries and qrels files of a dataset
 // directory. It fails, naming the directory and the names it tried, when
 // one of them is missing.
 func OpenDataset(dir string) (*Dataset, error) {
-	d := &Dataset{Dir: dir, Qrels: map[string]string{}}
+	d := &Dataset{Dir: dir, Qrels: map[string][]string{}}
 	var err error
 	if d.Corpus, err = findOne(dir, corpusNames); err != nil {
 		return nil, err
@@ -43,6 +47,7 @@ func OpenDataset(dir string) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("corpus: dataset %s: %w", dir, err)
 	}
+	kind := map[string]string{} // split -> extension, so a split is not in two formats
 	for _, e := range entries {
 		name := e.Name()
 		ext := filepath.Ext(name)
@@ -50,10 +55,15 @@ func OpenDataset(dir string) (*Dataset, error) {
 			continue
 		}
 		split := strings.TrimSuffix(name, ext)
-		if prev, dup := d.Qrels[split]; dup {
-			return nil, fmt.Errorf("corpus: dataset %s: split %q has two qrels files, %s and %s: %w", dir, split, prev, name, ErrFormat)
+		if m := shardName.FindStringSubmatch(name); m != nil {
+			split = m[1]
 		}
-		d.Qrels[split] = filepath.Join(dir, "qrels", name)
+		if k, ok := kind[split]; ok && (k != ext || ext == ".tsv") {
+			return nil, fmt.Errorf("corpus: dataset %s: split %q has two qrels files, %s and %s: %w",
+				dir, split, filepath.Base(d.Qrels[split][0]), name, ErrFormat)
+		}
+		kind[split] = ext
+		d.Qrels[split] = append(d.Qrels[split], filepath.Join(dir, "qrels", name))
 	}
 	if len(d.Qrels) == 0 {
 		return nil, fmt.Errorf("corpus: dataset %s: no qrels/<split>.tsv or .parquet: %w", dir, ErrEmpty)
@@ -61,10 +71,19 @@ func OpenDataset(dir string) (*Dataset, error) {
 	return d, nil
 }
 
+// findOne returns the first of names present in dir; a name without an
+// extension is a directory that must hold .parquet files.
 func findOne(dir string, names []string) (string, error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if _, err := os.Stat(p); err == nil {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			return p, nil
+		}
+		if pq, err := parquetFiles(p); err == nil && len(pq) > 0 && filepath.Ext(n) == "" {
 			return p, nil
 		}
 	}
@@ -87,11 +106,20 @@ func (d *Dataset) OpenCorpus(opts Options) (Reader, error) { return Open(d.Corpu
 // ReadQueries reads all queries; see [ReadQueries].
 func (d *Dataset) ReadQueries(opts Options) ([]Query, error) { return ReadQueries(d.Queries, opts) }
 
-// ReadQrels reads the judgements of one split; see [ReadQrels].
+// ReadQrels reads the judgements of one split, from all its files; see
+// [ReadQrels].
 func (d *Dataset) ReadQrels(split string) ([]Qrel, error) {
-	p, ok := d.Qrels[split]
+	paths, ok := d.Qrels[split]
 	if !ok {
 		return nil, fmt.Errorf("corpus: dataset %s: no split %q (have %s): %w", d.Dir, split, strings.Join(d.Splits(), ", "), os.ErrNotExist)
 	}
-	return ReadQrels(p, Options{})
+	var out []Qrel
+	for _, p := range paths {
+		q, err := ReadQrels(p, Options{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q...)
+	}
+	return out, nil
 }

@@ -8,7 +8,10 @@
 // the corpus. It reads
 //
 //   - Parquet files, row group by row group, through arrow-go's pqarrow
-//     record readers (only the id, title and text columns are decoded);
+//     record readers (only the id, title and text columns are decoded), and
+//     directories holding .parquet files at their top level, read as one
+//     corpus in file name order (the hub's "corpus/corpus-00000-of-00002.parquet"
+//     shards);
 //   - Arrow IPC files and streams, record batch by record batch;
 //   - JSONL, one JSON object per line, optionally gzip-compressed (BEIR's
 //     corpus.jsonl[.gz]); lines may be of any length (a 100 MB document is
@@ -47,8 +50,8 @@
 //
 // # Units and shards
 //
-// Every input is a sequence of units: row groups (Parquet), record batches
-// (Arrow), files (directory) or blocks of [Options.BlockLines] lines (JSONL).
+// Every input is a sequence of units: row groups (Parquet, numbered across
+// the files of a directory), record batches (Arrow), files (directory) or blocks of [Options.BlockLines] lines (JSONL).
 // [Options.Shard] {I, N} makes a Reader return only the units u with
 // u mod N == I, so N processes can each build part of an index from the same
 // file, deterministically and without coordination. Parquet and Arrow files
@@ -61,8 +64,10 @@
 // per line) into memory; there an empty line or text is an error. [ReadQrels]
 // loads judgements from TSV ("query-id corpus-id score", header optional) or
 // Parquet as plain [Qrel] triples; metrics over them live elsewhere.
-// [OpenDataset] finds the three parts of a BEIR/MTEB directory
-// (corpus.jsonl.gz, queries.jsonl.gz, qrels/<split>.tsv).
+// [OpenDataset] finds the three parts of a BEIR directory (corpus.jsonl.gz,
+// queries.jsonl.gz, qrels/<split>.tsv) or of an MTEB dataset in the hub's
+// Parquet layout (corpus/*.parquet, queries/*.parquet,
+// qrels/<split>-00000-of-00001.parquet).
 //
 // # Arrow memory
 //

@@ -100,7 +100,7 @@ func writeParquet(t testing.TB, path string, tab table, rgRows int64, rs []row) 
 	mem := memory.NewGoAllocator()
 	rec := tab.record(t, mem, rs)
 	defer rec.Release()
-	f, err := os.Create(path)
+	f, err := create(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func writeParquet(t testing.TB, path string, tab table, rgRows int64, rs []row) 
 func writeIPC(t testing.TB, path string, stream bool, tab table, batchRows int, rs []row) {
 	t.Helper()
 	mem := memory.NewGoAllocator()
-	f, err := os.Create(path)
+	f, err := create(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func writeQrelsParquet(t testing.TB, path string, qs []corpus.Qrel, numeric bool
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	f, err := os.Create(path)
+	f, err := create(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +316,13 @@ func writeQrelsParquet(t testing.TB, path string, qs []corpus.Qrel, numeric bool
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// create creates path and its parent directories.
+func create(t testing.TB, path string) (*os.File, error) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(path)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,18 @@ func ReadQrels(path string, opts Options) ([]Qrel, error) {
 	var out []Qrel
 	switch f {
 	case FormatParquet:
-		out, err = readQrelsParquet(path, opts)
+		paths := []string{path}
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			if paths, err = parquetFiles(path); err != nil {
+				return nil, err
+			}
+		}
+		seen := map[qrelKey]string{}
+		for _, p := range paths {
+			if out, err = readQrelsParquet(p, opts, out, seen); err != nil {
+				return nil, err
+			}
+		}
 	case FormatTSV, FormatLines:
 		out, err = readQrelsTSV(path)
 	default:
@@ -104,7 +116,9 @@ func readQrelsTSV(path string) ([]Qrel, error) {
 	}
 }
 
-func readQrelsParquet(path string, opts Options) ([]Qrel, error) {
+// readQrelsParquet appends the judgements of one Parquet file to out; seen
+// holds the place of every pair read so far, across files.
+func readQrelsParquet(path string, opts Options, out []Qrel, seen map[qrelKey]string) ([]Qrel, error) {
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(opts.Allocator)))
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %s: not a readable Parquet file: %v: %w", path, err, ErrFormat)
@@ -130,8 +144,6 @@ func readQrelsParquet(path string, opts Options) ([]Qrel, error) {
 		return nil, fmt.Errorf("corpus: %s: %v: %w", path, err, ErrFormat)
 	}
 	defer rr.Release()
-	var out []Qrel
-	seen := map[qrelKey]int64{}
 	var row int64
 	for rr.Next() {
 		rec := rr.RecordBatch()
@@ -169,9 +181,9 @@ func readQrelsParquet(path string, opts Options) ([]Qrel, error) {
 			}
 			k := qrelKey{strings.Clone(q), strings.Clone(d)}
 			if first, dup := seen[k]; dup {
-				return nil, at("query %q and document %q already judged at row %d: %w", k.q, k.d, first, ErrDuplicateID)
+				return nil, at("query %q and document %q already judged at %s: %w", k.q, k.d, first, ErrDuplicateID)
 			}
-			seen[k] = row
+			seen[k] = path + " row " + strconv.FormatInt(row, 10)
 			out = append(out, Qrel{QueryID: k.q, DocID: k.d, Score: s})
 			row++
 		}

@@ -28,7 +28,7 @@ func CountUnits(path string, opts Options) (int, error) {
 			return 0, err
 		}
 		defer r.Close()
-		return len(r.src.(*parquetSource).units), nil
+		return len(r.src.(*parquetSource).sel), nil
 	case FormatArrowFile:
 		r, err := openIPC(path, f, opts)
 		if err != nil {
