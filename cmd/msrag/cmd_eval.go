@@ -410,10 +410,10 @@ func readSplit(ds *corpus.Dataset, split string) (eval.Qrels, string, error) {
 		q[r.QueryID][r.DocID] = r.Score
 	}
 	if len(q) == 0 {
-		return nil, "", fmt.Errorf("eval: qrels %s has no judgements", ds.Qrels[split])
+		return nil, "", fmt.Errorf("eval: qrels of split %q of %s have no judgements", split, ds.Dir)
 	}
-	path := ds.Qrels[split]
-	if filepath.Ext(path) != ".tsv" {
+	path := filepath.Join(ds.Dir, "qrels", split+".tsv")
+	if _, err := os.Stat(path); err != nil {
 		path = ""
 	}
 	return q, path, nil
@@ -445,24 +445,39 @@ func msragVersion() string {
 	return v
 }
 
-// corpusSource is INDEX.source.json: which corpus file an index was built from.
+// corpusSource is INDEX.source.json: which corpus an index was built from.
+// A corpus that is a directory of Parquet files counts as the concatenation
+// of its files in name order: Size and SHA256 cover them all, MTime is the
+// latest.
 type corpusSource struct {
 	Path   string `json:"path"`
 	Size   int64  `json:"size"`
 	MTime  string `json:"mtime"`
 	SHA256 string `json:"sha256"`
+	files  []string
 }
 
-// sourceOf describes the corpus file at path; the checksum is computed on demand.
+// sourceOf describes the corpus at path; the checksum is computed on demand.
 func sourceOf(path string) *corpusSource {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	s := &corpusSource{Path: abs}
-	if st, err := os.Stat(path); err == nil {
-		s.Size, s.MTime = st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano)
+	s := &corpusSource{Path: abs, files: []string{abs}}
+	if st, err := os.Stat(abs); err == nil && st.IsDir() {
+		s.files, _ = filepath.Glob(filepath.Join(abs, "*.parquet"))
+		slices.Sort(s.files)
 	}
+	var latest time.Time
+	for _, f := range s.files {
+		if st, err := os.Stat(f); err == nil {
+			s.Size += st.Size()
+			if st.ModTime().After(latest) {
+				latest = st.ModTime()
+			}
+		}
+	}
+	s.MTime = latest.UTC().Format(time.RFC3339Nano)
 	return s
 }
 
@@ -470,14 +485,17 @@ func (s *corpusSource) checksum() error {
 	if s.SHA256 != "" {
 		return nil
 	}
-	f, err := os.Open(s.Path)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("eval: reading %s: %w", s.Path, err)
+	for _, path := range s.files {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("eval: reading %s: %w", path, err)
+		}
 	}
 	s.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return nil
