@@ -166,7 +166,13 @@ func (e *Eval) header(w io.Writer) {
 	fmt.Fprintf(w, "%d queries, %d documents; windows %s tokens; full-document window: %s; "+
 		"%d chunks per window, %d documents per query; RRF c = %g, ranks from %d.\n\n",
 		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K, e.RRFC, e.RankBase)
+	if e.Model.Name == hashEmbedderName {
+		fmt.Fprintf(w, "**%s is a non-semantic test embedder: these numbers say nothing about retrieval quality.**\n\n", hashEmbedderName)
+	}
 }
+
+// hashEmbedderName is msrag.HashEmbedderName (not imported: report stays free of cgo).
+const hashEmbedderName = "hash-test-embedder"
 
 // WriteSummary writes the header and the first two tables of the report.
 func WriteSummary(w io.Writer, e *Eval) error {

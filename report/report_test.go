@@ -99,6 +99,17 @@ func TestWriteSummaryWithoutRRFOrFull(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
+	if strings.Contains(b.String(), "non-semantic") {
+		t.Errorf("summary of model %q warns of the test embedder:\n%s", e.Model.Name, b.String())
+	}
+	e.Model.Name = "hash-test-embedder"
+	b.Reset()
+	if err := report.WriteSummary(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "non-semantic test embedder") {
+		t.Errorf("summary of the hash test embedder does not warn:\n%s", b.String())
+	}
 }
 
 func TestWritePlots(t *testing.T) {

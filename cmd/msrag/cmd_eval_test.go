@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -154,6 +155,9 @@ func TestEvalEndToEnd(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: missing or empty (%v)", f, err)
 		}
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "non-semantic test embedder") {
+		t.Errorf("report.md does not warn that %s is not a real model (%v)", msrag.HashEmbedderName, err)
 	}
 	var checkable map[string]eval.Results
 	if b, err := os.ReadFile(filepath.Join(out, "runs", "metrics.json")); err != nil || json.Unmarshal(b, &checkable) != nil || len(checkable) != 5 {
