@@ -32,7 +32,8 @@ func init() {
 		Description: "Builds one index of the dataset's corpus (every --windows size plus the full-document\n" +
 			"window, documents embedded whole and truncated as MTEB does), or reuses the one in --index when\n" +
 			"it matches (same model files, windows, full window, and corpus file: its size, mtime and sha256\n" +
-			"are kept in INDEX.source.json). Embeds the split's queries once per --batch, searches every\n" +
+			"are kept in INDEX.source.json; an index without that record, built by msrag index, is replaced\n" +
+			"only with --rebuild). Embeds the split's queries once per --batch, searches every\n" +
 			"window once and fuses the same chunk lists into every configuration:\n\n" +
 			"  windows      each window alone (w100, w200, ...): chunks collapsed to documents by their best\n" +
 			"  wSIZE        one window alone\n" +
@@ -588,6 +589,13 @@ func openOrBuild(c *cli.Context, emb msrag.Embedder, ds *corpus.Dataset, ixDir s
 			return ix, report.IndexInfo{Dir: ixDir, Reused: true, Why: reason}, tm, nil
 		}
 		why = reason
+		// An index that eval did not build (msrag index) is not replaced unasked.
+		_, errMan := os.Stat(filepath.Join(ixDir, "manifest.json"))
+		_, errSide := os.Stat(sidecarPath(ixDir))
+		if errMan == nil && errSide != nil {
+			return nil, report.IndexInfo{}, tm, fmt.Errorf("eval: index %s was not built by msrag eval and does not fit (%s); "+
+				"pass --rebuild to replace it, or another --index", ixDir, reason)
+		}
 	}
 	fmt.Fprintf(stderr, "eval: building index %s: %s\n", ixDir, why)
 	if err := src.checksum(); err != nil {

@@ -231,6 +231,32 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 	}
 }
 
+func TestEvalKeepsForeignIndex(t *testing.T) {
+	hashTokenizer(t)
+	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
+	writeTinyDataset(t, data)
+	ixDir := filepath.Join(t.TempDir(), "theirs")
+	code, _, stderr := runCLI(t, "", "index", "--corpus", data, "--out", ixDir, "--model", "hash-test-embedder", "--windows", "16", "--quiet")
+	if code != exitOK {
+		t.Fatalf("index: code %d\n%s", code, stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(ixDir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir)
+	if code != exitFailure || !strings.Contains(stderr, "was not built by msrag eval") || !strings.Contains(stderr, "--rebuild") {
+		t.Fatalf("eval over an index of msrag index: code %d, want a failure that names --rebuild:\n%s", code, stderr)
+	}
+	if after, err := os.ReadFile(filepath.Join(ixDir, "manifest.json")); err != nil || string(after) != string(before) {
+		t.Fatalf("the index of msrag index was touched (%v)", err)
+	}
+	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir, "--rebuild", "--configs", "rrf")
+	if code != exitOK || !strings.Contains(stderr, "building index "+ixDir+": --rebuild") {
+		t.Fatalf("eval --rebuild: code %d\n%s", code, stderr)
+	}
+}
+
 func TestEvalUsageErrors(t *testing.T) {
 	for _, tc := range []struct{ name, configs, windows string }{
 		{"subset outside the windows", "rrf=16+99", "16,32"},
