@@ -99,7 +99,19 @@ VARIANTS = [
         "normalizer_append": {"type": "Replace", "pattern": R(" {2,}"), "content": " "},
         "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}}),
     ("unigram-byte-fallback", "xlmr-ja", {"byte_fallback": True}),
+    ("roberta-trim-offsets", "xlmr-ja", {
+        "vocab_extra": [[" ", -4.0], ["a ", -2.0], [" the", -1.0], ["\t", -3.0], [" e ", -1.0]],
+        "pre_tokenizer": {"type": "Split", "pattern": S(" "), "behavior": "MergedWithNext", "invert": False},
+        "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0], "trim_offsets": True, "add_prefix_space": True}}),
 ]
+
+
+# trim_offsets moves offsets by a count of space characters taken as bytes, so
+# next to a multi-byte space the reference's byte offsets land inside that
+# character, and its Python binding then returns them unconverted as character
+# offsets. The Go package moves such an offset back to the character's start
+# instead; texts with non-ASCII whitespace are left out of this comparison.
+ASCII_SPACE_ONLY = {"roberta-trim-offsets"}
 
 
 def patch(cfg, p):
@@ -111,6 +123,8 @@ def patch(cfg, p):
             cfg["model"].update(v)
         elif k == "normalizer_append":
             cfg["normalizer"] = {"type": "Sequence", "normalizers": [cfg["normalizer"], v]}
+        elif k == "vocab_extra":
+            cfg["model"]["vocab"] = cfg["model"]["vocab"] + v
         elif k == "byte_fallback":
             vocab = cfg["model"]["vocab"]
             base = len(vocab)
@@ -149,6 +163,8 @@ def main():
             tok.no_padding()
             recs = []
             for b in all_texts:
+                if name in ASCII_SPACE_ONLY and any(c.isspace() and ord(c) > 127 for c in b.decode("utf-8", "replace")):
+                    continue
                 text, spans = g.go_decode(b)
                 rec = {}
                 try:

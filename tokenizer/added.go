@@ -19,6 +19,7 @@ type addedToken struct {
 // original text, the others in the normalised text.
 type addedVocab struct {
 	byContent map[string]int32
+	content   map[int32]string
 	raw, norm matcher
 }
 
@@ -53,7 +54,7 @@ func (m *matcher) at(s []byte, i int) (addedToken, bool) {
 // tokens or the model vocabulary, else the next id after the vocabulary and
 // the added tokens so far.
 func newAddedVocab(list []addedTokenJSON, norm normalizer, m model) (*addedVocab, error) {
-	v := &addedVocab{byContent: make(map[string]int32, len(list))}
+	v := &addedVocab{byContent: make(map[string]int32, len(list)), content: make(map[int32]string, len(list))}
 	size := int32(m.vocabSize())
 	maxID := int32(-1)
 	for i, a := range list {
@@ -74,6 +75,7 @@ func newAddedVocab(list []addedTokenJSON, norm normalizer, m model) (*addedVocab
 			maxID = id
 		}
 		v.byContent[a.Content] = id
+		v.content[id] = a.Content
 		t := addedToken{id: id, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip}
 		if !a.Normalized {
 			v.raw.add(t)

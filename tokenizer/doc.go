@@ -27,6 +27,9 @@
 //  5. Truncation and post-processing: BertProcessing, RobertaProcessing,
 //     TemplateProcessing and Sequence add special tokens, whose offsets are
 //     {0,0}; truncation keeps max_length tokens including them.
+//     RobertaProcessing's trim_offsets moves offsets past spaces at the ends
+//     of a token's string, as Hugging Face does, but never into the middle
+//     of a character.
 //
 // Padding is never applied: [Tokenizer.PadID] gives the id for callers that
 // batch. A file that uses anything else fails to load with an [*Error]

@@ -18,6 +18,9 @@ type model interface {
 	tokenize(dst []token, text []byte, sc *scratch) []token
 	tokenToID(tok string) (int32, bool)
 	vocabSize() int
+	// value is the string Hugging Face keeps for the token: the vocabulary
+	// piece, or for Unigram the matched text; text is the piece's text.
+	value(tk token, text []byte) string
 }
 
 // wordPiece is the WordPiece model: greedy longest match first.
@@ -25,12 +28,14 @@ type wordPiece struct {
 	vocab    map[string]int32
 	cont     map[string]int32 // pieces that start with the prefix, prefix cut off
 	unk      int32
+	unkTok   string
+	prefix   string
 	maxChars int
 	maxLen   int // longest piece in bytes, prefix excluded
 }
 
 func newWordPiece(vocab map[string]int32, unk string, prefix string, maxChars int) (*wordPiece, error) {
-	w := &wordPiece{vocab: vocab, cont: make(map[string]int32), maxChars: maxChars}
+	w := &wordPiece{vocab: vocab, cont: make(map[string]int32), maxChars: maxChars, unkTok: unk, prefix: prefix}
 	id, ok := vocab[unk]
 	if !ok {
 		return nil, fmt.Errorf("unk_token %q is not in the vocabulary", unk)
@@ -48,6 +53,16 @@ func newWordPiece(vocab map[string]int32, unk string, prefix string, maxChars in
 }
 
 func (w *wordPiece) vocabSize() int { return len(w.vocab) }
+
+func (w *wordPiece) value(tk token, text []byte) string {
+	if tk.id == w.unk && tk.s == 0 && int(tk.e) == len(text) {
+		return w.unkTok
+	}
+	if tk.s > 0 {
+		return w.prefix + string(text[tk.s:tk.e])
+	}
+	return string(text[tk.s:tk.e])
+}
 
 func (w *wordPiece) tokenToID(tok string) (int32, bool) {
 	id, ok := w.vocab[tok]
@@ -132,6 +147,16 @@ func newUnigram(pieces []string, scores []float64, unk int, byteFallback bool) (
 }
 
 func (u *unigram) vocabSize() int { return len(u.scores) }
+
+func (u *unigram) value(tk token, text []byte) string {
+	piece := text[tk.s:tk.e]
+	if u.byteFallback && tk.id != u.unk {
+		if id, ok := u.ids[string(piece)]; !ok || id != tk.id {
+			return "" // a <0xXX> byte piece
+		}
+	}
+	return string(piece)
+}
 
 func (u *unigram) tokenToID(tok string) (int32, bool) {
 	id, ok := u.ids[tok]

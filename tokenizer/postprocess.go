@@ -1,5 +1,7 @@
 package tokenizer
 
+import "unicode/utf8"
+
 // piece of a post-processor template: a special token or the sequence.
 type templatePiece struct {
 	special bool
@@ -82,4 +84,61 @@ func (p *postProcessor) apply(e *Encoding, ids []int32, offs []Offset, special b
 			e.SpecialTokensMask = append(e.SpecialTokensMask, 0)
 		}
 	}
+}
+
+// spaceCounts returns how many characters at the start and at the end of a
+// token's string are spaces in the sense of Hugging Face's process_offsets
+// (whitespace or the byte-level 'Ġ').
+func spaceCounts(tok string) (lead, trail int32) {
+	rs := []rune(tok)
+	for int(lead) < len(rs) && isTrimSpace(rs[lead]) {
+		lead++
+	}
+	for int(trail) < len(rs) && isTrimSpace(rs[len(rs)-1-int(trail)]) {
+		trail++
+	}
+	return lead, trail
+}
+
+func isTrimSpace(r rune) bool { return r == 'Ġ' || isWhitespace(r) }
+
+// trimOffsets is RobertaProcessing's trim_offsets, applied after truncation
+// as Hugging Face does: offsets move inwards by the number of space
+// characters at either end of the token's string, counted as bytes. Where
+// that lands inside a multi-byte character, the offset moves back to the
+// start of that character, which is what Hugging Face reports in character
+// offsets; spans stay on character boundaries.
+func trimOffsets(text string, offs []Offset, lead, trail []int32, addPrefixSpace bool) {
+	for i := range offs {
+		l, t := int(lead[i]), int(trail[i])
+		if l == 0 && t == 0 {
+			continue
+		}
+		o := &offs[i]
+		if l > 0 {
+			if (i == 0 || o.Start == 0) && addPrefixSpace && l == 1 {
+				l = 0
+			}
+			o.Start = min(o.Start+l, o.End)
+		}
+		if t > 0 && o.End >= t {
+			o.End = max(o.End-t, o.Start)
+		}
+		o.Start, o.End = charStart(text, o.Start), charStart(text, o.End)
+	}
+}
+
+// charStart moves i back to the start of the character that contains it,
+// reading text as the tokenizer does (each invalid byte is a character).
+func charStart(text string, i int) int {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		if utf8.RuneStart(text[j]) {
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if (r != utf8.RuneError || size > 1) && j+size > i {
+				return j
+			}
+			return i
+		}
+	}
+	return i
 }

@@ -42,6 +42,7 @@ type Tokenizer struct {
 	post         *postProcessor
 	added        *addedVocab
 
+	trim      bool // RobertaProcessing trim_offsets
 	maxLength int  // truncation max_length, 0 if none
 	truncLeft bool // truncation direction Left
 	padID     int32
@@ -112,6 +113,7 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer, t.model); err != nil {
 		return nil, err
 	}
+	t.trim = t.post != nil && t.post.trimOffsets
 	return t, nil
 }
 
@@ -162,6 +164,17 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 				ids, offs = ids[:keep], offs[:keep]
 			}
 		}
+	}
+	if t.trim {
+		lead, trail := st.lead, st.trail
+		if len(ids) < len(st.ids) {
+			if t.truncLeft {
+				lead, trail = lead[len(lead)-len(ids):], trail[len(trail)-len(ids):]
+			} else {
+				lead, trail = lead[:len(ids)], trail[:len(ids)]
+			}
+		}
+		trimOffsets(text, offs, lead, trail, t.post.addPrefixSpace)
 	}
 	var e Encoding
 	t.post.apply(&e, ids, offs, !o.NoSpecial)
@@ -220,6 +233,9 @@ type state struct {
 	toks   []token
 	segs   []segment
 	sc     scratch
+	// lead and trail count the space characters at the ends of each
+	// token's string, kept only when trim_offsets is on.
+	lead, trail []int32
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -237,11 +253,13 @@ func putState(st *state) {
 // the model, leaving the content ids and original offsets in st.
 func (t *Tokenizer) content(text string, st *state) {
 	st.ids, st.offs = st.ids[:0], st.offs[:0]
+	st.lead, st.trail = st.lead[:0], st.trail[:0]
 	st.segs = t.added.splitRaw(st.segs[:0], text)
 	for _, sg := range st.segs {
 		if sg.id >= 0 {
 			st.ids = append(st.ids, sg.id)
 			st.offs = append(st.offs, Offset{sg.s, sg.e})
+			t.trimAdded(st, sg.id)
 			continue
 		}
 		n := newNormStr(&st.sc, text, sg.s, sg.e)
@@ -253,6 +271,7 @@ func (t *Tokenizer) content(text string, st *state) {
 				sp := piece.orig(s, e)
 				st.ids = append(st.ids, id)
 				st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
+				t.trimAdded(st, id)
 				return
 			}
 			t.modelPiece(piece, st)
@@ -274,8 +293,21 @@ func (t *Tokenizer) modelPiece(n normStr, st *state) {
 			sp := p.orig(int(tk.s), int(tk.e))
 			st.ids = append(st.ids, tk.id)
 			st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
+			if t.trim {
+				l, r := spaceCounts(t.model.value(tk, p.text))
+				st.lead, st.trail = append(st.lead, l), append(st.trail, r)
+			}
 		}
 	}
+}
+
+// trimAdded records the space counts of an added token's content.
+func (t *Tokenizer) trimAdded(st *state, id int32) {
+	if !t.trim {
+		return
+	}
+	l, r := spaceCounts(t.added.content[id])
+	st.lead, st.trail = append(st.lead, l), append(st.trail, r)
 }
 
 // validUTF8Boundary reports whether i is a rune start in s (or its end).
