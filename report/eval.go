@@ -105,8 +105,9 @@ type Oracle struct {
 	// Over was the first best for (ties go to the first).
 	BestCounts map[string][]int `json:"best_counts"`
 	// Ties maps a metric to the number of queries on which every
-	// configuration of Over has the same value (most often: none finds a
-	// relevant document); BestCounts counts them for the first.
+	// configuration of Over has the same value (each ranks the relevant
+	// documents alike, or none finds one); BestCounts counts them for the
+	// first.
 	Ties map[string]int `json:"ties"`
 	// HistogramMetric is the metric of the histogram plot and table.
 	HistogramMetric string `json:"histogram_metric"`

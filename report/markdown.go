@@ -223,7 +223,7 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 		fmt.Fprintf(bw, "## Best window per query (%s)\n\n", metricLabel(m))
 		fmt.Fprintf(bw, "How many queries each window is the best for by %s (on a tie between some windows, "+
 			"the first of them); \"all equal\" counts the queries on which every window scores the same, "+
-			"most often because none finds a relevant document.\n\n", metricLabel(m))
+			"(each ranks the relevant documents alike, or none finds one).\n\n", metricLabel(m))
 		t := &table{head: []string{"window", "queries"}, right: []bool{false, true}}
 		for i, n := range counts {
 			t.rows = append(t.rows, []string{e.Oracle.Over[i], fmt.Sprint(n)})
