@@ -24,7 +24,7 @@ const GPUAvailable = true
 func NumGPUs() int {
 	var n C.int
 	if cerr := C.msrag_gpu_count(&n); cerr != nil {
-		C.free(unsafe.Pointer(cerr))
+		_ = cError("gpu count", ErrNative, cerr) // frees the message; no GPU is the answer
 		return 0
 	}
 	return int(n)

@@ -349,7 +349,7 @@ func ReadFile(path string) (*Index, error) {
 		return nil, fmt.Errorf("faiss: read: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("faiss: read %s: %w", path, &fs.PathError{Op: "read", Path: path, Err: fs.ErrInvalid})
+		return nil, fmt.Errorf("faiss: read %s: %w: not a regular file", path, fs.ErrInvalid)
 	}
 	f, err := os.Open(path)
 	if err != nil {
