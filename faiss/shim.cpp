@@ -23,6 +23,8 @@
 #include <omp.h>
 
 #include <atomic>
+#include <type_traits>
+#include <utility>
 #include <cerrno>
 #include <cstdio>
 #include <sys/stat.h>
@@ -110,6 +112,23 @@ void check(bool ok, const char* what) {
 // Largest HNSW efSearch, efConstruction and upper beam accepted from a file.
 constexpr int kMaxEf = 1 << 20;
 
+// upper_beam_ok checks HNSW::upper_beam where the FAISS release has it (1.7
+// does; later releases dropped the field).
+template <typename H, typename = void>
+struct has_upper_beam : std::false_type {};
+template <typename H>
+struct has_upper_beam<H, std::void_t<decltype(std::declval<const H&>().upper_beam)>>
+        : std::true_type {};
+
+template <typename H>
+bool upper_beam_ok(const H& g) {
+    if constexpr (has_upper_beam<H>::value) {
+        return g.upper_beam >= 1 && g.upper_beam <= kMaxEf;
+    } else {
+        return true;
+    }
+}
+
 void check_pq(const faiss::ProductQuantizer& pq, int d, size_t code_size) {
     check(pq.M >= 1 && pq.nbits >= 1 && pq.nbits <= 16, "PQ shape out of range");
     check(pq.d == size_t(d) && pq.dsub * pq.M == pq.d, "PQ dimensions differ from the index");
@@ -185,7 +204,7 @@ void validate(const faiss::Index* idx, int depth = 0) {
         check(g.efSearch >= 1 && g.efSearch <= kMaxEf, "HNSW efSearch out of range");
         check(g.efConstruction >= 1 && g.efConstruction <= kMaxEf,
               "HNSW efConstruction out of range");
-        check(g.upper_beam >= 1 && g.upper_beam <= kMaxEf, "HNSW upper beam out of range");
+        check(upper_beam_ok(g), "HNSW upper beam out of range");
         size_t n = size_t(h->ntotal);
         size_t nlev = g.cum_nneighbor_per_level.size();
         check(nlev >= 2, "HNSW without levels");
