@@ -131,6 +131,7 @@ func TestComponents(t *testing.T) {
 			v.Records = append(v.Records, r)
 		}
 		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
 			tok, err := tokenizer.FromJSON(applyPatch(t, bases[v.Base], v.Patch))
 			if err != nil {
 				t.Fatal(err)

@@ -221,6 +221,7 @@ func flatOffsets(offs []tokenizer.Offset) []int {
 func TestGolden(t *testing.T) {
 	for _, g := range goldenTokenizers {
 		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
 			if _, err := os.Stat(filepath.Join("testdata", "golden_"+g.name+".jsonl.gz")); err != nil {
 				t.Skipf("no golden vectors for %s", g.name)
 			}
@@ -247,7 +248,7 @@ func TestGolden(t *testing.T) {
 					}
 					if diff != "" {
 						bad++
-						if bad <= 10 {
+						if bad <= 10 || os.Getenv("GOLDEN_ALL") != "" {
 							q := text
 							if len(q) > 300 {
 								q = q[:300] + "..."
