@@ -41,6 +41,18 @@
 // as U+FFFD, with its span on that one byte, so spans always fall on the
 // boundaries of the original bytes.
 //
+// # Limits
+//
+// Only single sequences are encoded (no pairs), and padding is not applied.
+// BPE and WordLevel models, ByteLevel components and decoders are not
+// implemented; files that need them fail to load. Regular expressions in
+// Replace and Split are compiled with Go's regexp (RE2): a pattern RE2
+// cannot compile (look-around, possessive quantifiers) fails to load, and
+// classes such as \s and \w match ASCII only where Oniguruma, which Hugging
+// Face uses, matches Unicode. Character properties come from Go's Unicode
+// tables, which can differ from Hugging Face's for recently assigned
+// characters.
+//
 // # Cheap counting
 //
 // [Tokenizer.Count] and [Options.NoSpecial] with a negative
