@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -32,19 +32,15 @@ func init() {
 	})
 }
 
-// modelTokenizerPath resolves --model NAME to its tokenizer.json: NAME itself
-// when it is a directory, else $MSRAG_CACHE/models/NAME/tokenizer.json, with
-// MSRAG_CACHE defaulting to .cache in the current directory. This is the one
-// place that knows the layout of the model cache for this command.
-func modelTokenizerPath(name string) string {
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return filepath.Join(name, "tokenizer.json")
+// modelTokenizerPath resolves --model NAME to its tokenizer.json through the
+// model registry (onnx.ResolveModel): a model directory, or a fetched model in
+// $MSRAG_CACHE/models.
+func modelTokenizerPath(name string) (string, error) {
+	dir, err := onnx.ResolveModel(name)
+	if err != nil {
+		return "", err
 	}
-	cache := os.Getenv("MSRAG_CACHE")
-	if cache == "" {
-		cache = ".cache"
-	}
-	return filepath.Join(cache, "models", name, "tokenizer.json")
+	return filepath.Join(dir, onnx.TokenizerFile), nil
 }
 
 func tokenizeAction(c *cli.Context) error {
@@ -58,7 +54,10 @@ func tokenizeAction(c *cli.Context) error {
 	case model == "" && path == "":
 		return usagef("tokenize: give --model NAME or --tokenizer PATH")
 	case model != "":
-		path = modelTokenizerPath(model)
+		var err error
+		if path, err = modelTokenizerPath(model); err != nil {
+			return fmt.Errorf("tokenize: %w", err)
+		}
 	}
 	tok, err := tokenizer.Load(path)
 	if err != nil {

@@ -75,12 +75,18 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestModelTokenizerPath(t *testing.T) {
-	t.Setenv("MSRAG_CACHE", "/x/cache")
-	if got, want := modelTokenizerPath("e5-small-v2"), "/x/cache/models/e5-small-v2/tokenizer.json"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	cache := t.TempDir()
+	t.Setenv("MSRAG_CACHE", cache)
+	fetched := filepath.Join(cache, "models", "e5-small-v2")
+	os.MkdirAll(fetched, 0o755)
+	os.WriteFile(filepath.Join(fetched, "msrag-model.json"), []byte("{}"), 0o644)
+	if got, err := modelTokenizerPath("e5-small-v2"); err != nil || got != filepath.Join(fetched, "tokenizer.json") {
+		t.Errorf("fetched model: got %q, %v", got, err)
 	}
-	dir := t.TempDir()
-	if got, want := modelTokenizerPath(dir), filepath.Join(dir, "tokenizer.json"); got != want {
-		t.Errorf("got %q, want %q", got, want)
+	if got, err := modelTokenizerPath(fetched); err != nil || got != filepath.Join(fetched, "tokenizer.json") {
+		t.Errorf("model directory: got %q, %v", got, err)
+	}
+	if _, err := modelTokenizerPath("bge-small-en-v1.5"); err == nil || !strings.Contains(err.Error(), "msrag model fetch") {
+		t.Errorf("model not fetched: %v", err)
 	}
 }
