@@ -36,6 +36,10 @@ func writeTestTokenizer(tb testing.TB, dir string) string {
 func TestTokenize(t *testing.T) {
 	dir := t.TempDir()
 	path := writeTestTokenizer(t, dir)
+	// A model directory holds msrag-model.json beside tokenizer.json.
+	if err := os.WriteFile(filepath.Join(dir, "msrag-model.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Expected ids from the Hugging Face reference (tokenizers 0.23.3) for
 	// "Hello, Wörld!": [CLS] hello , world ! [SEP].
 	tests := []struct {
