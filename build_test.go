@@ -399,3 +399,45 @@ func TestBuildFull(t *testing.T) {
 		t.Error("w=126 selected the full-document window")
 	}
 }
+
+func TestBuildBadCorpus(t *testing.T) {
+	emb := testEmbedder(t)
+	dir := t.TempDir()
+	t.Run("empty corpus", func(t *testing.T) {
+		path := filepath.Join(dir, "empty.jsonl")
+		os.WriteFile(path, nil, 0o644)
+		out := filepath.Join(dir, "idx-empty")
+		_, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Out: out})
+		if !errors.Is(err, corpus.ErrEmpty) || !strings.Contains(err.Error(), path) {
+			t.Fatalf("empty corpus: %v", err)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Error("an index was written for an empty corpus")
+		}
+	})
+	t.Run("empty texts and invalid UTF-8", func(t *testing.T) {
+		path := filepath.Join(dir, "mixed.jsonl")
+		data := `{"_id": "a", "text": "good text here"}` + "\n" +
+			`{"_id": "b", "text": ""}` + "\n" +
+			`{"_id": "c", "text": "bad ` + "\xff\xfe" + ` bytes"}` + "\n"
+		os.WriteFile(path, []byte(data), 0o644)
+		src := openCorpus(t, path, corpus.Options{})
+		ix, stats, err := BuildWithStats(context.Background(), src, Config{Embedder: emb, Windows: testWindows})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		st := src.Stats()
+		if stats.Docs != 2 || stats.Skipped != 1 || st.Empty != 1 || st.InvalidUTF8 != 1 {
+			t.Fatalf("docs %d, skipped %d, stats %+v", stats.Docs, stats.Skipped, st)
+		}
+	})
+	t.Run("duplicate ids", func(t *testing.T) {
+		path := filepath.Join(dir, "dup.jsonl")
+		os.WriteFile(path, []byte(`{"_id": "a", "text": "one"}`+"\n"+`{"_id": "a", "text": "two"}`+"\n"), 0o644)
+		_, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows})
+		if !errors.Is(err, corpus.ErrDuplicateID) {
+			t.Fatalf("duplicate ids: %v", err)
+		}
+	})
+}

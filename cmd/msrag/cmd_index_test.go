@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/onnx"
+)
+
+// needHashTokenizer skips when the tokenizer the hash test embedder uses has not
+// been fetched, unless under CI, where setup has run and its absence is a failure.
+func needHashTokenizer(t *testing.T) {
+	t.Helper()
+	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("all-minilm-l6-v2 not fetched under CI: %v", err)
+		}
+		t.Skipf("all-minilm-l6-v2 not fetched (run make setup): %v", err)
+	}
+}
+
+func writeCorpus(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "corpus.jsonl")
+	var b strings.Builder
+	for i, text := range []string{
+		"Iron deficiency is the most common cause of anaemia worldwide.",
+		"Adults who sleep less than six hours a night report more headaches.",
+		"Moderate coffee drinking was not linked to heart disease in the cohort.",
+	} {
+		line, _ := json.Marshal(map[string]string{"_id": string(rune('a' + i)), "title": "", "text": text})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	return path
+}
+
+func TestIndexSearchCLI(t *testing.T) {
+	needHashTokenizer(t)
+	dir := t.TempDir()
+	corpusPath := writeCorpus(t, dir)
+	queries := filepath.Join(dir, "queries.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\nq2\tanaemia from iron deficiency\n"), 0o644)
+	idx := filepath.Join(dir, "idx")
+
+	code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", idx, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet")
+	if code != exitOK {
+		t.Fatalf("index: code %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "3 docs") {
+		t.Errorf("index summary: %q", errOut)
+	}
+
+	t.Run("trec", func(t *testing.T) {
+		code, out, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--k", "2")
+		if code != exitOK {
+			t.Fatalf("search: code %d: %s", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 4 || !strings.HasPrefix(lines[0], "q1 Q0 c 1 ") || !strings.HasPrefix(lines[2], "q2 Q0 a 1 ") {
+			t.Fatalf("trec output:\n%s", out)
+		}
+	})
+	t.Run("jsonl to file", func(t *testing.T) {
+		outPath := filepath.Join(dir, "hits.jsonl")
+		code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--k", "1", "--format", "jsonl", "--out", outPath)
+		if code != exitOK {
+			t.Fatalf("search: code %d: %s", code, errOut)
+		}
+		data, err := os.ReadFile(outPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line struct {
+			QueryID string `json:"query_id"`
+			Hits    []struct {
+				DocID    string `json:"doc_id"`
+				Rank     int    `json:"rank"`
+				Evidence []struct {
+					Window, ChunkRank int
+					Start, End        int
+				} `json:"evidence"`
+			} `json:"hits"`
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(string(data), "\n", 2)[0]), &line); err != nil {
+			t.Fatal(err)
+		}
+		if line.QueryID != "q1" || len(line.Hits) != 1 || line.Hits[0].DocID != "c" || line.Hits[0].Rank != 1 || len(line.Hits[0].Evidence) == 0 {
+			t.Fatalf("jsonl line: %+v", line)
+		}
+	})
+	t.Run("parquet", func(t *testing.T) {
+		outPath := filepath.Join(dir, "hits.parquet")
+		if code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--format", "parquet", "--out", outPath); code != exitOK {
+			t.Fatalf("search: code %d: %s", code, errOut)
+		}
+		data, _ := os.ReadFile(outPath)
+		if len(data) < 8 || string(data[:4]) != "PAR1" || string(data[len(data)-4:]) != "PAR1" {
+			t.Fatalf("%s is not a Parquet file", outPath)
+		}
+	})
+	t.Run("failed search leaves no output", func(t *testing.T) {
+		outPath := filepath.Join(dir, "none.trec")
+		code, _, _ := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--fusion", "w=999", "--out", outPath)
+		if code != exitFailure {
+			t.Fatalf("unknown window: code %d", code)
+		}
+		entries, _ := filepath.Glob(filepath.Join(dir, "*none.trec*"))
+		if len(entries) != 0 {
+			t.Fatalf("left %v", entries)
+		}
+	})
+}
+
+func TestIndexSearchUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, args := range map[string][]string{
+		"no corpus":         {"index", "--out", filepath.Join(dir, "x")},
+		"empty windows":     {"index", "--corpus", "c", "--out", "x", "--windows", ""},
+		"zero window":       {"index", "--corpus", "c", "--out", "x", "--windows", "0,100"},
+		"negative window":   {"index", "--corpus", "c", "--out", "x", "--windows", "-5"},
+		"repeated window":   {"index", "--corpus", "c", "--out", "x", "--windows", "100,100"},
+		"bad shard":         {"index", "--corpus", "c", "--out", "x", "--shard", "3/3"},
+		"bad device":        {"index", "--corpus", "c", "--out", "x", "--device", "tpu"},
+		"bad format":        {"search", "--index", "x", "--queries", "q", "--format", "xml"},
+		"bad k":             {"search", "--index", "x", "--queries", "q", "--k", "0"},
+		"missing --queries": {"search", "--index", "x"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, "", args...)
+			if code != exitUsage {
+				t.Fatalf("%v: code %d, want %d (stderr %q)", args, code, exitUsage, errOut)
+			}
+		})
+	}
+}
+
+func TestIndexWithAnotherModelFails(t *testing.T) {
+	needHashTokenizer(t)
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	if code, _, errOut := runCLI(t, "", "index", "--corpus", writeCorpus(t, dir), "--out", idx, "--model", "hash-test-embedder", "--windows", "4", "--quiet"); code != exitOK {
+		t.Fatalf("index: %s", errOut)
+	}
+	// Tamper with the recorded model: opening must refuse, naming both.
+	m := filepath.Join(idx, "manifest.json")
+	data, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(data), `"model_sha256": "none"`, `"model_sha256": "abc"`, 1)), 0o644)
+	queries := filepath.Join(dir, "q.txt")
+	os.WriteFile(queries, []byte("coffee\n"), 0o644)
+	code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries)
+	if code != exitFailure || !strings.Contains(errOut, "abc") || !strings.Contains(errOut, idx) {
+		t.Fatalf("mismatched model: code %d, %q", code, errOut)
+	}
+}
