@@ -59,6 +59,10 @@ func sessionOptions(o Options, device string) (*ort.SessionOptions, error) {
 		so.Destroy()
 		return nil, fmt.Errorf("onnx: setting %d threads: %v: %w", threads, err, ErrRuntime)
 	}
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		so.Destroy()
+		return nil, fmt.Errorf("onnx: setting graph optimization level: %v: %w", err, ErrRuntime)
+	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		so.Destroy()
 		return nil, fmt.Errorf("onnx: setting inter-op threads: %v: %w", err, ErrRuntime)
