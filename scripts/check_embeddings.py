@@ -22,7 +22,8 @@ Run (after scripts/setup.sh and scripts/fetch-model.sh NAME):
 Golden files for the Go tests (onnx/testdata/ref-NAME.json.gz):
 
     .cache/venv/embed/bin/python scripts/check_embeddings.py --golden \
-        --models all-minilm-l6-v2 e5-small-v2 e5-small-v2-int8 bge-small-en-v1.5
+        --models all-minilm-l6-v2 all-minilm-l6-v2-int8 e5-small-v2 e5-small-v2-int8 \
+                 bge-small-en-v1.5 bge-small-en-v1.5-int8
 
 The check fails (exit 1) when any text's cosine with the reference is below
 --min-cosine (default 0.99999).
