@@ -167,8 +167,7 @@ func writeStamp(dir string, info ModelInfo) error {
 		}
 		fmt.Fprintf(&b, "%s %d %d %s\n", name, st.Size(), st.ModTime().Unix(), info.SHA256[name])
 	}
-	s := strings.TrimSuffix(b.String(), "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, ".verified"), []byte(s), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".verified"), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("onnx: %w", err)
 	}
 	return nil
@@ -233,10 +232,10 @@ func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(s
 	// Optional files that tell the architecture and the pooling.
 	optional := func(file string, v any) bool {
 		p := filepath.Join(tmp, ".opt")
+		defer os.Remove(p)
 		if _, err := get(file, p); err != nil {
 			return false
 		}
-		defer os.Remove(p)
 		data, err := os.ReadFile(p)
 		return err == nil && json.Unmarshal(data, v) == nil
 	}
