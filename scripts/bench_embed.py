@@ -166,9 +166,8 @@ def main():
         msrag = os.path.join(args.cache, "bin", "msrag")
         subprocess.run(["go", "build", "-o", msrag, "./cmd/msrag"], cwd=ROOT, check=True)
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
-    print("machine: %d cores (nproc), shared; threads %d; onnxruntime %s (python); window %d tokens; "
-          "%d chunks x %d passes; best of %d alternating runs" % (
-              os.cpu_count(), args.threads, ort.__version__, args.window, args.chunks, args.passes, args.repeat))
+    print("machine: %d cores (nproc), shared; threads %d; onnxruntime %s (python); window %d tokens" % (
+        os.cpu_count(), args.threads, ort.__version__, args.window))
 
     if args.memory:
         for name in args.models:
@@ -184,6 +183,7 @@ def main():
                 print("%-22s %8d %10d %14.1f" % (name, n, tokens, rss / 1024))
         return
 
+    print("%d chunks x %d passes; best of %d alternating runs" % (args.chunks, args.passes, args.repeat))
     peak = sgemm_peak(args.threads)
     print("sgemm peak (numpy %s, OpenBLAS, 4096^3): %.1f GFLOP/s" % (np.__version__, peak))
     print()
