@@ -1,0 +1,285 @@
+package msrag
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// Benchmarks of the whole pipeline and of search over real data. They need the
+// evaluation data ($MSRAG_DATA, default ../shared/data) and the all-MiniLM-L6-v2
+// tokenizer (.cache/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
+// and skip without them. See docs/performance.md, "Pipeline and search".
+
+func benchDataDir() string {
+	if d := os.Getenv("MSRAG_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "shared", "data")
+}
+
+func benchTokenizerPath(tb testing.TB) string {
+	tb.Helper()
+	p := os.Getenv("MSRAG_TOKENIZER")
+	if p == "" {
+		p = filepath.Join(".cache", "models", "all-minilm-l6-v2", "tokenizer.json")
+	}
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("no tokenizer at %s (scripts/fetch-model.sh): %v", p, err)
+	}
+	return p
+}
+
+func benchCorpusPath(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(benchDataDir(), name, "corpus.jsonl.gz")
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("no %s corpus: %v", name, err)
+	}
+	return p
+}
+
+// nopEmbedder returns zero vectors without looking at the tokens: with it a
+// build measures reading, tokenizing, chunking, batching and the index
+// bookkeeping, not a model.
+type nopEmbedder struct {
+	tok  *tokenizer.Tokenizer
+	dims int
+}
+
+func (e *nopEmbedder) Info() onnx.ModelInfo {
+	return onnx.ModelInfo{Name: "nop", Dims: e.dims, MaxTokens: 512, Pooling: onnx.PoolMean, Normalize: true}
+}
+func (e *nopEmbedder) Dims() int                       { return e.dims }
+func (e *nopEmbedder) MaxTokens() int                  { return 512 }
+func (e *nopEmbedder) PrefixTokens(onnx.Role) int      { return 0 }
+func (e *nopEmbedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
+func (e *nopEmbedder) Checksums() map[string]string    { return map[string]string{} }
+func (e *nopEmbedder) Embed(_ context.Context, texts []string, _ onnx.Role) ([]float32, error) {
+	return make([]float32, len(texts)*e.dims), nil
+}
+func (e *nopEmbedder) EmbedTokens(_ context.Context, seqs [][]int32, _ onnx.Role) ([]float32, error) {
+	return make([]float32, len(seqs)*e.dims), nil
+}
+
+// contentTokens counts the content tokens of every document of a corpus file
+// (title + " " + text, no special tokens): what the chunker cuts.
+func contentTokens(tb testing.TB, tok *tokenizer.Tokenizer, path string) (docs, tokens int64) {
+	tb.Helper()
+	r, err := corpus.Open(path, corpus.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		batch, err := r.Next(context.Background())
+		if err != nil {
+			break
+		}
+		for _, d := range batch {
+			tokens += int64(len(tok.EncodeWith(d.Full(), tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs))
+			docs++
+		}
+	}
+	return docs, tokens
+}
+
+// BenchmarkPipeline builds SciFact and QMSum (windows 100, 200, 500) from their
+// corpus.jsonl.gz with BuildWithStats, in memory. embedder=nop measures the
+// pipeline alone; embedder=hash64 adds the 64-dim hash test embedder. Metrics:
+// content-tokens/s (tokens of the documents, each counted once: the target's
+// unit) and embedded-tokens/s (tokens of the unique chunks handed to the
+// embedder, summed over window sizes).
+func BenchmarkPipeline(b *testing.B) {
+	tokPath := benchTokenizerPath(b)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hash, err := NewHashEmbedder(tokPath, 64, 512)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"scifact", "qmsum"} {
+		path := benchCorpusPath(b, name)
+		docs, content := contentTokens(b, tok, path)
+		for _, emb := range []struct {
+			name string
+			e    Embedder
+		}{{"nop", &nopEmbedder{tok: tok, dims: 8}}, {"hash64", hash}} {
+			b.Run("corpus="+name+"/embedder="+emb.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var embedded int64
+				for b.Loop() {
+					src, err := corpus.Open(path, corpus.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ix, st, err := BuildWithStats(context.Background(), src, Config{Embedder: emb.e, Windows: []int{100, 200, 500}})
+					src.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+					ix.Close()
+					if st.Docs != docs {
+						b.Fatalf("built %d documents, the corpus has %d", st.Docs, docs)
+					}
+					embedded = st.Tokens
+				}
+				s := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(float64(content)/s, "content-tokens/s")
+				b.ReportMetric(float64(embedded)/s, "embedded-tokens/s")
+				b.ReportMetric(float64(docs)/s, "docs/s")
+				b.ReportMetric(float64(content), "content-tokens")
+				b.ReportMetric(float64(embedded), "embedded-tokens")
+			})
+		}
+	}
+}
+
+const (
+	benchQueries = 10000
+	benchDims    = 384
+	benchSeed    = 0x5e4c
+)
+
+// benchQueryVectors embeds SciFact's queries with emb and repeats them to n
+// rows, every repeat perturbed by Gaussian noise of norm about 0.1 and
+// normalised again (fixed seed). scripts/searchbench makes the same vectors.
+func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
+	tb.Helper()
+	f, err := os.Open(filepath.Join(benchDataDir(), "scifact", "queries.jsonl.gz"))
+	if err != nil {
+		tb.Skipf("no SciFact queries: %v", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var texts []string
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var q struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			tb.Fatal(err)
+		}
+		texts = append(texts, q.Text)
+	}
+	base, err := emb.Embed(context.Background(), texts, onnx.Query)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return perturbQueries(base, emb.Dims(), n, benchSeed)
+}
+
+// perturbQueries repeats the nb rows of base to n rows; rows past the first nb
+// get noise and are normalised. scripts/searchbench has a copy.
+func perturbQueries(base []float32, dims, n int, seed uint64) []float32 {
+	nb := len(base) / dims
+	rng := rand.New(rand.NewPCG(seed, seed))
+	out := make([]float32, n*dims)
+	sigma := 0.1 / math.Sqrt(float64(dims))
+	for i := range n {
+		row := out[i*dims : (i+1)*dims]
+		copy(row, base[(i%nb)*dims:])
+		if i < nb {
+			continue
+		}
+		var norm float64
+		for d := range row {
+			row[d] += float32(rng.NormFloat64() * sigma)
+			norm += float64(row[d]) * float64(row[d])
+		}
+		inv := float32(1 / math.Sqrt(norm))
+		for d := range row {
+			row[d] *= inv
+		}
+	}
+	return out
+}
+
+// BenchmarkSearch searches an in-memory SciFact index (windows 100, 200, 500,
+// 384-dim hash test embedder, Flat inner product) with 10,000 query vectors
+// (SciFact's 1,109 queries, repeated with noise) for 100 chunks per window and
+// fuses them with RRF into 10 documents. stage=search+fuse is
+// Index.SearchVectors + Index.Fuse; stage=faiss is the FAISS searches alone
+// (the same k SearchVectors asks for, windows one after another); stage=fuse
+// is Index.Fuse alone on the chunk hits of one search.
+func BenchmarkSearch(b *testing.B) {
+	tokPath := benchTokenizerPath(b)
+	path := benchCorpusPath(b, "scifact")
+	emb, err := NewHashEmbedder(tokPath, benchDims, 512)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := corpus.Open(path, corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: []int{100, 200, 500}})
+	src.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	vecs := benchQueryVectors(b, emb, benchQueries)
+	opts := SearchOptions{K: 10, WindowK: 100}
+	ctx := context.Background()
+	qps := func(b *testing.B) {
+		b.ReportMetric(float64(benchQueries)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+	}
+	b.Run("stage=search+fuse", func(b *testing.B) {
+		b.ReportAllocs()
+		var fuseTime time.Duration
+		for b.Loop() {
+			ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+			if err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			if _, err := ix.Fuse(ch, opts); err != nil {
+				b.Fatal(err)
+			}
+			fuseTime += time.Since(t0)
+		}
+		qps(b)
+		b.ReportMetric(100*fuseTime.Seconds()/b.Elapsed().Seconds(), "fuse-%")
+	})
+	b.Run("stage=faiss", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, w := range ix.shards[0].windows {
+				if _, _, err := w.index.Search(vecs, searchK(opts.WindowK, w.index)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		qps(b)
+	})
+	b.Run("stage=fuse", func(b *testing.B) {
+		ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ix.Fuse(ch, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+		qps(b)
+	})
+}
