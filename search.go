@@ -177,8 +177,12 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 // tieMargin is how many chunks beyond the k asked for each index returns at
 // first. Chunks tied with the k-th one must all be seen for the canonical tie
 // order to decide which are kept; when a tie run reaches past what a shard
-// returned, the batch is searched again in that shard with twice as many.
+// returned, those queries are searched again in that shard with twice as many.
 const tieMargin = 32
+
+// faissBLASThreshold is FAISS's distance_compute_blas_threshold: from this many
+// queries on, exact search computes distances with BLAS.
+const faissBLASThreshold = 20
 
 // searchK is the first number of chunks asked of an index for k.
 func searchK(k int, ix *faiss.Index) int {
@@ -219,13 +223,14 @@ func (l *shardHits) mayHoldMore(q int, s float32) bool {
 // mergeShards writes, for every query, the k best chunks over all shards into
 // h, start and end: best score first, equal scores by document index and then
 // byte start, so the result depends neither on FAISS's order among ties nor on
-// how the corpus was sharded. A missing hit has document -1. A shard is searched
-// again for the whole batch (so that every score comes from the same kind of
-// FAISS call) while a tie at the k-th place may run past its list.
+// how the corpus was sharded. A missing hit has document -1. While a tie at the
+// k-th place may run past a shard's list, the queries concerned are searched
+// again there with twice as many.
 func mergeShards(lists []shardHits, vecs []float32, nq, k int, h fuse.Hits, start, end []int64) error {
 	var buf []chunkHit
 	for {
 		more := make([]bool, len(lists))
+		moreQ := make([][]int, len(lists))
 		for q := range nq {
 			buf = buf[:0]
 			for s := range lists {
@@ -252,6 +257,7 @@ func mergeShards(lists []shardHits, vecs []float32, nq, k int, h fuse.Hits, star
 				for s := range lists {
 					if lists[s].mayHoldMore(q, buf[k-1].score) {
 						more[s] = true
+						moreQ[s] = append(moreQ[s], q)
 					}
 				}
 			}
@@ -276,11 +282,40 @@ func mergeShards(lists []shardHits, vecs []float32, nq, k int, h fuse.Hits, star
 			if !more[s] || int(n) <= l.k {
 				continue
 			}
-			dist, labels, err := l.w.index.Search(vecs, int(n))
+			// Search again only the queries whose tie may run on. FAISS
+			// computes distances one way for fewer than 20 queries and with
+			// BLAS from 20 on: pad the re-search to the kind of call the
+			// batch had, so its scores equal the batch's to the last bit.
+			dims := len(vecs) / nq
+			qs := moreQ[s]
+			rows := len(qs)
+			if nq >= faissBLASThreshold {
+				rows = max(rows, faissBLASThreshold)
+			}
+			sub := make([]float32, 0, rows*dims)
+			for i := range rows {
+				q := qs[i%len(qs)]
+				sub = append(sub, vecs[q*dims:(q+1)*dims]...)
+			}
+			sd, sl, err := l.w.index.Search(sub, int(n))
 			if err != nil {
 				return fmt.Errorf("msrag: window %d: %w", l.w.size, err)
 			}
-			l.k, l.dist, l.labels = int(n), dist, labels
+			nk := int(n)
+			dist := make([]float32, nq*nk)
+			labels := make([]int64, nq*nk)
+			for i := range labels {
+				labels[i] = -1
+			}
+			for q := range nq {
+				copy(dist[q*nk:], l.dist[q*l.k:(q+1)*l.k])
+				copy(labels[q*nk:], l.labels[q*l.k:(q+1)*l.k])
+			}
+			for i, q := range qs {
+				copy(dist[q*nk:(q+1)*nk], sd[i*nk:(i+1)*nk])
+				copy(labels[q*nk:(q+1)*nk], sl[i*nk:(i+1)*nk])
+			}
+			l.k, l.dist, l.labels = nk, dist, labels
 			again = true
 		}
 		if !again {
