@@ -5,7 +5,7 @@
 #   scripts/setup.sh --check   print what is present and what is missing; exit 1 if anything is missing
 #
 # Steps:
-#   1. Debian packages: FAISS and OpenBLAS (headers and shared libraries for the cgo binding).
+#   1. Debian packages: FAISS and OpenBLAS (for the cgo binding), unzip and curl (for fetching).
 #   2. ONNX Runtime: the Linux x64 CPU library carried by the onnxruntime-node npm package,
 #      unpacked into .cache/onnxruntime/ and checked against its sha256.
 #   3. Models: the default model and the test model, into .cache/models/ (scripts/fetch-model.sh).
@@ -24,7 +24,7 @@ missing=0
 say() { printf '%-10s %-8s %s\n' "$1" "$2" "$3"; }
 
 # ---- 1. Debian packages -------------------------------------------------------------
-debs=(libfaiss-dev libopenblas-dev pkg-config)
+debs=(libfaiss-dev libopenblas-dev pkg-config unzip curl)
 need_debs=()
 for p in "${debs[@]}"; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
