@@ -8,7 +8,9 @@
 #   1. Debian packages: FAISS and OpenBLAS (for the cgo binding), unzip and curl (for fetching).
 #   2. ONNX Runtime: the Linux x64 CPU library carried by the onnxruntime-node npm package,
 #      unpacked into .cache/onnxruntime/ and checked against its sha256.
-#   3. Models: the default model and the test model, into .cache/models/ (scripts/fetch-model.sh).
+#   3. Models: the default model (e5-small-v2) and the fast ones for tests and the demo
+#      (all-MiniLM-L6-v2, fp32 and int8), into .cache/models/ (scripts/fetch-model.sh);
+#      MSRAG_SETUP_MODELS lists others (CI fetches every built-in model).
 #   4. Data: SciFact into .cache/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
 set -euo pipefail
@@ -79,7 +81,7 @@ fi
 
 # ---- 3. Models ------------------------------------------------------------------------
 if [[ -x scripts/fetch-model.sh ]]; then
-  for m in ${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2}; do
+  for m in ${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2 all-minilm-l6-v2-int8}; do
     if ((check)); then
       scripts/fetch-model.sh --check "$m" || missing=1
     else
