@@ -51,6 +51,10 @@ type Config struct {
 	Workers int
 	// Progress receives progress lines (a bar on a terminal); nil: none.
 	Progress io.Writer
+	// Units is the number of corpus units (corpus.CountUnits: row groups,
+	// record batches, files, line blocks) the reader will read, for the
+	// progress bar and ETA; 0: unknown, no ETA.
+	Units int
 	// Shard is recorded in the manifest ("i/n") when the corpus reader reads one shard.
 	Shard string
 	// Full also indexes every document whole, truncated to the most content
@@ -164,6 +168,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	fullBit := uint64(1) << len(cfg.Windows)
 
 	var prog Progress
+	prog.Total.Store(int64(cfg.Units))
 	rep := startReporter(&prog, cfg.Progress, "index")
 	var (
 		ids, titles []string
@@ -194,6 +199,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 			seq++
 			next += int32(len(docs))
 			prog.Docs.Add(int64(len(docs)))
+			prog.Done.Store(int64(src.Stats().Units))
 			select {
 			case read <- b:
 			case <-gctx.Done():

@@ -2,11 +2,15 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/onnx"
 )
@@ -100,6 +104,7 @@ func indexAction(c *cli.Context) error {
 	}
 	if !c.Bool("quiet") {
 		cfg.Progress = c.App.ErrWriter
+		cfg.Units = expectedUnits(c.String("corpus"), copts)
 	}
 	ix, stats, err := msrag.BuildWithStats(c.Context, src, cfg)
 	if err != nil {
@@ -111,4 +116,33 @@ func indexAction(c *cli.Context) error {
 		cfg.Out, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		fmtInts(windows), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	return nil
+}
+
+// expectedUnits counts the corpus units this build will read, for the ETA, where
+// that is cheap: from Parquet and Arrow file metadata or a directory listing.
+// JSONL and Arrow streams would have to be read through: 0 (no ETA).
+func expectedUnits(path string, opts corpus.Options) int {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if !st.IsDir() && ext != ".parquet" && ext != ".arrow" && ext != ".feather" {
+		return 0
+	}
+	if st.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, "qrels")); err == nil {
+			return 0 // a dataset directory: its corpus is usually JSONL
+		}
+	}
+	sh := opts.Shard
+	opts.Shard = corpus.Shard{}
+	n, err := corpus.CountUnits(path, opts)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	if sh.N > 1 {
+		return (n - sh.I + sh.N - 1) / sh.N // units u < n with u mod N == I
+	}
+	return n
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -155,5 +157,25 @@ func TestIndexWithAnotherModelFails(t *testing.T) {
 	code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries)
 	if code != exitFailure || !strings.Contains(errOut, "abc") || !strings.Contains(errOut, idx) {
 		t.Fatalf("mismatched model: code %d, %q", code, errOut)
+	}
+}
+
+func TestExpectedUnits(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%d.txt", i)), []byte("some text"), 0o644)
+	}
+	if got := expectedUnits(dir, corpus.Options{}); got != 5 {
+		t.Errorf("directory of 5 files: %d units", got)
+	}
+	// Shard 1 of 2 reads files 1 and 3; shard 0 reads 0, 2 and 4.
+	if got := expectedUnits(dir, corpus.Options{Shard: corpus.Shard{I: 1, N: 2}}); got != 2 {
+		t.Errorf("shard 1/2: %d units, want 2", got)
+	}
+	if got := expectedUnits(dir, corpus.Options{Shard: corpus.Shard{I: 0, N: 2}}); got != 3 {
+		t.Errorf("shard 0/2: %d units, want 3", got)
+	}
+	if got := expectedUnits(writeCorpus(t, t.TempDir()), corpus.Options{}); got != 0 {
+		t.Errorf("JSONL: %d units, want 0 (not counted)", got)
 	}
 }
