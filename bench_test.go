@@ -5,14 +5,13 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -182,33 +181,7 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return perturbQueries(base, emb.Dims(), n, benchSeed)
-}
-
-// perturbQueries repeats the nb rows of base to n rows; rows past the first nb
-// get noise and are normalised. scripts/searchbench has a copy.
-func perturbQueries(base []float32, dims, n int, seed uint64) []float32 {
-	nb := len(base) / dims
-	rng := rand.New(rand.NewPCG(seed, seed))
-	out := make([]float32, n*dims)
-	sigma := 0.1 / math.Sqrt(float64(dims))
-	for i := range n {
-		row := out[i*dims : (i+1)*dims]
-		copy(row, base[(i%nb)*dims:])
-		if i < nb {
-			continue
-		}
-		var norm float64
-		for d := range row {
-			row[d] += float32(rng.NormFloat64() * sigma)
-			norm += float64(row[d]) * float64(row[d])
-		}
-		inv := float32(1 / math.Sqrt(norm))
-		for d := range row {
-			row[d] *= inv
-		}
-	}
-	return out
+	return benchdata.PerturbQueries(base, emb.Dims(), n, benchSeed)
 }
 
 // BenchmarkSearch searches an in-memory SciFact index (windows 100, 200, 500,

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -148,7 +148,7 @@ func prepareDir(ctx context.Context, emb *msrag.HashEmbedder, dir, data string) 
 	if err != nil {
 		return err
 	}
-	return writeNpy(filepath.Join(dir, "queries.npy"), perturbQueries(base, dims, nQueries, seed), nQueries, dims)
+	return writeNpy(filepath.Join(dir, "queries.npy"), benchdata.PerturbQueries(base, dims, nQueries, seed), nQueries, dims)
 }
 
 func readQueries(path string) ([]string, error) {
@@ -172,31 +172,6 @@ func readQueries(path string) ([]string, error) {
 		texts = append(texts, q.Text)
 	}
 	return texts, sc.Err()
-}
-
-// perturbQueries is a copy of the one in bench_test.go.
-func perturbQueries(base []float32, dims, n int, seed uint64) []float32 {
-	nb := len(base) / dims
-	rng := rand.New(rand.NewPCG(seed, seed))
-	out := make([]float32, n*dims)
-	sigma := 0.1 / math.Sqrt(float64(dims))
-	for i := range n {
-		row := out[i*dims : (i+1)*dims]
-		copy(row, base[(i%nb)*dims:])
-		if i < nb {
-			continue
-		}
-		var norm float64
-		for d := range row {
-			row[d] += float32(rng.NormFloat64() * sigma)
-			norm += float64(row[d]) * float64(row[d])
-		}
-		inv := float32(1 / math.Sqrt(norm))
-		for d := range row {
-			row[d] *= inv
-		}
-	}
-	return out
 }
 
 // writeNpy writes a C-order little-endian float32 matrix in NumPy's .npy format 1.0.
