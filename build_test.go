@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -22,24 +22,7 @@ import (
 // testdata into a temporary directory and returns its path.
 func testTokenizer(tb testing.TB) string {
 	tb.Helper()
-	f, err := os.Open("tokenizer/testdata/bert-uncased.tokenizer.json.gz")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	path := filepath.Join(tb.TempDir(), "tokenizer.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return testfiles.BERTUncased(tb, tb.TempDir())
 }
 
 func testEmbedder(tb testing.TB) *HashEmbedder {

@@ -1,36 +1,19 @@
 package main
 
 import (
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
 // writeTestTokenizer unpacks the committed BERT uncased tokenizer.json into
 // dir/tokenizer.json.
 func writeTestTokenizer(tb testing.TB, dir string) string {
 	tb.Helper()
-	f, err := os.Open("../../tokenizer/testdata/bert-uncased.tokenizer.json.gz")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	path := filepath.Join(dir, "tokenizer.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return testfiles.BERTUncased(tb, dir)
 }
 
 func TestTokenize(t *testing.T) {
