@@ -49,10 +49,15 @@ func modelInfoOf(e Embedder) ModelInfo {
 	}
 }
 
+var _ Embedder = (*onnx.Pool)(nil)
+
 // OpenEmbedder opens the embedder called name: HashEmbedderName (the
 // non-semantic test embedder, over the tokenizer of the all-minilm-l6-v2 model in
 // the cache, 64 dims), or a model name or directory for onnx.ResolveModel.
-func OpenEmbedder(name string, opts onnx.Options) (Embedder, error) {
+// With gpus and opts.Device "cuda" or "auto", the model gets one session per
+// GPU with the batches handed out round-robin (onnx.OpenPool); with device
+// "cpu" gpus are ignored here (they may still hold the FAISS indices).
+func OpenEmbedder(name string, opts onnx.Options, gpus ...int) (Embedder, error) {
 	if name == HashEmbedderName {
 		dir, err := onnx.ResolveModel(hashTokenizerModel)
 		if err != nil {
@@ -63,6 +68,9 @@ func OpenEmbedder(name string, opts onnx.Options) (Embedder, error) {
 	dir, err := onnx.ResolveModel(name)
 	if err != nil {
 		return nil, err
+	}
+	if len(gpus) > 0 && (opts.Device == onnx.DeviceCUDA || opts.Device == onnx.DeviceAuto) {
+		return onnx.OpenPool(dir, opts, gpus)
 	}
 	return onnx.Open(dir, opts)
 }

@@ -202,6 +202,8 @@ type OpenOptions struct {
 	// GPUs moves every window's FAISS index to these GPUs (one device, or
 	// sharded across several) for search. It needs msrag built with the gpu
 	// tag; FAISS on GPUs returns at most faiss.MaxGPUK chunks per window.
+	// When Open opens the model itself with EmbedderOptions.Device "cuda" or
+	// "auto", the model also gets one session per GPU (OpenEmbedder).
 	GPUs []int
 }
 
@@ -248,7 +250,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 	}
 	ix.emb = opts.Embedder
 	if ix.emb == nil {
-		e, err := OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions)
+		e, err := OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions, opts.GPUs...)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: index %s was built with model %q: %w", dirs[0], ix.man.Model.Name, err)
 		}

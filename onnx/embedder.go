@@ -318,6 +318,16 @@ func (e *Embedder) Checksums() map[string]string {
 // takes is truncated to MaxTokens (prefix and special tokens included), as the
 // model's tokenizer would.
 func (e *Embedder) Embed(ctx context.Context, texts []string, role Role) ([]float32, error) {
+	seqs, err := e.contentSeqs(texts, role)
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedTokens(ctx, seqs, role)
+}
+
+// contentSeqs tokenizes texts without special tokens and truncates each to
+// what the role leaves room for.
+func (e *Embedder) contentSeqs(texts []string, role Role) ([][]int32, error) {
 	if role != Query && role != Passage {
 		return nil, fmt.Errorf("onnx: %v: %w", role, ErrInput)
 	}
@@ -331,7 +341,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, role Role) ([]floa
 		}
 		seqs[i] = ids
 	}
-	return e.EmbedTokens(ctx, seqs, role)
+	return seqs, nil
 }
 
 // EmbedTokens embeds already tokenized texts: seqs holds content ids (no special
@@ -341,6 +351,15 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, role Role) ([]floa
 // encoding prefix+text (the tests check it). A sequence that does not fit
 // MaxContentTokens(role) is an error naming it; nothing is truncated here.
 func (e *Embedder) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]float32, error) {
+	full, err := e.fullSeqs(seqs, role)
+	if err != nil {
+		return nil, err
+	}
+	return e.embedFull(ctx, full)
+}
+
+// fullSeqs puts the role's prefix and the special tokens around content ids.
+func (e *Embedder) fullSeqs(seqs [][]int32, role Role) ([][]int32, error) {
 	if role != Query && role != Passage {
 		return nil, fmt.Errorf("onnx: %v: %w", role, ErrInput)
 	}
@@ -356,7 +375,7 @@ func (e *Embedder) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) (
 		buf = append(buf, s...)
 		full[i] = e.tok.AddSpecial(buf).IDs
 	}
-	return e.embedFull(ctx, full)
+	return full, nil
 }
 
 // Stats are counters of the work an Embedder has done since it was opened.

@@ -328,6 +328,15 @@ func TestCUDAUnavailable(t *testing.T) {
 	}
 }
 
+// cudaTestModel is the model the CUDA tests run: $MSRAG_CUDA_TEST_MODEL, else
+// all-minilm-l6-v2 (scripts/gpu-check.sh picks one small enough to carry).
+func cudaTestModel() string {
+	if m := os.Getenv("MSRAG_CUDA_TEST_MODEL"); m != "" {
+		return m
+	}
+	return "all-minilm-l6-v2"
+}
+
 // TestCUDA runs the model on the GPU where there is one, and compares with the CPU.
 func TestCUDA(t *testing.T) {
 	if !cudaProviderPresent() {
@@ -336,8 +345,8 @@ func TestCUDA(t *testing.T) {
 	if _, err := os.Stat("/dev/nvidia0"); err != nil {
 		t.Skip("no GPU")
 	}
-	cpu := openModel(t, "all-minilm-l6-v2", Options{})
-	gpu := openModel(t, "all-minilm-l6-v2", Options{Device: DeviceCUDA})
+	cpu := openModel(t, cudaTestModel(), Options{})
+	gpu := openModel(t, cudaTestModel(), Options{Device: DeviceCUDA})
 	texts := []string{"a query", "another text about cells"}
 	a, err := cpu.Embed(context.Background(), texts, Query)
 	if err != nil {
@@ -348,7 +357,7 @@ func TestCUDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range texts {
-		if c := cosine(a[i*384:(i+1)*384], b[i*384:(i+1)*384]); c < 0.9999 {
+		if c := cosine(a[i*cpu.Dims():(i+1)*cpu.Dims()], b[i*cpu.Dims():(i+1)*cpu.Dims()]); c < 0.9999 {
 			t.Fatalf("text %d: cosine cpu/gpu %.6f", i, c)
 		}
 	}

@@ -76,7 +76,11 @@ func indexAction(c *cli.Context) error {
 	copts.BlockLines = c.Int("block-lines")
 	copts.DedupeIDs = c.Bool("dedupe-ids")
 
-	emb, err := msrag.OpenEmbedder(c.String("model"), eo)
+	gpus, err := gpuList(c)
+	if err != nil {
+		return err
+	}
+	emb, err := msrag.OpenEmbedder(c.String("model"), eo, gpus...)
 	if err != nil {
 		return err
 	}

@@ -128,6 +128,8 @@ func TestIndexSearchUsageErrors(t *testing.T) {
 		"repeated window":   {"index", "--corpus", "c", "--out", "x", "--windows", "100,100"},
 		"bad shard":         {"index", "--corpus", "c", "--out", "x", "--shard", "3/3"},
 		"bad device":        {"index", "--corpus", "c", "--out", "x", "--device", "tpu"},
+		"repeated gpu":      {"index", "--corpus", "c", "--out", "x", "--gpus", "0,0"},
+		"bad gpus":          {"search", "--index", "x", "--queries", "q", "--gpus", "0,x"},
 		"bad format":        {"search", "--index", "x", "--queries", "q", "--format", "xml"},
 		"bad k":             {"search", "--index", "x", "--queries", "q", "--k", "0"},
 		"missing --queries": {"search", "--index", "x"},
@@ -138,6 +140,24 @@ func TestIndexSearchUsageErrors(t *testing.T) {
 				t.Fatalf("%v: code %d, want %d (stderr %q)", args, code, exitUsage, errOut)
 			}
 		})
+	}
+}
+
+// TestIndexGPUsOnCPUBuild: --gpus asks for one embedder session per GPU; with
+// the CPU-only ONNX Runtime it fails naming the session, never falls back.
+func TestIndexGPUsOnCPUBuild(t *testing.T) {
+	lib := onnx.LibraryPath()
+	if _, err := os.Stat(filepath.Join(filepath.Dir(lib), "libonnxruntime_providers_cuda.so")); err == nil {
+		t.Skip("the ONNX Runtime library has a CUDA provider")
+	}
+	if _, err := os.Stat(filepath.Join(onnx.ModelsDir(), "all-minilm-l6-v2-int8", onnx.ModelFile)); err != nil {
+		t.Skip("model all-minilm-l6-v2-int8 not fetched")
+	}
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "", "index", "--corpus", writeCorpus(t, dir), "--out", filepath.Join(dir, "idx"),
+		"--model", "all-minilm-l6-v2-int8", "--windows", "4", "--gpus", "0,1", "--quiet")
+	if code != exitFailure || !strings.Contains(errOut, "session 1 of 2 (device 0)") || !strings.Contains(errOut, "CPU build") {
+		t.Fatalf("--gpus on a CPU build: code %d, %q", code, errOut)
 	}
 }
 

@@ -44,7 +44,6 @@ func init() {
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
-			&cli.StringFlag{Name: "gpus", Usage: "GPUs for the FAISS indices, e.g. 0,1,2,3 (each window's index sharded across them); default with --device cuda: --device-id"},
 		}, deviceFlags()...),
 		Action: searchAction,
 	})

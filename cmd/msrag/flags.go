@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,7 @@ func deviceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
 		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
+		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out round-robin, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 	}
@@ -67,18 +69,10 @@ func deviceFlags() []cli.Flag {
 // with --device cuda, or that GPU with --device auto when this build has FAISS
 // GPU support and sees a GPU (saying so otherwise).
 func faissGPUs(c *cli.Context) ([]int, error) {
-	if s := c.String("gpus"); s != "" {
-		var out []int
-		for _, f := range strings.Split(s, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || v < 0 {
-				return nil, usagef("--gpus %q: want device numbers such as 0,1", s)
-			}
-			out = append(out, v)
-		}
-		return out, nil
+	if gpus, err := gpuList(c); err != nil || gpus != nil {
+		return gpus, err
 	}
-	switch c.String("device") {
+	switch embedDevice(c) {
 	case "cuda":
 		return []int{c.Int("device-id")}, nil
 	case "auto":
@@ -90,14 +84,42 @@ func faissGPUs(c *cli.Context) ([]int, error) {
 	return nil, nil
 }
 
+// gpuList parses --gpus: nil when it is not given.
+func gpuList(c *cli.Context) ([]int, error) {
+	s := c.String("gpus")
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 || slices.Contains(out, v) {
+			return nil, usagef("--gpus %q: want distinct device numbers such as 0,1", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// embedDevice is --device, or cuda when --gpus is given without --device.
+func embedDevice(c *cli.Context) string {
+	if c.String("gpus") != "" && !c.IsSet("device") {
+		return "cuda"
+	}
+	return c.String("device")
+}
+
 func embedderOptions(c *cli.Context) (onnx.Options, error) {
 	switch c.String("device") {
 	case "cpu", "cuda", "auto":
 	default:
 		return onnx.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
 	}
+	if _, err := gpuList(c); err != nil {
+		return onnx.Options{}, err
+	}
 	return onnx.Options{
-		Device:      c.String("device"),
+		Device:      embedDevice(c),
 		DeviceID:    c.Int("device-id"),
 		Threads:     c.Int("threads"),
 		TokenBudget: c.Int("batch-tokens"),
