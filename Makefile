@@ -5,7 +5,7 @@ GO ?= go
 PURE_PKGS := chunk tokenizer fuse eval corpus
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build test vet fmt bench docker-cuda demo
+.PHONY: setup check build test vet fmt bench docker-cuda demo check-gpu-build
 
 setup:
 	@scripts/setup.sh
@@ -24,6 +24,14 @@ test: setup
 
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The GPU code (build tag gpu) compiled against FAISS 1.7.3's GPU headers and CUDA 12.9's
+# headers (scripts/fetch-gpu-headers.sh); go vet runs cgo and the C++ compiler over
+# faiss/gpu.cpp. Linking needs a GPU build of FAISS: Dockerfile.cuda, scripts/gpu-check.sh.
+GPU_HEADERS = $(CURDIR)/.cache/gpu-headers
+check-gpu-build: setup
+	scripts/fetch-gpu-headers.sh
+	CGO_CPPFLAGS="-I$(GPU_HEADERS)/faiss -I$(GPU_HEADERS)/cuda" $(GO) vet -tags gpu ./...
 
 docker-cuda:
 	docker build -f Dockerfile.cuda -t msrag:cuda .
