@@ -72,13 +72,17 @@ type IndexInfo struct {
 // Timings are wall-clock seconds of the stages. Embed, Search and Fuse add
 // up the query batches; Build is 0 when the index was reused.
 type Timings struct {
-	Build  float64 `json:"build"`
-	Open   float64 `json:"open"`
-	Embed  float64 `json:"embed"`
-	Search float64 `json:"search"`
-	Fuse   float64 `json:"fuse"`
-	Eval   float64 `json:"eval"`
-	Total  float64 `json:"total"`
+	Build float64 `json:"build"`
+	// BuildEmbed is the part of Build the embedder was busy, BuildTokens
+	// the tokens it embedded (0 when the index was reused).
+	BuildEmbed  float64 `json:"build_embed"`
+	BuildTokens int64   `json:"build_tokens"`
+	Open        float64 `json:"open"`
+	Embed       float64 `json:"embed"`
+	Search      float64 `json:"search"`
+	Fuse        float64 `json:"fuse"`
+	Eval        float64 `json:"eval"`
+	Total       float64 `json:"total"`
 }
 
 // Config is one configuration and its scores.

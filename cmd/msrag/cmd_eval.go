@@ -50,7 +50,7 @@ func init() {
 			"the @1000 metrics need --k 1000 to mean what MTEB's do.",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
-			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split"},
+			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
 			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index)"},
 			&cli.StringFlag{Name: "model", Value: onnx.DefaultModel, Usage: "model name, model directory, or " + msrag.HashEmbedderName + " (non-semantic, tests only)"},
@@ -205,7 +205,11 @@ func evalAction(c *cli.Context) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 
-	emb, err := msrag.OpenEmbedder(c.String("model"), eo)
+	gpus, err := gpuList(c)
+	if err != nil {
+		return err
+	}
+	emb, err := msrag.OpenEmbedder(c.String("model"), eo, gpus...)
 	if err != nil {
 		return err
 	}
@@ -396,25 +400,36 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// readSplit reads the qrels of split. The path is returned when the file is
-// a TSV that scripts/check_metrics.py reads as it is, "" otherwise.
+// readSplit reads the qrels of split, or of several splits joined by "+"
+// (QMSum's "train+dev"). The path is returned when it is one TSV file that
+// scripts/check_metrics.py reads as it is, "" otherwise.
 func readSplit(ds *corpus.Dataset, split string) (eval.Qrels, string, error) {
-	rows, err := ds.ReadQrels(split)
-	if err != nil {
-		return nil, "", err
-	}
 	q := eval.Qrels{}
-	for _, r := range rows {
-		if q[r.QueryID] == nil {
-			q[r.QueryID] = map[string]int{}
+	from := map[string]string{} // query id -> split that judged it first
+	for _, sp := range strings.Split(split, "+") {
+		if sp == "" {
+			return nil, "", fmt.Errorf("eval: --split %q: empty split name", split)
 		}
-		q[r.QueryID][r.DocID] = r.Score
+		rows, err := ds.ReadQrels(sp)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, r := range rows {
+			if f, ok := from[r.QueryID]; ok && f != sp {
+				return nil, "", fmt.Errorf("eval: query %q is judged in both split %q and split %q of %s", r.QueryID, f, sp, ds.Dir)
+			}
+			from[r.QueryID] = sp
+			if q[r.QueryID] == nil {
+				q[r.QueryID] = map[string]int{}
+			}
+			q[r.QueryID][r.DocID] = r.Score
+		}
 	}
 	if len(q) == 0 {
 		return nil, "", fmt.Errorf("eval: qrels of split %q of %s have no judgements", split, ds.Dir)
 	}
 	path := filepath.Join(ds.Dir, "qrels", split+".tsv")
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil || strings.Contains(split, "+") {
 		path = ""
 	}
 	return q, path, nil
@@ -619,12 +634,13 @@ func openOrBuild(c *cli.Context, emb msrag.Embedder, ds *corpus.Dataset, ixDir s
 		return nil, report.IndexInfo{}, tm, err
 	}
 	tm.Build = time.Since(t0).Seconds()
+	tm.BuildEmbed, tm.BuildTokens = stats.EmbedBusy.Seconds(), stats.Tokens
 	if err := writeJSON(sidecarPath(ixDir), src); err != nil {
 		ix.Close()
 		return nil, report.IndexInfo{}, tm, err
 	}
-	fmt.Fprintf(stderr, "eval: built %s: %d docs, %d unique chunks, %v vectors per window, %.1f s\n",
-		ixDir, stats.Docs, stats.UniqueChunks, stats.Vectors, tm.Build)
+	fmt.Fprintf(stderr, "eval: built %s: %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s (embedder busy %.0f%%)\n",
+		ixDir, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, 100*tm.BuildEmbed/tm.Build)
 	return ix, report.IndexInfo{Dir: ixDir, Why: why}, tm, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/msrag/msrag/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,5 +272,40 @@ func TestEvalUsageErrors(t *testing.T) {
 				t.Fatalf("code %d, want %d: %s", code, exitUsage, stderr)
 			}
 		})
+	}
+}
+
+// TestReadSplitJoined: "train+dev" judges the queries of both files together;
+// a query judged in both is an error naming it and the two splits.
+func TestReadSplitJoined(t *testing.T) {
+	dir := t.TempDir()
+	writeTinyDataset(t, dir)
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, "qrels", name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("train.tsv", "query-id\tcorpus-id\tscore\nqa\td1\t1\nqb\td2\t2\n")
+	write("dev.tsv", "query-id\tcorpus-id\tscore\nqc\td3\t1\n")
+	ds, err := corpus.OpenDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, path, err := readSplit(ds, "train+dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != 3 || q["qb"]["d2"] != 2 || q["qc"]["d3"] != 1 || path != "" {
+		t.Fatalf("train+dev: %v, path %q", q, path)
+	}
+	if _, path, err := readSplit(ds, "train"); err != nil || path != filepath.Join(dir, "qrels", "train.tsv") {
+		t.Fatalf("train alone: path %q, %v", path, err)
+	}
+	write("dev.tsv", "query-id\tcorpus-id\tscore\nqa\td3\t1\n")
+	if _, _, err := readSplit(ds, "train+dev"); err == nil || !strings.Contains(err.Error(), `query "qa" is judged in both split "train" and split "dev"`) {
+		t.Fatalf("query in two splits: %v", err)
+	}
+	if _, _, err := readSplit(ds, "train+"); err == nil || !strings.Contains(err.Error(), "empty split name") {
+		t.Fatalf("empty split: %v", err)
 	}
 }
