@@ -27,6 +27,17 @@ Golden files for the Go tests (onnx/testdata/ref-NAME.json.gz):
 
 The check fails (exit 1) when any text's cosine with the reference is below
 --min-cosine (default 0.99999).
+
+Second reference, sentence-transformers on PyTorch, where a model's fp32 PyTorch
+weights can be had (scripts/fetch-st-reference.sh; today all-minilm-l6-v2 only):
+the model's own tokenizer (transformers), forward pass and pooling, none of them
+shared with msrag or with the ONNX export. Threshold --st-min-cosine (0.999).
+
+    python3 -m venv .cache/venv/st
+    .cache/venv/st/bin/pip install torch==2.15.0 sentence-transformers==6.2.0 onnxruntime==1.30.0 tokenizers
+    scripts/fetch-st-reference.sh
+    .cache/venv/st/bin/python scripts/check_embeddings.py --models all-minilm-l6-v2 \
+        --st all-minilm-l6-v2=.cache/st/all-minilm-l6-v2
 """
 import argparse
 import gzip
@@ -169,6 +180,9 @@ def main():
     ap.add_argument("--msrag", help="msrag binary (default: built into .cache/bin)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--min-cosine", type=float, default=0.99999)
+    ap.add_argument("--st", action="append", default=[], metavar="MODEL=DIR",
+                    help="also compare MODEL with the sentence-transformers directory DIR (PyTorch)")
+    ap.add_argument("--st-min-cosine", type=float, default=0.999)
     ap.add_argument("--golden", action="store_true", help="write onnx/testdata/ref-NAME.json.gz for a few dozen texts")
     args = ap.parse_args()
 
@@ -176,6 +190,7 @@ def main():
     builtin = {m["name"]: m for m in models_json}
     names = args.models or [m for m in builtin if os.path.isfile(os.path.join(args.cache, "models", m, "msrag-model.json"))]
 
+    st_dirs = dict(x.split("=", 1) for x in args.st)
     items = load_texts(args.data, args.golden)
     texts = [t for t, _, _ in items]
     roles = [r for _, r, _ in items]
@@ -226,7 +241,35 @@ def main():
         for i in np.argsort(cos)[:3]:
             if cos[i] < args.min_cosine:
                 print("    lowest: %s (%s) cosine %.7f" % (items[i][2], roles[i], cos[i]))
+        if name in st_dirs:
+            t0 = time.time()
+            ref = sentence_transformers_vectors(st_dirs[name], info, texts, roles, args.threads)
+            cos = (ref * got).sum(1) / (np.linalg.norm(ref, axis=1) * np.linalg.norm(got, axis=1))
+            bad = int((cos < args.st_min_cosine).sum())
+            failed |= bad > 0
+            print("%-24s %6d %8s %10s %12.7f %12.7f %8d %s  (%.0fs; vs sentence-transformers)" % (
+                name + " (st)", len(texts), "", "", cos.min(), cos.mean(), bad,
+                "ok" if bad == 0 else "FAIL", time.time() - t0))
+            for i in np.argsort(cos)[:3]:
+                print("    lowest vs st: %s (%s) cosine %.7f" % (items[i][2], roles[i], cos[i]))
     sys.exit(1 if failed else 0)
+
+
+def sentence_transformers_vectors(st_dir, info, texts, roles, threads):
+    """Vectors from sentence-transformers on PyTorch (fp32, CPU): its own
+    tokenizer, truncation at the model's max_seq_length, pooling and Normalize."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    torch.set_num_threads(threads)
+    m = SentenceTransformer(st_dir, device="cpu")
+    if m.max_seq_length != info["max_tokens"]:
+        sys.exit("%s: max_seq_length %d, msrag-model.json max_tokens %d" % (st_dir, m.max_seq_length, info["max_tokens"]))
+    prefix = {"query": info["query_prefix"], "passage": info["passage_prefix"]}
+    v = m.encode([prefix[r] + t for t, r in zip(texts, roles)], batch_size=32,
+                 convert_to_numpy=True, normalize_embeddings=False)
+    if info["normalize"]:
+        v = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+    return v.astype(np.float32)
 
 
 if __name__ == "__main__":
