@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks msrag's evaluation numbers against pytrec_eval and MTEB's MRR formula.
+"""Checks msrag's evaluation numbers against pytrec_eval and MTEB's MRR formula,
+and with --mteb against MTEB's own retrieval evaluator as well.
 
     .cache/venv/eval/bin/python scripts/check_metrics.py \
         --qrels data/scifact/qrels/test.tsv --results results.json w100.run rrf.run
@@ -16,6 +17,16 @@ P_k and recip_rank by pytrec_eval; mrr_k (or its synonym recip_rank_k) by MTEB's
 formula; cdr_k (1 when a relevant document is in the top k) directly. Per-query
 values and means must agree within --tol (1e-9), and the scored queries must be
 the same. Prints a table; exits 1 on any mismatch, 2 on bad input.
+
+--mteb also runs MTEB's evaluator itself (mteb 2.x,
+mteb._evaluators.retrieval_metrics.calculate_retrieval_scores: pytrec_eval for
+NDCG/MAP/Recall/P/HitRate, its own mrr()) on the same run and qrels and compares
+its means with msrag's: NDCG@k, MAP@k, Recall@k, P@k and HitRate@k (= cdr_k),
+which MTEB rounds to 5 decimals (so within 5e-6 + --tol), and MRR@k, unrounded
+(within --tol). Needs mteb in the venv:
+
+    .cache/venv/st/bin/pip install mteb==2.26.24 pytrec-eval-terrier
+    .cache/venv/st/bin/python scripts/check_metrics.py --mteb --qrels ... --results ... runs...
 """
 import argparse
 import json
@@ -129,11 +140,38 @@ def check(name, qrels, run, res, tol):
     return ok
 
 
+def check_mteb(name, qrels, run, res, tol):
+    from mteb._evaluators.retrieval_metrics import calculate_retrieval_scores
+    metrics = res["metrics"]
+    ks = sorted({int(m.rpartition("_")[2]) for m in metrics if m.rpartition("_")[2].isdigit()})
+    # MTEB scores the queries of the run; give it those msrag scored.
+    sub = {q: run[q] for q in run if q in qrels}
+    r = calculate_retrieval_scores(sub, qrels, ks)
+    table = {"ndcg_cut": ("NDCG", r.ndcg, True), "map_cut": ("MAP", r.map, True),
+             "recall": ("Recall", r.recall, True), "P": ("P", r.precision, True),
+             "cdr": ("HitRate", r.hit_rate, True), "mrr": ("MRR", r.mrr, False)}
+    ok = True
+    for m in metrics:
+        fam, _, k = m.rpartition("_")
+        if fam not in table:
+            continue
+        label, vals, rounded = table[fam]
+        want = vals["%s@%s" % (label, k)]
+        have = res["mean"][m]
+        lim = (5e-6 if rounded else 0) + tol
+        good = abs(have - want) <= lim
+        ok = ok and good
+        print("%-10s %-14s %14.10f %14.10f %10.2e  %s" % (
+            name, m + " (mteb)", have, want, abs(have - want), "ok" if good else "MISMATCH"))
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--qrels", required=True, help="BEIR TSV or TREC qrels")
     ap.add_argument("--results", required=True, help="msrag Results JSON")
     ap.add_argument("--tol", type=float, default=1e-9)
+    ap.add_argument("--mteb", action="store_true", help="also compare with MTEB's retrieval evaluator")
     ap.add_argument("runs", nargs="+", help="TREC run files")
     args = ap.parse_args()
     qrels = read_qrels(args.qrels)
@@ -151,7 +189,10 @@ def main():
             print("check_metrics: %s has no results for run %r (from %s); it has %s" % (
                 args.results, name, path, sorted(results)), file=sys.stderr)
             return 2
-        ok = check(name, qrels, read_run(path), results[name], args.tol) and ok
+        run = read_run(path)
+        ok = check(name, qrels, run, results[name], args.tol) and ok
+        if args.mteb:
+            ok = check_mteb(name, qrels, run, results[name], args.tol) and ok
     print("all metrics agree within %g" % args.tol if ok else "MISMATCH", file=sys.stderr if not ok else sys.stdout)
     return 0 if ok else 1
 
