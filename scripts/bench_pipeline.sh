@@ -73,7 +73,7 @@ PY
 		vec=$(sed -E 's/.*with (\[[0-9 ]+\]) vectors.*/\1/' <<<"$line")
 		tok=$(sed -E 's/.*chunks, ([0-9]+) tokens.*/\1/' <<<"$line")
 		awk -v n="$n" -v cb="$(stat -c %s "$in")" -v w="$wall" -v r="$rss" -v d="$disk" -v f="$fa" -v v="$vec" -v t="$tok" 'BEGIN{
-			printf "| %d | %.0f | %.0f | %d | %.0f | %.0f | %.2f | %s | %d | %.0f |\n", n, cb/1048576, w, r, d/1048576, f/1048576, r/(d/1048576), v, t, n/w }'
+			printf "| %d | %.0f | %.0f | %d | %.0f | %.0f | %.2f | %s | %s | %.0f |\n", n, cb/1048576, w, r, d/1048576, f/1048576, r/(d/1048576), v, t, n/w }'
 	done
 	;;
 *)
