@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/msrag/msrag/internal/testfiles"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,17 +32,8 @@ type refFile struct {
 
 func readRef(tb testing.TB, path string) refFile {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var r refFile
-	if err := json.NewDecoder(zr).Decode(&r); err != nil {
+	if err := json.Unmarshal(testfiles.ReadGzip(tb, path), &r); err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
 	return r
@@ -328,6 +320,18 @@ func TestCUDAUnavailable(t *testing.T) {
 	}
 }
 
+// needCUDA skips a test unless the ONNX Runtime library has a CUDA provider
+// and the machine has a GPU: the CUDA path is tested where it can run.
+func needCUDA(t *testing.T) {
+	t.Helper()
+	if !cudaProviderPresent() {
+		t.Skip("no CUDA provider in the ONNX Runtime library")
+	}
+	if _, err := os.Stat("/dev/nvidia0"); err != nil {
+		t.Skip("no GPU")
+	}
+}
+
 // cudaTestModel is the model the CUDA tests run: $MSRAG_CUDA_TEST_MODEL, else
 // all-minilm-l6-v2 (scripts/gpu-check.sh picks one small enough to carry).
 func cudaTestModel() string {
@@ -339,12 +343,7 @@ func cudaTestModel() string {
 
 // TestCUDA runs the model on the GPU where there is one, and compares with the CPU.
 func TestCUDA(t *testing.T) {
-	if !cudaProviderPresent() {
-		t.Skip("no CUDA provider in the ONNX Runtime library")
-	}
-	if _, err := os.Stat("/dev/nvidia0"); err != nil {
-		t.Skip("no GPU")
-	}
+	needCUDA(t)
 	cpu := openModel(t, cudaTestModel(), Options{})
 	gpu := openModel(t, cudaTestModel(), Options{Device: DeviceCUDA})
 	texts := []string{"a query", "another text about cells"}

@@ -98,12 +98,7 @@ func TestPoolErrors(t *testing.T) {
 
 // TestPoolCUDA runs one session per GPU where there are GPUs, against the CPU.
 func TestPoolCUDA(t *testing.T) {
-	if !cudaProviderPresent() {
-		t.Skip("no CUDA provider in the ONNX Runtime library")
-	}
-	if _, err := os.Stat("/dev/nvidia0"); err != nil {
-		t.Skip("no GPU")
-	}
+	needCUDA(t)
 	devices := []int{0}
 	if _, err := os.Stat("/dev/nvidia1"); err == nil {
 		devices = append(devices, 1)

@@ -3,10 +3,9 @@ package tokenizer_test
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
+	"github.com/msrag/msrag/internal/testfiles"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,23 +26,7 @@ type componentVariant struct {
 	Records []goldenRecord             `json:"-"`
 }
 
-func readGzip(tb testing.TB, path string) []byte {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
+func readGzip(tb testing.TB, path string) []byte { return testfiles.ReadGzip(tb, path) }
 
 // applyPatch mirrors patch() in the generator.
 func applyPatch(tb testing.TB, base []byte, p map[string]json.RawMessage) []byte {

@@ -2,10 +2,12 @@ package tokenizer_test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/msrag/msrag/internal/testfiles"
 	"io"
 	"os"
 	"path/filepath"
@@ -169,17 +171,8 @@ func loadTokenizer(tb testing.TB, path string) *tokenizer.Tokenizer {
 
 func readGolden(tb testing.TB, name string) []goldenRecord {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", "golden_"+name+".jsonl.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var out []goldenRecord
-	sc := bufio.NewScanner(zr)
+	sc := bufio.NewScanner(bytes.NewReader(testfiles.ReadGzip(tb, filepath.Join("testdata", "golden_"+name+".jsonl.gz"))))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for line := 1; sc.Scan(); line++ {
 		if (line-1)%goldenStride() != 0 {

@@ -36,22 +36,29 @@ func Root(tb testing.TB) string {
 // and returns that path.
 func BERTUncased(tb testing.TB, dir string) string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(Root(tb), "tokenizer", "testdata", "bert-uncased.tokenizer.json.gz"))
+	data := ReadGzip(tb, filepath.Join(Root(tb), "tokenizer", "testdata", "bert-uncased.tokenizer.json.gz"))
+	path := filepath.Join(dir, "tokenizer.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// ReadGzip returns the decompressed contents of the gzip file at path.
+func ReadGzip(tb testing.TB, path string) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("%s: %v", path, err)
 	}
 	data, err := io.ReadAll(zr)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("%s: %v", path, err)
 	}
-	path := filepath.Join(dir, "tokenizer.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return data
 }
