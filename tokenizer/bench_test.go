@@ -13,12 +13,14 @@ import (
 )
 
 // benchTexts reads up to limit bytes of document texts of a BEIR corpus under
-// $MSRAG_DATA (default /work/shared/data); benchmarks skip when it is absent.
+// $MSRAG_DATA (default ../shared/data beside the repository root, which is
+// ../../shared/data from this package's directory); benchmarks skip when it
+// is absent.
 func benchTexts(tb testing.TB, set string, limit int) []string {
 	tb.Helper()
 	dir := os.Getenv("MSRAG_DATA")
 	if dir == "" {
-		dir = "/work/shared/data"
+		dir = filepath.Join("..", "..", "shared", "data")
 	}
 	f, err := os.Open(filepath.Join(dir, set, "corpus.jsonl.gz"))
 	if err != nil {

@@ -41,6 +41,10 @@
 // as U+FFFD, with its span on that one byte, so spans always fall on the
 // boundaries of the original bytes.
 //
+// Surrogate code points (Cs) cannot occur in valid UTF-8: their three-byte
+// encodings read as three U+FFFD, and encoding/json decodes an unpaired
+// \ud800-style escape to one U+FFFD.
+//
 // # Limits
 //
 // Only single sequences are encoded (no pairs), and padding is not applied.
@@ -49,9 +53,22 @@
 // Replace and Split are compiled with Go's regexp (RE2): a pattern RE2
 // cannot compile (look-around, possessive quantifiers) fails to load, and
 // classes such as \s and \w match ASCII only where Oniguruma, which Hugging
-// Face uses, matches Unicode. Character properties come from Go's Unicode
-// tables, which can differ from Hugging Face's for recently assigned
-// characters.
+// Face uses, matches Unicode.
+//
+// # Character classes
+//
+// Hugging Face takes its character classes from tables of several Unicode
+// versions, and the BERT components here follow each of them:
+// BertNormalizer's clean_text removes Cc, Cf and Co of Unicode 8.0 (the
+// tables of the unicode_categories crate) and keeps unassigned code points
+// and noncharacters (Cn); its strip_accents removes Mn of Unicode 8.0 after
+// an NFD that, like Unicode 9.0, leaves U+11938 whole; BertPreTokenizer and
+// Punctuation split on ASCII punctuation and P of Unicode 8.0; lower-casing
+// adds the Unicode 16.0 and 17.0 mappings of Rust's char::to_lowercase to
+// Go's Unicode 15.0 tables. The other components use Go's tables, which
+// differ from Hugging Face's for some characters assigned after Unicode 9.0:
+// the combining marks of StripAccents, the compatibility decompositions of
+// NFKD and NFKC, the numbers of Digits and the \w class of Whitespace.
 //
 // # Cheap counting
 //

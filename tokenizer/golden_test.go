@@ -111,6 +111,9 @@ func parseInts(b []byte) ([]int, error) {
 	return nil, fmt.Errorf("unterminated integer array")
 }
 
+// goldenRecord is one text and its reference encodings. Text is decoded by
+// encoding/json, which turns an unpaired \ud800-style escape into U+FFFD: the
+// generator gives the reference that same text.
 type goldenRecord struct {
 	Text    *string      `json:"text"`
 	TextB64 string       `json:"text_b64"`

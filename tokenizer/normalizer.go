@@ -59,7 +59,7 @@ func (b *bertNormalizer) normalize(n *normStr, sc *scratch) {
 			rs = appendNFD(rs, r, false)
 			k := 0
 			for _, x := range rs {
-				if !unicode.Is(unicode.Mn, x) {
+				if !isBertAccent(x) {
 					rs[k] = x
 					k++
 				}
@@ -86,9 +86,11 @@ func (b *bertNormalizer) normalize(n *normStr, sc *scratch) {
 	*n = out
 }
 
-// appendNFD appends the canonical (or compatibility) decomposition of r.
+// appendNFD appends the canonical (or compatibility) decomposition of r as
+// Hugging Face's NFD and NFKD compute it: their tables are those of Unicode
+// 9.0, which does not decompose U+11938 (assigned in Unicode 13.0).
 func appendNFD(dst []rune, r rune, compat bool) []rune {
-	if r < utf8.RuneSelf {
+	if r < utf8.RuneSelf || r == 0x11938 {
 		return append(dst, r)
 	}
 	f := norm.NFD

@@ -16,32 +16,31 @@ func isWhitespace(r rune) bool {
 // White_Space.
 func isBertWhitespace(r rune) bool { return isWhitespace(r) }
 
-// isOther is the Unicode "C" group: Cc, Cf, Cn (unassigned), Co, Cs.
-func isOther(r rune) bool {
-	if r < 0x80 {
-		return r < 0x20 || r == 0x7f
-	}
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) {
-		return true
-	}
-	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z)
-}
-
-// isBertControl is BERT's control test used by clean_text.
+// isBertControl is the control test of clean_text in Hugging Face's
+// BertNormalizer (is_control in normalizers/bert.rs): a character of Cc, Cf
+// or Co in Unicode 8.0 (see other8), except tab, newline and carriage return.
+// Unassigned code points and noncharacters (Cn), and characters assigned to
+// Cf after Unicode 8.0, are kept.
 func isBertControl(r rune) bool {
 	if r == '\t' || r == '\n' || r == '\r' {
 		return false
 	}
-	return isOther(r)
+	return unicode.Is(other8, r)
 }
 
-// isPunctuation is BERT's punctuation: ASCII punctuation or Unicode P*.
+// isPunctuation is the punctuation of Hugging Face's BertPreTokenizer and
+// Punctuation (is_bert_punc and is_punc): ASCII punctuation, symbols
+// included, or P* of Unicode 8.0 (see punct8).
 func isPunctuation(r rune) bool {
 	if r < 0x80 {
 		return (r >= 33 && r <= 47) || (r >= 58 && r <= 64) || (r >= 91 && r <= 96) || (r >= 123 && r <= 126)
 	}
-	return unicode.IsPunct(r)
+	return unicode.Is(punct8, r)
 }
+
+// isBertAccent is what strip_accents of Hugging Face's BertNormalizer
+// removes after NFD: a nonspacing mark, Mn of Unicode 8.0 (see mn8).
+func isBertAccent(r rune) bool { return unicode.Is(mn8, r) }
 
 // isChineseChar is BERT's CJK test (the CJK Unified Ideographs blocks).
 func isChineseChar(r rune) bool {
@@ -72,7 +71,8 @@ func isNumeric(r rune) bool {
 	return unicode.In(r, unicode.Nd, unicode.Nl, unicode.No)
 }
 
-// toLower emits the full lower-case mapping of r (Rust's char::to_lowercase).
+// toLower emits the full lower-case mapping of r (Rust's char::to_lowercase,
+// whose tables are newer than Go's: see lowerSince16).
 func toLower(r rune, emit func(rune)) {
 	if r < 0x80 {
 		if r >= 'A' && r <= 'Z' {
@@ -86,5 +86,21 @@ func toLower(r rune, emit func(rune)) {
 		emit(0x307)
 		return
 	}
-	emit(unicode.ToLower(r))
+	emit(lowerSince16.ToLower(r))
+}
+
+// lowerSince16 holds the lower-case mappings of the letters assigned in
+// Unicode 16.0 and 17.0, which Go's tables (Unicode 15.0) lack and Rust's
+// char::to_lowercase, as built into tokenizers 0.23.3, has.
+var lowerSince16 = unicode.SpecialCase{
+	{Lo: 0x1C89, Hi: 0x1C89, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7CB, Hi: 0xA7CB, Delta: [unicode.MaxCase]rune{0, 0x0264 - 0xA7CB, 0}},
+	{Lo: 0xA7CC, Hi: 0xA7CC, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7CE, Hi: 0xA7CE, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7D2, Hi: 0xA7D2, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7D4, Hi: 0xA7D4, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7DA, Hi: 0xA7DA, Delta: [unicode.MaxCase]rune{0, 1, 0}},
+	{Lo: 0xA7DC, Hi: 0xA7DC, Delta: [unicode.MaxCase]rune{0, 0x019B - 0xA7DC, 0}},
+	{Lo: 0x10D50, Hi: 0x10D65, Delta: [unicode.MaxCase]rune{0, 0x20, 0}},
+	{Lo: 0x16EA0, Hi: 0x16EB8, Delta: [unicode.MaxCase]rune{0, 0x1B, 0}},
 }
