@@ -30,25 +30,34 @@ func benchWindows(tb testing.TB, nq, ndocs int, ks []int) []fuse.Hits {
 }
 
 // BenchmarkFuse fuses the SciFact shape: 10,000 queries x 3 windows x 100
-// hits over 5,183 documents.
+// hits over 5,183 documents, with each rule.
 func BenchmarkFuse(b *testing.B) {
 	const nq, ndocs = 10000, 5183
 	ws := benchWindows(b, nq, ndocs, []int{100, 100, 100})
-	fusers := []struct {
+	rules := []struct {
 		name string
-		f    func([]fuse.Hits, int, fuse.Options) (*fuse.Ranking, error)
+		m    fuse.Method
+		opt  fuse.Options
 	}{
-		{"rrf", fuse.RRF},
-		{"maxp", fuse.MaxP},
+		{"rrf", fuse.MethodRRF, fuse.Options{}},
+		{"rrf-cap2", fuse.MethodRRF, fuse.Options{Cap: 2}},
+		{"rrf-weights", fuse.MethodRRF, fuse.Options{Weights: []float64{1, 0.5, 2}}},
+		{"docrrf", fuse.MethodDocRRF, fuse.Options{}},
+		{"combsum-minmax", fuse.MethodCombSUM, fuse.Options{Norm: fuse.NormMinMax}},
+		{"combsum-zscore", fuse.MethodCombSUM, fuse.Options{Norm: fuse.NormZScore}},
+		{"combmnz-minmax", fuse.MethodCombMNZ, fuse.Options{Norm: fuse.NormMinMax}},
+		{"maxp", fuse.MethodMaxP, fuse.Options{}},
 	}
-	for _, fz := range fusers {
+	for _, rule := range rules {
 		for _, k := range []int{10, 100} {
 			for _, workers := range []int{1, 2} {
-				b.Run(fmt.Sprintf("%s/k=%d/workers=%d", fz.name, k, workers), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/k=%d/workers=%d", rule.name, k, workers), func(b *testing.B) {
+					opt := rule.opt
+					opt.K, opt.Workers = k, workers
 					b.ReportAllocs()
 					b.SetBytes(int64(nq * 3 * 100 * 8)) // input: doc int32 + score float32 per hit
 					for b.Loop() {
-						if _, err := fz.f(ws, ndocs, fuse.Options{K: k, Workers: workers}); err != nil {
+						if _, err := fuse.Fuse(rule.m, ws, ndocs, opt); err != nil {
 							b.Fatal(err)
 						}
 					}

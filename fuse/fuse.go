@@ -9,11 +9,13 @@ import (
 
 // Sentinel errors, wrapped by the errors this package returns; test with errors.Is.
 var (
-	// ErrShape marks hit arrays whose lengths do not agree.
+	// ErrShape marks hit arrays, or query weights, whose lengths do not
+	// agree.
 	ErrShape = errors.New("fuse: inconsistent shape")
 	// ErrDocRange marks a document index outside [-1, ndocs).
 	ErrDocRange = errors.New("fuse: document index out of range")
-	// ErrScore marks a chunk score that is NaN where scores are compared.
+	// ErrScore marks a chunk score that is NaN where scores are compared, or
+	// infinite where they are summed (CombSUM, CombMNZ).
 	ErrScore = errors.New("fuse: invalid score")
 	// ErrOptions marks invalid options.
 	ErrOptions = errors.New("fuse: invalid options")
@@ -76,46 +78,77 @@ func (r *Ranking) EvidenceOf(q, rank int) []Evidence {
 	return r.Evidence[r.EvStart[i]:r.EvStart[i+1]]
 }
 
-// Options configures a fuser. The zero value is valid.
+// Options configures a fuser. The zero value is valid: 100 documents per
+// query, C 1 and RankBase 0, every chunk voting, raw scores, every window
+// weighing 1, one goroutine. An option a rule does not use is ignored,
+// except the weights, which [MethodMaxP] refuses.
 type Options struct {
 	// K is the number of documents kept per query; 0 means 100.
 	K int
-	// C is RRF's constant; 0 means 1. RRF only.
+	// C is the RRF constant; 0 means 1. MethodRRF and MethodDocRRF.
 	C float64
-	// RankBase is the rank RRF gives a window's top chunk; 0 by default,
-	// 1 for classic RRF. RRF only.
+	// RankBase is the rank given to a window's top chunk (MethodRRF) or top
+	// document (MethodDocRRF); 0 by default, 1 for classic RRF.
 	RankBase int
+	// Cap is the most chunks of one document that vote per window: its
+	// first Cap hits in the window's list. 0 means all. A chunk left out
+	// still takes its rank. MethodRRF only.
+	Cap int
+	// Norm normalises the per-window document scores of MethodCombSUM and
+	// MethodCombMNZ; the zero value keeps them raw.
+	Norm Norm
+	// Weights holds one weight per window, in the order of the windows
+	// given to the fuser; nil means every window weighs 1. Weights must be
+	// finite and not negative. A window of weight 0 is left out: its hits
+	// neither score nor show as evidence. Not allowed with MethodMaxP.
+	Weights []float64
+	// QueryWeights holds per-query window weights, NQ*len(windows) of them,
+	// row-major by query: query q weighs window w by
+	// QueryWeights[q*len(windows)+w] times Weights[w]. nil means 1. Same
+	// rules as Weights; the products must be finite too.
+	QueryWeights []float64
 	// Workers is the number of goroutines sharing the batch; 0 means 1.
 	Workers int
 }
 
-type method int
-
-const (
-	methodRRF method = iota
-	methodMaxP
-)
-
-// RRF fuses windows with Reciprocal Rank Fusion, every chunk voting for its
-// document (see the package documentation). ndocs bounds the document
-// indices. All windows must hold the same number of queries; their K may
-// differ.
-func RRF(windows []Hits, ndocs int, opt Options) (*Ranking, error) {
-	return fuse(windows, ndocs, opt, methodRRF)
+// Fuse fuses windows into one document ranking per query with rule m (see
+// the package documentation). ndocs bounds the document indices. All
+// windows must hold the same number of queries; their K may differ.
+func Fuse(m Method, windows []Hits, ndocs int, opt Options) (*Ranking, error) {
+	opt, err := opt.withDefaults(m, len(windows))
+	if err != nil {
+		return nil, err
+	}
+	nq, err := checkWindows(windows, ndocs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkQueryWeights(opt, nq, len(windows)); err != nil {
+		return nil, err
+	}
+	return run(m, windows, ndocs, opt, nq)
 }
 
-// MaxP ranks each document by its best chunk score in any of windows.
+// RRF is [Fuse] with [MethodRRF]: every chunk votes for its document.
+func RRF(windows []Hits, ndocs int, opt Options) (*Ranking, error) {
+	return Fuse(MethodRRF, windows, ndocs, opt)
+}
+
+// MaxP is [Fuse] with [MethodMaxP]: each document ranks by its best chunk
+// score in any of windows.
 func MaxP(windows []Hits, ndocs int, opt Options) (*Ranking, error) {
-	return fuse(windows, ndocs, opt, methodMaxP)
+	return Fuse(MethodMaxP, windows, ndocs, opt)
 }
 
 // Single ranks documents by their best chunk score in one window: MaxP over
 // w alone. Evidence names window 0.
 func Single(w Hits, ndocs int, opt Options) (*Ranking, error) {
-	return fuse([]Hits{w}, ndocs, opt, methodMaxP)
+	return Fuse(MethodMaxP, []Hits{w}, ndocs, opt)
 }
 
-func fuse(windows []Hits, ndocs int, opt Options, m method) (*Ranking, error) {
+// withDefaults fills in the defaults of opt and checks it for rule m over nw
+// windows.
+func (opt Options) withDefaults(m Method, nw int) (Options, error) {
 	if opt.K == 0 {
 		opt.K = 100
 	}
@@ -125,26 +158,78 @@ func fuse(windows []Hits, ndocs int, opt Options, m method) (*Ranking, error) {
 	if opt.Workers == 0 {
 		opt.Workers = 1
 	}
+	rankRule := m == MethodRRF || m == MethodDocRRF
 	switch {
+	case m < 0 || m >= numMethods:
+		return opt, fmt.Errorf("%w: unknown method %d", ErrOptions, int(m))
 	case opt.K < 0 || opt.Workers < 0:
-		return nil, fmt.Errorf("%w: K %d and Workers %d must not be negative", ErrOptions, opt.K, opt.Workers)
-	case m == methodRRF && (float64(opt.RankBase)+opt.C <= 0 || math.IsNaN(opt.C) || math.IsInf(opt.C, 0)):
-		return nil, fmt.Errorf("%w: RRF weight 1/(rank+c) needs RankBase + C > 0, got %d + %v", ErrOptions, opt.RankBase, opt.C)
-	case len(windows) == 0:
-		return nil, fmt.Errorf("%w: no windows", ErrShape)
-	case ndocs < 0 || ndocs > math.MaxInt32:
-		return nil, fmt.Errorf("%w: ndocs %d", ErrShape, ndocs)
+		return opt, fmt.Errorf("%w: K %d and Workers %d must not be negative", ErrOptions, opt.K, opt.Workers)
+	case opt.Cap < 0:
+		return opt, fmt.Errorf("%w: Cap %d must not be negative", ErrOptions, opt.Cap)
+	case opt.Norm < 0 || opt.Norm >= numNorms:
+		return opt, fmt.Errorf("%w: unknown normalisation %d", ErrOptions, int(opt.Norm))
+	case rankRule && (float64(opt.RankBase)+opt.C <= 0 || math.IsNaN(opt.C) || math.IsInf(opt.C, 0)):
+		return opt, fmt.Errorf("%w: %v term 1/(rank+c) needs RankBase + C > 0, got %d + %v", ErrOptions, m, opt.RankBase, opt.C)
+	case m == MethodMaxP && (opt.Weights != nil || opt.QueryWeights != nil):
+		return opt, fmt.Errorf("%w: maxp takes no window weights", ErrOptions)
+	case opt.Weights != nil && len(opt.Weights) != nw:
+		return opt, fmt.Errorf("%w: %d weights for %d windows", ErrOptions, len(opt.Weights), nw)
 	}
-	nq := -1
+	for w, v := range opt.Weights {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return opt, fmt.Errorf("%w: weight of window %d is %v (want finite and >= 0)", ErrOptions, w, v)
+		}
+	}
+	return opt, nil
+}
+
+// checkWindows checks the shapes of windows and returns their number of
+// queries.
+func checkWindows(windows []Hits, ndocs int) (nq int, err error) {
+	switch {
+	case len(windows) == 0:
+		return 0, fmt.Errorf("%w: no windows", ErrShape)
+	case ndocs < 0 || ndocs > math.MaxInt32:
+		return 0, fmt.Errorf("%w: ndocs %d", ErrShape, ndocs)
+	}
 	for w, h := range windows {
 		if h.K <= 0 || len(h.Docs)%h.K != 0 || len(h.Scores) != len(h.Docs) {
-			return nil, fmt.Errorf("%w: window %d: K %d, %d documents, %d scores (want K > 0 and equal lengths, a multiple of K)", ErrShape, w, h.K, len(h.Docs), len(h.Scores))
+			return 0, fmt.Errorf("%w: window %d: K %d, %d documents, %d scores (want K > 0 and equal lengths, a multiple of K)", ErrShape, w, h.K, len(h.Docs), len(h.Scores))
 		}
-		if nq >= 0 && h.NumQueries() != nq {
-			return nil, fmt.Errorf("%w: window %d has %d queries, window 0 has %d", ErrShape, w, h.NumQueries(), nq)
+		if w > 0 && h.NumQueries() != nq {
+			return 0, fmt.Errorf("%w: window %d has %d queries, window 0 has %d", ErrShape, w, h.NumQueries(), nq)
 		}
 		nq = h.NumQueries()
 	}
+	return nq, nil
+}
+
+// checkQueryWeights checks opt.QueryWeights against a batch of nq queries
+// over nw windows.
+func checkQueryWeights(opt Options, nq, nw int) error {
+	qw := opt.QueryWeights
+	if qw == nil {
+		return nil
+	}
+	if len(qw) != nq*nw {
+		return fmt.Errorf("%w: %d query weights for %d queries x %d windows", ErrShape, len(qw), nq, nw)
+	}
+	for i, v := range qw {
+		q, w := i/nw, i%nw
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%w: query weight of query %d, window %d is %v (want finite and >= 0)", ErrOptions, q, w, v)
+		}
+		if opt.Weights != nil && math.IsInf(opt.Weights[w]*v, 1) {
+			return fmt.Errorf("%w: query %d, window %d: weight %v times query weight %v overflows", ErrOptions, q, w, opt.Weights[w], v)
+		}
+	}
+	return nil
+}
+
+// run fuses a checked batch of nq queries: the workers share the queries,
+// each fuses and selects its own and counts their evidence, then, once the
+// evidence offsets are known, writes the evidence.
+func run(m Method, windows []Hits, ndocs int, opt Options, nq int) (*Ranking, error) {
 	out := &Ranking{
 		NQ:      nq,
 		K:       opt.K,

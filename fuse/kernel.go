@@ -1,18 +1,26 @@
 package fuse
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // fuser fuses a range of queries with its own scratch.
 type fuser struct {
 	windows []Hits
 	ndocs   int
 	opt     Options
-	m       method
+	m       Method
 	out     *Ranking
 
 	acc     []float64 // score of each document touched by the current query
 	stamp   []uint32  // stamp[d] == gen when acc[d] belongs to the current query
 	gen     uint32
+	wstamp  []uint32 // wstamp[d] == wgen when d was met in the current window; not for MaxP
+	wgen    uint32
+	seen    []int32 // MethodRRF with Cap: chunks of d met in the current window, valid with wstamp
+	nwin    []int32 // CombSUM, CombMNZ: windows that retrieved d, valid with stamp
+	first   []int32 // CombSUM, CombMNZ: positions of the documents' first hits in the current window
 	slot    []int32 // output slot of each selected document, -1 otherwise
 	touched []int32 // documents touched by the current query
 	heap    []cand  // top-k candidates, worst at the root
@@ -20,18 +28,34 @@ type fuser struct {
 	pos     []int32 // next evidence index per slot of the current query
 }
 
-func newFuser(windows []Hits, ndocs int, opt Options, m method, out *Ranking) *fuser {
+// newFuser allocates the scratch rule m needs over ndocs documents.
+func newFuser(windows []Hits, ndocs int, opt Options, m Method, out *Ranking) *fuser {
+	maxK, sumK := 0, 0
+	for _, h := range windows {
+		maxK, sumK = max(maxK, h.K), sumK+h.K
+	}
 	f := &fuser{
 		windows: windows, ndocs: ndocs, opt: opt, m: m, out: out,
 		acc:     make([]float64, ndocs),
 		stamp:   make([]uint32, ndocs),
 		slot:    make([]int32, ndocs),
+		touched: make([]int32, 0, min(ndocs, sumK)),
 		heap:    make([]cand, 0, opt.K),
 		evCount: make([]int32, opt.K),
 		pos:     make([]int32, opt.K),
 	}
 	for i := range f.slot {
 		f.slot[i] = -1
+	}
+	if m != MethodMaxP {
+		f.wstamp = make([]uint32, ndocs)
+	}
+	if m == MethodRRF && opt.Cap > 0 {
+		f.seen = make([]int32, ndocs)
+	}
+	if m == MethodCombSUM || m == MethodCombMNZ {
+		f.nwin = make([]int32, ndocs)
+		f.first = make([]int32, 0, maxK)
 	}
 	return f
 }
@@ -45,53 +69,112 @@ func (f *fuser) run(lo, hi int) error {
 	return nil
 }
 
-// query accumulates, selects and records query q.
+// row returns query q's hits in h.
+func (h Hits) row(q int) ([]int32, []float32) {
+	return h.Docs[q*h.K : (q+1)*h.K], h.Scores[q*h.K : (q+1)*h.K]
+}
+
+// query checks, scores, selects and records query q.
 func (f *fuser) query(q int) error {
+	if err := f.check(q); err != nil {
+		return err
+	}
 	f.gen++
 	if f.gen == 0 { // wrapped: old stamps could collide
 		clear(f.stamp)
 		f.gen = 1
 	}
 	f.touched = f.touched[:0]
-	for w, h := range f.windows {
-		docs := h.Docs[q*h.K : (q+1)*h.K]
-		scores := h.Scores[q*h.K : (q+1)*h.K]
-		rank := 0
-		for j, d := range docs {
-			if d < 0 {
-				if d != -1 {
-					return fmt.Errorf("%w: window %d, query %d, position %d: document %d (want -1 or [0, %d))", ErrDocRange, w, q, j, d, f.ndocs)
-				}
-				continue
-			}
-			if int(d) >= f.ndocs {
-				return fmt.Errorf("%w: window %d, query %d, position %d: document %d (want -1 or [0, %d))", ErrDocRange, w, q, j, d, f.ndocs)
-			}
-			var v float64
-			if f.m == methodRRF {
-				v = 1 / (float64(f.opt.RankBase+rank) + f.opt.C)
-			} else {
-				s := scores[j]
-				if s != s {
-					return fmt.Errorf("%w: window %d, query %d, position %d: document %d has score NaN", ErrScore, w, q, j, d)
-				}
-				v = float64(s)
-			}
-			rank++
-			if f.stamp[d] != f.gen {
-				f.stamp[d] = f.gen
-				f.acc[d] = v
-				f.touched = append(f.touched, d)
-			} else if f.m == methodRRF {
-				f.acc[d] += v
-			} else if v > f.acc[d] {
-				f.acc[d] = v
-			}
-		}
+	switch f.m {
+	case MethodRRF:
+		f.rrf(q)
+	case MethodDocRRF:
+		f.docRRF(q)
+	case MethodCombSUM, MethodCombMNZ:
+		f.comb(q)
+	default:
+		f.maxP(q)
 	}
 	f.selectTop()
 	f.record(q)
 	return nil
+}
+
+// check returns an error for the first bad hit of query q, in window then
+// position order: a document outside [-1, ndocs), a NaN score where the rule
+// compares scores (MaxP, CombSUM, CombMNZ) or an infinite one where it sums
+// them (CombSUM, CombMNZ).
+func (f *fuser) check(q int) error {
+	scored := f.m == MethodMaxP || f.m == MethodCombSUM || f.m == MethodCombMNZ
+	summed := f.m == MethodCombSUM || f.m == MethodCombMNZ
+	for w, h := range f.windows {
+		docs, scores := h.row(q)
+		for j, d := range docs {
+			if uint32(d+1) > uint32(f.ndocs) { // d+1 outside [0, ndocs]
+				return fmt.Errorf("%w: window %d, query %d, position %d: document %d (want -1 or [0, %d))", ErrDocRange, w, q, j, d, f.ndocs)
+			}
+			if d < 0 || !scored {
+				continue
+			}
+			if s := scores[j]; s != s || (summed && (s > math.MaxFloat32 || s < -math.MaxFloat32)) {
+				return fmt.Errorf("%w: window %d, query %d, position %d: document %d has score %v", ErrScore, w, q, j, d, s)
+			}
+		}
+	}
+	return nil
+}
+
+// weight returns query q's weight of window w.
+func (f *fuser) weight(q, w int) float64 {
+	v := 1.0
+	if f.opt.Weights != nil {
+		v = f.opt.Weights[w]
+	}
+	if f.opt.QueryWeights != nil {
+		v *= f.opt.QueryWeights[q*len(f.windows)+w]
+	}
+	return v
+}
+
+// add adds v to document d's score, touching d if the query had not yet.
+func (f *fuser) add(d int32, v float64) {
+	if f.stamp[d] != f.gen {
+		f.stamp[d] = f.gen
+		f.acc[d] = v
+		f.touched = append(f.touched, d)
+	} else {
+		f.acc[d] += v
+	}
+}
+
+// nextWindow starts a window: no document has been met in it yet.
+func (f *fuser) nextWindow() {
+	f.wgen++
+	if f.wgen == 0 {
+		clear(f.wstamp)
+		f.wgen = 1
+	}
+}
+
+// firstInWindow reports whether this is the first hit of d in the current
+// window, and marks d as met.
+func (f *fuser) firstInWindow(d int32) bool {
+	if f.wstamp[d] == f.wgen {
+		return false
+	}
+	f.wstamp[d] = f.wgen
+	return true
+}
+
+// underCap counts a chunk of d in the current window and reports whether it
+// is among d's first Options.Cap chunks there.
+func (f *fuser) underCap(d int32) bool {
+	if f.wstamp[d] != f.wgen {
+		f.wstamp[d] = f.wgen
+		f.seen[d] = 0
+	}
+	f.seen[d]++
+	return int(f.seen[d]) <= f.opt.Cap
 }
 
 // cand is a document and its fused score, kept together so that heap
@@ -199,12 +282,16 @@ func (f *fuser) fill(lo, hi int) {
 
 // scanEvidence walks query q's hits and, for each chunk behind a selected
 // document, counts it into f.evCount (fill false) or writes it at
-// f.out.Evidence[f.pos[slot]] (fill true). For MaxP only the first chunk with
-// the document's maximal score is taken.
+// f.out.Evidence[f.pos[slot]] (fill true). Windows of weight 0 are skipped,
+// as in scoring; [fuser.isEvidence] says which chunks count.
 func (f *fuser) scanEvidence(q, base int, fill bool) {
+	every := f.m == MethodRRF && f.opt.Cap == 0 // every chunk of a selected document
 	for w, h := range f.windows {
-		docs := h.Docs[q*h.K : (q+1)*h.K]
-		scores := h.Scores[q*h.K : (q+1)*h.K]
+		if f.m != MethodMaxP && f.weight(q, w) <= 0 {
+			continue
+		}
+		f.nextWindow()
+		docs, scores := h.row(q)
 		rank := int32(0)
 		for j, d := range docs {
 			if d < 0 {
@@ -212,17 +299,8 @@ func (f *fuser) scanEvidence(q, base int, fill bool) {
 			}
 			rank++
 			r := f.slot[d]
-			if r < 0 {
+			if r < 0 || (!every && !f.isEvidence(d, r, scores[j], base, fill)) {
 				continue
-			}
-			if f.m == methodMaxP {
-				taken := f.evCount[r] > 0
-				if fill {
-					taken = f.pos[r] > f.out.EvStart[base+int(r)]
-				}
-				if taken || float64(scores[j]) != f.out.Scores[base+int(r)] {
-					continue
-				}
 			}
 			if !fill {
 				f.evCount[r]++
@@ -232,4 +310,23 @@ func (f *fuser) scanEvidence(q, base int, fill bool) {
 			f.pos[r]++
 		}
 	}
+}
+
+// isEvidence reports whether the current hit, a chunk of score s of the
+// document d selected in slot r, is evidence: for RRF every chunk that voted
+// (the first Cap per window with Cap), for MaxP the first chunk with the
+// document's maximal score, for the document-level rules the document's
+// first hit in each window.
+func (f *fuser) isEvidence(d, r int32, s float32, base int, fill bool) bool {
+	switch f.m {
+	case MethodRRF:
+		return f.opt.Cap == 0 || f.underCap(d)
+	case MethodMaxP:
+		taken := f.evCount[r] > 0
+		if fill {
+			taken = f.pos[r] > f.out.EvStart[base+int(r)]
+		}
+		return !taken && float64(s) == f.out.Scores[base+int(r)]
+	}
+	return f.firstInWindow(d)
 }
