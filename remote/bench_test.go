@@ -1,0 +1,153 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// benchTexts is the number of texts embedded per benchmark op: allocs/op and
+// B/op are per 10,000 texts.
+const benchTexts = 10000
+
+// benchServer answers every embedding request at once with fixed vectors
+// from responses prepared for each batch size, so that a benchmark measures
+// the client (and the loopback transport), not the server. It counts inputs
+// as the `","` separators of its input array plus one, which holds for
+// benchTextsOf's texts.
+func benchServer(tb testing.TB, kind Kind, dims, maxBatch int) *httptest.Server {
+	tb.Helper()
+	f := &fake{kind: kind, dims: dims, model: "bench-model"}
+	floatResp, b64Resp := make([][]byte, maxBatch+1), make([][]byte, maxBatch+1)
+	for n := 1; n <= maxBatch; n++ {
+		in := benchTextsOf(n)
+		if kind == TEI {
+			rows := make([][]float32, n)
+			for i, t := range in {
+				rows[i] = vecFor(t, dims)
+			}
+			floatResp[n], _ = json.Marshal(rows)
+			continue
+		}
+		floatResp[n], _ = json.Marshal(f.openaiBody(in, false, nil))
+		b64Resp[n], _ = json.Marshal(f.openaiBody(in, true, nil))
+	}
+	pool := sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	sep, b64 := []byte(`","`), []byte(`"encoding_format":"base64"`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		buf := pool.Get().(*bytes.Buffer)
+		defer pool.Put(buf)
+		buf.Reset()
+		buf.ReadFrom(r.Body)
+		n := bytes.Count(buf.Bytes(), sep) + 1
+		resp := floatResp[n]
+		if bytes.Contains(buf.Bytes(), b64) {
+			resp = b64Resp[n]
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(resp)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// benchTextsOf returns n texts of about 60 bytes, without `","`.
+func benchTextsOf(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("passage %d: the quick brown fox jumps over the lazy dog %d", i, i*31)
+	}
+	return out
+}
+
+func BenchmarkEmbed(b *testing.B) {
+	const dims, batch = 384, 32
+	in := benchTextsOf(benchTexts)
+	inBytes := 0
+	for _, t := range in {
+		inBytes += len(t)
+	}
+	for _, tc := range []struct {
+		name string
+		kind Kind
+		enc  Encoding
+	}{
+		{"openai-float", OpenAI, Float},
+		{"openai-base64", OpenAI, Base64},
+		{"tei-float", TEI, Float},
+	} {
+		b.Run(fmt.Sprintf("%s/dims=%d", tc.name, dims), func(b *testing.B) {
+			srv := benchServer(b, tc.kind, dims, batch)
+			o := Options{Kind: tc.kind, Endpoints: []string{srv.URL}, Encoding: tc.enc, BatchTexts: batch, Concurrency: 4}
+			c := mustNew(b, o)
+			if _, err := c.Embed(context.Background(), in[:batch]); err != nil { // connections, /info
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(inBytes))
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				if _, err := c.Embed(context.Background(), in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*benchTexts), "ns/text")
+		})
+	}
+	b.Run(fmt.Sprintf("baseline-http/dims=%d", dims), func(b *testing.B) {
+		benchBaseline(b, in, dims, batch, inBytes)
+	})
+}
+
+// benchBaseline sends the same requests with net/http alone, 4 at a time,
+// reading and discarding the float responses: the transport and fake server
+// cost that BenchmarkEmbed's numbers include.
+func benchBaseline(b *testing.B, in []string, dims, batch, inBytes int) {
+	srv := benchServer(b, OpenAI, dims, batch)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 4
+	hc := &http.Client{Transport: tr}
+	defer hc.CloseIdleConnections()
+	var bodies [][]byte
+	for lo := 0; lo < len(in); lo += batch {
+		body, _ := json.Marshal(openaiRequest{Input: in[lo:min(lo+batch, len(in))], EncodingFormat: "float"})
+		bodies = append(bodies, body)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(inBytes))
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		var wg sync.WaitGroup
+		next := make(chan []byte)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for body := range next {
+					res, err := hc.Post(srv.URL+"/embeddings", "application/json", bytes.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
+			}()
+		}
+		for _, body := range bodies {
+			next <- body
+		}
+		close(next)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*len(in)), "ns/text")
+}
