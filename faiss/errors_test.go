@@ -90,7 +90,7 @@ func TestMethodErrors(t *testing.T) {
 		{"closed param", func() error { return closed.SetParam("nprobe", 1) }, faiss.ErrClosed, "nprobe"},
 		{"closed write", func() error { return closed.WriteFile(filepath.Join(t.TempDir(), "x")) }, faiss.ErrClosed, "write"},
 		{"closed bytes", func() error { _, err := closed.Bytes(); return err }, faiss.ErrClosed, "bytes"},
-		{"write bad dir", func() error { return flat.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir")) }, faiss.ErrNative, "no/such/dir"},
+		{"write bad dir", func() error { return flat.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir")) }, fs.ErrNotExist, "no/such/dir"},
 		{"read missing", func() error { _, err := faiss.ReadFile(filepath.Join(t.TempDir(), "missing")); return err }, fs.ErrNotExist, "missing"},
 		{"read dir", func() error { _, err := faiss.ReadFile(t.TempDir()); return err }, fs.ErrInvalid, "read"},
 		{"read empty bytes", func() error { _, err := faiss.ReadBytes(nil); return err }, faiss.ErrCorrupt, "empty input"},

@@ -9,8 +9,8 @@ package faiss
 import "C"
 
 import (
+	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -302,87 +302,61 @@ func (ix *Index) search(queries []float32, n, k int, dist []float32, labels []in
 }
 
 // WriteFile writes the index to path in FAISS's own format, readable by
-// [ReadFile] and by FAISS's read_index.
+// [ReadFile] and by FAISS's read_index. A failed write removes the file.
 func (ix *Index) WriteFile(path string) error {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.ptr == nil {
-		return fmt.Errorf("faiss: write %s: %w", path, ErrClosed)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("faiss: write: %w", err)
 	}
-	if ix.gpu {
-		return fmt.Errorf("faiss: write %s: %w: call ToCPU first", path, ErrOnGPU)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	_, err = ix.writeTo(bw, "write "+path)
+	if err == nil {
+		if err = bw.Flush(); err != nil {
+			err = fmt.Errorf("faiss: write %s: %w", path, err)
+		}
 	}
-	cp := C.CString(path)
-	defer C.free(unsafe.Pointer(cp))
-	if cerr := C.msrag_index_write_file(ix.ptr, cp); cerr != nil {
-		return cError("write "+path, ErrNative, cerr)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("faiss: write %s: %w", path, cerr)
 	}
-	return nil
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 // Bytes returns the index serialised in FAISS's format, as WriteFile would
 // write it. The slice is owned by the caller.
 func (ix *Index) Bytes() ([]byte, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.ptr == nil {
-		return nil, fmt.Errorf("faiss: bytes: %w", ErrClosed)
+	var b bytes.Buffer
+	if _, err := ix.writeTo(&b, "bytes"); err != nil {
+		return nil, err
 	}
-	if ix.gpu {
-		return nil, fmt.Errorf("faiss: bytes: %w: call ToCPU first", ErrOnGPU)
-	}
-	var buf *C.uint8_t
-	var n C.size_t
-	if cerr := C.msrag_index_write_bytes(ix.ptr, &buf, &n); cerr != nil {
-		return nil, cError("bytes", ErrNative, cerr)
-	}
-	defer C.free(unsafe.Pointer(buf))
-	return C.GoBytes(unsafe.Pointer(buf), C.int(n)), nil
+	return b.Bytes(), nil
 }
 
 // ReadFile reads an index written by [Index.WriteFile] or FAISS's
 // write_index. A truncated or corrupt file gives an error wrapping
 // [ErrCorrupt]. The caller must Close the result.
 func ReadFile(path string) (*Index, error) {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("faiss: read: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("faiss: read: %w", err)
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("faiss: read %s: %w: not a regular file", path, fs.ErrInvalid)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("faiss: read: %w", err)
-	}
-	err = precheck(f)
-	f.Close()
-	if err != nil && !errors.Is(err, errStop) {
-		return nil, fmt.Errorf("faiss: read %s: %w", path, err)
-	}
-	cp := C.CString(path)
-	defer C.free(unsafe.Pointer(cp))
-	var p *C.msrag_index
-	if cerr := C.msrag_index_read_file(cp, &p); cerr != nil {
-		return nil, cError("read "+path, ErrCorrupt, cerr)
-	}
-	return wrap(p, false), nil
+	return readFrom(f, st.Size(), "read "+path)
 }
 
 // ReadBytes reads an index serialised by [Index.Bytes]. It does not keep b.
 // The caller must Close the result.
 func ReadBytes(b []byte) (*Index, error) {
-	if len(b) == 0 {
-		return nil, fmt.Errorf("faiss: read bytes: %w: empty input", ErrCorrupt)
-	}
-	if err := precheck(bytes.NewReader(b)); err != nil && !errors.Is(err, errStop) {
-		return nil, fmt.Errorf("faiss: read %d bytes: %w", len(b), err)
-	}
-	var p *C.msrag_index
-	if cerr := C.msrag_index_read_bytes((*C.uint8_t)(&b[0]), C.size_t(len(b)), &p); cerr != nil {
-		return nil, cError(fmt.Sprintf("read %d bytes", len(b)), ErrCorrupt, cerr)
-	}
-	return wrap(p, false), nil
+	return readFrom(bytes.NewReader(b), int64(len(b)), fmt.Sprintf("read %d bytes", len(b)))
 }
 
 // SetThreads sets how many threads each FAISS call may use (OpenMP team size,

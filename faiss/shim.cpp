@@ -5,8 +5,10 @@
 // Only API present in both FAISS 1.7.3 and the 1.8+ releases is used.
 
 #include "shim_internal.h"
+#include "_cgo_export.h"
 
 #include <faiss/AutoTune.h>
+#include <faiss/IndexFlat.h>
 #include <faiss/IndexFlatCodes.h>
 #include <faiss/IndexHNSW.h>
 #include <faiss/IndexIDMap.h>
@@ -18,6 +20,7 @@
 #include <faiss/impl/io.h>
 #include <faiss/index_factory.h>
 #include <faiss/index_io.h>
+#include <faiss/utils/distances.h>
 #include <faiss/invlists/InvertedLists.h>
 
 #include <omp.h>
@@ -27,7 +30,6 @@
 #include <utility>
 #include <cerrno>
 #include <cstdio>
-#include <sys/stat.h>
 
 // OpenBLAS's own thread pool (FAISS's Flat search goes through sgemm for
 // batches of 20 queries or more).
@@ -63,43 +65,33 @@ struct BoundedReader : faiss::IOReader {
     }
 };
 
-struct MemoryReader : BoundedReader {
-    const uint8_t* data;
-    MemoryReader(const uint8_t* d, size_t len) : data(d) {
+// GoReader reads through the Go reader behind a cgo handle (msragGoRead in
+// stream.go); it returns fewer bytes than asked only at the end of the input
+// or on an error, which the Go side keeps.
+struct GoReader : BoundedReader {
+    uintptr_t handle;
+    GoReader(uintptr_t h, size_t len) : handle(h) {
         remaining = len;
-        name = "bytes";
+        name = "stream";
     }
     size_t raw_read(void* ptr, size_t bytes) override {
-        std::memcpy(ptr, data + offset, bytes);
-        return bytes;
+        return msragGoRead(handle, ptr, bytes);
     }
 };
 
-struct FileReader : BoundedReader {
-    FILE* f = nullptr;
-    explicit FileReader(const char* path) {
-        name = path;
-        f = std::fopen(path, "rb");
-        if (f == nullptr) {
-            throw faiss::FaissException(
-                    std::string("open ") + path + ": " + std::strerror(errno));
+// GoWriter writes through the Go writer behind a cgo handle (msragGoWrite);
+// a short count makes FAISS's writer throw, and the Go side keeps the error.
+struct GoWriter : faiss::IOWriter {
+    uintptr_t handle;
+    explicit GoWriter(uintptr_t h) : handle(h) { name = "stream"; }
+    size_t operator()(const void* ptr, size_t size, size_t nitems) override {
+        if (size == 0 || nitems == 0) {
+            return nitems;
         }
-        struct stat st;
-        if (fstat(::fileno(f), &st) != 0) {
-            int e = errno;
-            std::fclose(f);
-            throw faiss::FaissException(
-                    std::string("stat ") + path + ": " + std::strerror(e));
+        if (msragGoWrite(handle, const_cast<void*>(ptr), size * nitems) != 0) {
+            return 0;
         }
-        remaining = size_t(st.st_size);
-    }
-    ~FileReader() override {
-        if (f != nullptr) {
-            std::fclose(f);
-        }
-    }
-    size_t raw_read(void* ptr, size_t bytes) override {
-        return std::fread(ptr, 1, bytes, f);
+        return nitems;
     }
 };
 
@@ -346,39 +338,49 @@ int msrag_index_metric(const msrag_index* idx) {
     return int(idx->index->metric_type);
 }
 
-char* msrag_index_write_file(const msrag_index* idx, const char* path) {
-    return msrag::guard([&] { faiss::write_index(idx->index, path); });
-}
-
-char* msrag_index_write_bytes(const msrag_index* idx, uint8_t** buf, size_t* len) {
-    *buf = nullptr;
-    *len = 0;
+char* msrag_index_write_stream(const msrag_index* idx, uintptr_t handle) {
     return msrag::guard([&] {
-        faiss::VectorIOWriter w;
+        GoWriter w(handle);
         faiss::write_index(idx->index, &w);
-        uint8_t* b = static_cast<uint8_t*>(std::malloc(w.data.size() > 0 ? w.data.size() : 1));
-        if (b == nullptr) {
-            throw std::bad_alloc();
-        }
-        std::memcpy(b, w.data.data(), w.data.size());
-        *buf = b;
-        *len = w.data.size();
     });
 }
 
-char* msrag_index_read_file(const char* path, msrag_index** out) {
+char* msrag_index_read_stream(uintptr_t handle, size_t len, msrag_index** out) {
     *out = nullptr;
     return msrag::guard([&] {
-        FileReader r(path);
-        *out = read(r, r.remaining);
-    });
-}
-
-char* msrag_index_read_bytes(const uint8_t* buf, size_t len, msrag_index** out) {
-    *out = nullptr;
-    return msrag::guard([&] {
-        MemoryReader r(buf, len);
+        GoReader r(handle, len);
         *out = read(r, len);
+    });
+}
+
+int msrag_index_is_flat(const msrag_index* idx) {
+    return dynamic_cast<const faiss::IndexFlat*>(idx->index) != nullptr ? 1 : 0;
+}
+
+char* msrag_index_rescore(const msrag_index* idx, int64_t n, const float* x, int64_t k,
+                          const int64_t* labels, float* distances) {
+    return msrag::guard([&] {
+        auto* flat = dynamic_cast<const faiss::IndexFlat*>(idx->index);
+        if (flat == nullptr) {
+            throw faiss::FaissException("rescoring needs a flat index");
+        }
+        const float* xb = flat->get_xb();
+        const size_t d = flat->d;
+        const bool ip = flat->metric_type == faiss::METRIC_INNER_PRODUCT;
+        const int64_t ntotal = flat->ntotal;
+#pragma omp parallel for
+        for (int64_t q = 0; q < n; q++) {
+            for (int64_t j = 0; j < k; j++) {
+                const int64_t l = labels[q * k + j];
+                float v = 0;
+                if (l >= 0 && l < ntotal) {
+                    const float* y = xb + size_t(l) * d;
+                    v = ip ? faiss::fvec_inner_product(x + q * d, y, d)
+                           : faiss::fvec_L2sqr(x + q * d, y, d);
+                }
+                distances[q * k + j] = v;
+            }
+        }
     });
 }
 

@@ -38,13 +38,20 @@ int msrag_index_dim(const msrag_index* idx);
 int msrag_index_is_trained(const msrag_index* idx);
 int msrag_index_metric(const msrag_index* idx);
 
-char* msrag_index_write_file(const msrag_index* idx, const char* path);
-// msrag_index_write_bytes stores the serialised index in *buf (malloc'ed, freed by
-// the caller with free()) and its length in *len.
-char* msrag_index_write_bytes(const msrag_index* idx, uint8_t** buf, size_t* len);
-char* msrag_index_read_file(const char* path, msrag_index** out);
-// msrag_index_read_bytes does not keep buf after it returns.
-char* msrag_index_read_bytes(const uint8_t* buf, size_t len, msrag_index** out);
+// msrag_index_write_stream writes the index in FAISS's format through the Go
+// io.Writer behind the cgo handle (msragGoWrite, stream.go).
+char* msrag_index_write_stream(const msrag_index* idx, uintptr_t handle);
+// msrag_index_read_stream reads an index of exactly len bytes through the Go
+// io.Reader behind the cgo handle (msragGoRead).
+char* msrag_index_read_stream(uintptr_t handle, size_t len, msrag_index** out);
+
+// msrag_index_is_flat is 1 for an exact flat index (faiss::IndexFlat).
+int msrag_index_is_flat(const msrag_index* idx);
+// msrag_index_rescore writes into distances the score of each of the n*k
+// (query, label) pairs of a flat index, computed one pair at a time (0 for a
+// label < 0 or out of range).
+char* msrag_index_rescore(const msrag_index* idx, int64_t n, const float* x, int64_t k,
+                          const int64_t* labels, float* distances);
 
 // Thread count applied before every FAISS call (OpenMP and OpenBLAS); n < 1
 // restores the libraries' defaults.
