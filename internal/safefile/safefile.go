@@ -1,0 +1,231 @@
+// Package safefile writes files and directories so that a reader never sees
+// them half-written, and hashes what it writes as it writes it.
+//
+//   - [Create] opens a temporary sibling of the destination; [File.Commit]
+//     flushes it, syncs it, renames it into place and syncs the directory;
+//     [File.Abort] removes it. [File.Sum] is the sha256 of what was written.
+//   - [Write] and [WriteFile] do the same for content produced at once.
+//   - [ReplaceDir] moves a complete directory into place, keeping the old
+//     one whole until the new one is there.
+//   - [SHA256] hashes a file on disk, the one place that does.
+//
+// Errors name the file and what failed, without a package prefix: callers
+// put their own in front.
+package safefile
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// A temporary file is named ".NAME.tmp-RANDOM" beside its destination NAME.
+const tempSuffix = ".tmp-"
+
+// File is a file being written to a temporary sibling of its destination.
+// It is not safe for concurrent use.
+type File struct {
+	path    string
+	f       *os.File
+	bw      *bufio.Writer
+	h       hash.Hash
+	n       int64
+	sum     string
+	done    bool
+	patched bool // written with WriteAt: the hash is not the content's
+}
+
+// Create starts writing the file path: the bytes go to a temporary file in
+// the same directory until Commit. The caller must call Commit or Abort.
+func Create(path string) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	return &File{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16), h: sha256.New()}, nil
+}
+
+// Write writes p and adds it to the hash.
+func (f *File) Write(p []byte) (int, error) {
+	if f.done {
+		return 0, fmt.Errorf("writing %s: %w", f.path, os.ErrClosed)
+	}
+	n, err := f.bw.Write(p)
+	f.h.Write(p[:n])
+	f.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return n, nil
+}
+
+// WriteAt writes p at offset off of what was written so far (to patch a
+// header). The content then differs from what was hashed: Sum returns "".
+func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	if f.done {
+		return 0, fmt.Errorf("writing %s: %w", f.path, os.ErrClosed)
+	}
+	if err := f.bw.Flush(); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	f.patched = true
+	n, err := f.f.WriteAt(p, off)
+	if err != nil {
+		return n, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return n, nil
+}
+
+// Commit flushes and syncs the file, renames it to its destination (replacing
+// what was there) and syncs the directory. On failure the temporary file is
+// removed.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("committing %s: %w", f.path, os.ErrClosed)
+	}
+	f.done = true
+	err := f.bw.Flush()
+	if err == nil {
+		err = f.f.Sync()
+	}
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.f.Name(), f.path)
+	}
+	if err == nil {
+		err = SyncDir(filepath.Dir(f.path))
+	}
+	if err != nil {
+		os.Remove(f.f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if !f.patched {
+		f.sum = hex.EncodeToString(f.h.Sum(nil))
+	}
+	return nil
+}
+
+// Abort removes the temporary file; after Commit it does nothing.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	os.Remove(f.f.Name())
+}
+
+// Sum returns the hex sha256 of the bytes written; "" before Commit and
+// after WriteAt.
+func (f *File) Sum() string { return f.sum }
+
+// Size returns the number of bytes written so far.
+func (f *File) Size() int64 { return f.n }
+
+// Path returns the destination.
+func (f *File) Path() string { return f.path }
+
+// Write writes the file path with the bytes fn writes, through a temporary
+// file (see [Create]); if fn fails nothing is left behind. It returns the
+// sha256 of the content.
+func Write(path string, fn func(io.Writer) error) (string, error) {
+	f, err := Create(path)
+	if err != nil {
+		return "", err
+	}
+	if err := fn(f); err != nil {
+		f.Abort()
+		return "", err
+	}
+	if err := f.Commit(); err != nil {
+		return "", err
+	}
+	return f.Sum(), nil
+}
+
+// WriteFile writes data to path through a temporary file (see [Create]).
+func WriteFile(path string, data []byte) error {
+	_, err := Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return err
+}
+
+// SyncDir syncs a directory, so that the names created or renamed in it
+// survive a crash.
+func SyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// SHA256 returns the hex sha256 of the file at path.
+func SHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ErrNotReplaceable is returned by [ReplaceDir] when the destination exists
+// and the caller's check says it must not be replaced.
+var ErrNotReplaceable = errors.New("exists and may not be replaced")
+
+// ReplaceDir moves the complete directory tmp to dir, which must be on the
+// same file system. An existing dir is first checked with replaceable (nil:
+// anything may be replaced), moved aside and removed only once the new one is
+// in place, so at every moment dir holds the old content or the new (between
+// the two renames it holds none, and the old one is still whole beside it).
+// tmp and the parent directory are synced.
+func ReplaceDir(tmp, dir string, replaceable func(string) bool) error {
+	dir = filepath.Clean(dir)
+	if err := SyncDir(tmp); err != nil {
+		return err
+	}
+	var aside string
+	if _, err := os.Stat(dir); err == nil {
+		if replaceable != nil && !replaceable(dir) {
+			return fmt.Errorf("%s %w", dir, ErrNotReplaceable)
+		}
+		aside = tmp + ".old"
+		if err := os.Rename(dir, aside); err != nil {
+			return fmt.Errorf("moving the old %s aside: %w", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if aside != "" {
+			os.Rename(aside, dir)
+		}
+		return fmt.Errorf("moving %s into place: %w", dir, err)
+	}
+	if aside != "" {
+		os.RemoveAll(aside)
+	}
+	return SyncDir(filepath.Dir(dir))
+}

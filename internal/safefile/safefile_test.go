@@ -1,0 +1,122 @@
+package safefile_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/msrag/msrag/internal/safefile"
+)
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestCommitWritesAndHashes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	f, err := safefile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("hello, safe world\n")
+	f.Write(data[:5])
+	f.Write(data[5:])
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("destination visible before Commit: %v", err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // after Commit: nothing
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != string(data) {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	want := sha256.Sum256(data)
+	if f.Sum() != hex.EncodeToString(want[:]) || f.Size() != int64(len(data)) {
+		t.Errorf("Sum %s Size %d, want %x %d", f.Sum(), f.Size(), want, len(data))
+	}
+	if s, err := safefile.SHA256(path); err != nil || s != f.Sum() {
+		t.Errorf("SHA256 of the file = %s, %v; Sum = %s", s, err, f.Sum())
+	}
+	if n := entries(t, dir); len(n) != 1 {
+		t.Errorf("directory holds %v, want only out.bin", n)
+	}
+}
+
+func TestAbortAndFailedWriteLeaveNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	f, err := safefile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("partial"))
+	f.Abort()
+	boom := errors.New("boom")
+	if _, err := safefile.Write(path, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatalf("Write: %v, want %v", err, boom)
+	}
+	if n := entries(t, dir); len(n) != 0 {
+		t.Errorf("directory holds %v after Abort and a failed Write", n)
+	}
+	if err := safefile.WriteFile(filepath.Join(dir, "no", "such", "x"), []byte("x")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("WriteFile into a missing directory: %v", err)
+	}
+}
+
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	dst := filepath.Join(root, "index")
+	mk := func(name, content string) string {
+		d, err := os.MkdirTemp(root, ".stage-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if err := safefile.ReplaceDir(mk("a", "1"), dst, nil); err != nil {
+		t.Fatal(err)
+	}
+	isIndex := func(d string) bool { _, err := os.Stat(filepath.Join(d, "a")); return err == nil }
+	if err := safefile.ReplaceDir(mk("a", "2"), dst, isIndex); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "a")); string(b) != "2" {
+		t.Errorf("after replacing, a = %q", b)
+	}
+	other := filepath.Join(root, "other")
+	os.Mkdir(other, 0o755)
+	os.WriteFile(filepath.Join(other, "keep"), []byte("mine"), 0o644)
+	stage := mk("a", "3")
+	if err := safefile.ReplaceDir(stage, other, isIndex); !errors.Is(err, safefile.ErrNotReplaceable) {
+		t.Errorf("replacing a directory the check refuses: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "keep")); string(b) != "mine" {
+		t.Errorf("refused directory changed: %q", b)
+	}
+	os.RemoveAll(stage)
+	if n := entries(t, root); len(n) != 2 {
+		t.Errorf("root holds %v, want index and other only", n)
+	}
+}

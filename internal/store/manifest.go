@@ -1,0 +1,118 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ManifestName is the manifest's file name inside an index directory.
+const ManifestName = "manifest.json"
+
+// FormatVersion is the on-disk format this code writes. Version 1 (the
+// full-document window marked "full") is read too.
+const FormatVersion = 2
+
+// ErrMismatch is wrapped by errors about an index that does not match its
+// manifest, its files or the model it is opened with.
+var ErrMismatch = errors.New("index does not match")
+
+// ModelInfo identifies the embedding model an index was built with.
+type ModelInfo struct {
+	Name            string `json:"name"`
+	ModelSHA256     string `json:"model_sha256"`
+	TokenizerSHA256 string `json:"tokenizer_sha256"`
+	Dims            int    `json:"dims"`
+	MaxTokens       int    `json:"max_tokens"`
+	Pooling         string `json:"pooling"`
+	Normalize       bool   `json:"normalize"`
+	QueryPrefix     string `json:"query_prefix"`
+	PassagePrefix   string `json:"passage_prefix"`
+}
+
+// WindowInfo describes one window and its files.
+type WindowInfo struct {
+	// Size is the window's length in content tokens.
+	Size int `json:"size"`
+	// Stride is the step between window starts (0 for a Truncate window).
+	Stride int `json:"stride"`
+	// Truncate marks the window of each document's first Size tokens (the
+	// "full" window); format 1 called it "full".
+	Truncate    bool   `json:"truncate,omitempty"`
+	Vectors     int64  `json:"vectors"`
+	IndexFile   string `json:"index_file"`
+	IndexSHA256 string `json:"index_sha256"`
+	ChunksFile  string `json:"chunks_file"`
+	ChunkSHA256 string `json:"chunks_sha256"`
+}
+
+// UnmarshalJSON reads a window of either format: version 1 wrote the
+// Truncate window as "full": true.
+func (w *WindowInfo) UnmarshalJSON(b []byte) error {
+	type plain WindowInfo
+	var v struct {
+		plain
+		Full bool `json:"full"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*w = WindowInfo(v.plain)
+	w.Truncate = w.Truncate || v.Full
+	return nil
+}
+
+// Manifest is manifest.json: what an index holds and how it was made.
+type Manifest struct {
+	FormatVersion int          `json:"format_version"`
+	Model         ModelInfo    `json:"model"`
+	Factory       string       `json:"factory"`
+	Metric        string       `json:"metric"`
+	Windows       []WindowInfo `json:"windows"`
+	Docs          int64        `json:"docs"`
+	DocsFile      string       `json:"docs_file"`
+	DocsSHA256    string       `json:"docs_sha256"`
+	UniqueChunks  int64        `json:"unique_chunks"`
+	Tokens        int64        `json:"tokens"`
+	Skipped       int64        `json:"skipped_docs"`
+	Shard         string       `json:"shard,omitempty"`
+	Created       time.Time    `json:"created"`
+	BuildSeconds  float64      `json:"build_seconds"`
+}
+
+// IsIndex reports whether dir holds a manifest.
+func IsIndex(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ManifestName))
+	return err == nil
+}
+
+// ReadManifest reads and checks dir's manifest.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not an index: %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.FormatVersion != 1 && m.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: format version %d, this msrag reads 1 and %d: %w", path, m.FormatVersion, FormatVersion, ErrMismatch)
+	}
+	if len(m.Windows) == 0 {
+		return nil, fmt.Errorf("%s: no windows: %w", path, ErrMismatch)
+	}
+	return &m, nil
+}
+
+func encodeManifest(m *Manifest) ([]byte, error) {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	return append(data, '\n'), nil
+}
