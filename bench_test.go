@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/benchdata"
-	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -57,19 +59,16 @@ type nopEmbedder struct {
 	dims int
 }
 
-func (e *nopEmbedder) Info() onnx.ModelInfo {
-	return onnx.ModelInfo{Name: "nop", Dims: e.dims, MaxTokens: 512, Pooling: onnx.PoolMean, Normalize: true}
+func (e *nopEmbedder) Spec() embed.Spec {
+	return embed.Spec{Name: "nop", Dims: e.dims, MaxTokens: 512, SpecialTokens: e.tok.NumSpecialTokens(), Pooling: embed.PoolMean, Normalize: true}
 }
-func (e *nopEmbedder) Dims() int                       { return e.dims }
-func (e *nopEmbedder) MaxTokens() int                  { return 512 }
-func (e *nopEmbedder) PrefixTokens(onnx.Role) int      { return 0 }
 func (e *nopEmbedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
-func (e *nopEmbedder) Checksums() map[string]string    { return map[string]string{} }
-func (e *nopEmbedder) Embed(_ context.Context, texts []string, _ onnx.Role) ([]float32, error) {
+func (e *nopEmbedder) Close() error                    { return nil }
+func (e *nopEmbedder) Embed(_ context.Context, texts []string, _ embed.Role) ([]float32, error) {
 	return make([]float32, len(texts)*e.dims), nil
 }
-func (e *nopEmbedder) EmbedTokens(_ context.Context, seqs [][]int32, _ onnx.Role) ([]float32, error) {
-	return make([]float32, len(seqs)*e.dims), nil
+func (e *nopEmbedder) EmbedChunks(_ context.Context, chunks []embed.Chunk, _ embed.Role) ([]float32, error) {
+	return make([]float32, len(chunks)*e.dims), nil
 }
 
 // contentTokens counts the content tokens of every document of a corpus file
@@ -106,7 +105,7 @@ func BenchmarkPipeline(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hash, err := NewHashEmbedder(tokPath, 64, 512)
+	hash, err := testembed.NewHash(tokPath, 64, 512)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,7 +124,7 @@ func BenchmarkPipeline(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					ix, st, err := BuildWithStats(context.Background(), src, Config{Embedder: emb.e, Windows: []int{100, 200, 500}})
+					ix, st, err := BuildWithStats(context.Background(), src, Config{Embedder: emb.e, Windows: chunk.Sizes(100, 200, 500)})
 					src.Close()
 					if err != nil {
 						b.Fatal(err)
@@ -177,11 +176,11 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 		}
 		texts = append(texts, q.Text)
 	}
-	base, err := emb.Embed(context.Background(), texts, onnx.Query)
+	base, err := emb.Embed(context.Background(), texts, embed.Query)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return benchdata.PerturbQueries(base, emb.Dims(), n, benchSeed)
+	return benchdata.PerturbQueries(base, emb.Spec().Dims, n, benchSeed)
 }
 
 // BenchmarkSearch searches an in-memory SciFact index (windows 100, 200, 500,
@@ -194,7 +193,7 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 func BenchmarkSearch(b *testing.B) {
 	tokPath := benchTokenizerPath(b)
 	path := benchCorpusPath(b, "scifact")
-	emb, err := NewHashEmbedder(tokPath, benchDims, 512)
+	emb, err := testembed.NewHash(tokPath, benchDims, 512)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: []int{100, 200, 500}})
+	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: chunk.Sizes(100, 200, 500)})
 	src.Close()
 	if err != nil {
 		b.Fatal(err)

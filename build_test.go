@@ -10,10 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -25,9 +29,9 @@ func testTokenizer(tb testing.TB) string {
 	return testfiles.BERTUncased(tb, tb.TempDir())
 }
 
-func testEmbedder(tb testing.TB) *HashEmbedder {
+func testEmbedder(tb testing.TB) *testembed.Hash {
 	tb.Helper()
-	e, err := NewHashEmbedder(testTokenizer(tb), 32, 128)
+	e, err := testembed.NewHash(testTokenizer(tb), 32, 128)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -100,7 +104,7 @@ func openCorpus(tb testing.TB, path string, opts corpus.Options) corpus.Reader {
 	return r
 }
 
-var testWindows = []int{16, 32, 64}
+var testWindows = chunk.Sizes(16, 32, 64)
 
 func TestBuildSearchRoundTrip(t *testing.T) {
 	emb := testEmbedder(t)
@@ -120,7 +124,8 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 	// Every window's vectors: the number of windows of that size over all
 	// documents, counted here from token counts independently of the chunker.
 	tok := emb.Tokenizer()
-	for i, w := range testWindows {
+	for i, win := range testWindows {
+		w := win.Size
 		var want int64
 		for _, d := range docs {
 			text := d.Text
@@ -143,7 +148,7 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 		enc := tok.EncodeWith(text, tokenizerNoSpecial)
 		queries = append(queries, text[:enc.Offsets[min(15, len(enc.Offsets)-1)].End])
 	}
-	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: "w=16"})
+	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: Single("w16")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 			continue
 		}
 		ev := h[0].Evidence[0]
-		if ev.Window != 16 || ev.ChunkRank != 1 || ev.Start != 0 {
+		if ev.Window.Size != 16 || ev.ChunkRank != 1 || ev.Start != 0 {
 			t.Errorf("query %d: evidence %+v", q, ev)
 		}
 	}
@@ -165,11 +170,11 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 	}
 	defer re.Close()
 	for _, fusion := range []string{"rrf", "maxp", "w=32"} {
-		a, err := ix.Search(ctx, queries, SearchOptions{Fusion: fusion})
+		a, err := ix.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, fusion)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := re.Search(ctx, queries, SearchOptions{Fusion: fusion})
+		b, err := re.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, fusion)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,11 +230,12 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 			// Fewer than 20 queries: FAISS computes distances without BLAS.
 			queries, fusion = queries[:7], "rrf"
 		}
-		a, err := one.Search(ctx, queries, SearchOptions{Fusion: fusion, K: 20, WindowK: 50})
+		f := mustFusion(t, fusion)
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: fusion, K: 20, WindowK: 50})
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,6 +248,15 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 }
 
 var tokenizerNoSpecial = tokenizer.Options{NoSpecial: true, MaxLength: -1}
+
+func mustFusion(tb testing.TB, s string) Fusion {
+	tb.Helper()
+	f, err := ParseFusion(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
 
 func ids(h []Hit) []string {
 	out := make([]string, len(h))
@@ -268,8 +283,9 @@ func sameRanking(a, b []Hit) bool {
 func TestBuildConfigErrors(t *testing.T) {
 	emb := testEmbedder(t)
 	path := writeJSONL(t, scifactDocs(t, 5))
-	for name, w := range map[string][]int{
-		"zero": {0}, "negative": {-5, 10}, "duplicate": {16, 16}, "too large": {200},
+	for name, w := range map[string][]chunk.Window{
+		"zero": chunk.Sizes(0), "negative": chunk.Sizes(-5, 10), "duplicate": chunk.Sizes(16, 16), "too large": chunk.Sizes(200),
+		"two full": {chunk.Full, {Size: 8, Truncate: true}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "idx")
@@ -311,7 +327,7 @@ func TestOpenChecks(t *testing.T) {
 	ix.Close()
 
 	t.Run("other model", func(t *testing.T) {
-		other, err := NewHashEmbedder(testTokenizer(t), 16, 128)
+		other, err := testembed.NewHash(testTokenizer(t), 16, 128)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,27 +363,28 @@ func TestBuildFull(t *testing.T) {
 	emb := testEmbedder(t)
 	docs := scifactDocs(t, 80)
 	path := writeJSONL(t, docs)
-	ix, stats, err := BuildWithStats(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Full: true})
+	windows := append(slices.Clone(testWindows), chunk.Full)
+	ix, stats, err := BuildWithStats(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: windows})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if !ix.HasFull() || !reflect.DeepEqual(ix.Windows(), testWindows) {
-		t.Fatalf("windows %v, full %v", ix.Windows(), ix.HasFull())
+	maxContent := emb.Spec().MaxContent(embed.Passage)
+	if want := append(slices.Clone(testWindows), chunk.Window{Size: maxContent, Truncate: true}); !reflect.DeepEqual(ix.Windows(), want) {
+		t.Fatalf("windows %v, want %v", ix.Windows(), want)
 	}
 	if got := stats.Vectors[len(testWindows)]; got != int64(len(docs)) {
 		t.Fatalf("full window holds %d vectors, want one per document (%d)", got, len(docs))
 	}
 	// Unique chunks: the distinct token ranges of every window size plus the
 	// truncated document, counted here with a set.
-	maxContent := emb.MaxTokens() - emb.Tokenizer().NumSpecialTokens()
 	var want int64
 	for _, d := range docs {
 		n := emb.Tokenizer().Count(d.Title + " " + d.Text)
 		seen := map[[2]int]bool{}
 		for _, w := range testWindows {
-			for s := 0; s < n; s += w {
-				seen[[2]int{s, min(s+w, n)}] = true
+			for s := 0; s < n; s += w.Size {
+				seen[[2]int{s, min(s+w.Size, n)}] = true
 			}
 		}
 		seen[[2]int{0, min(n, maxContent)}] = true
@@ -376,15 +393,15 @@ func TestBuildFull(t *testing.T) {
 	if stats.UniqueChunks != want {
 		t.Errorf("%d unique chunks, want %d", stats.UniqueChunks, want)
 	}
-	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: "full", K: 3})
+	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: Single("full"), K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hits[0][0].DocID != docs[3].ID || hits[0][0].Evidence[0].Start != 0 {
 		t.Errorf("full: a document's own text finds %+v", hits[0][0])
 	}
-	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: "w=126"}); err == nil {
-		t.Error("w=126 selected the full-document window")
+	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: Single("w126")}); err == nil {
+		t.Error("w126 selected the full window")
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 // packages must build with CGO_ENABLED=0: nothing they import may pull in "C".
 var pureImports = map[string][]string{
 	"chunk":     {"github.com/msrag/msrag"},
+	"embed":     {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
+	"remote":    {"github.com/msrag/msrag"},
 	"tokenizer": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
 	"fuse":      {"github.com/msrag/msrag"},
 	"eval":      {"github.com/msrag/msrag"},
@@ -28,7 +30,10 @@ var pureImports = map[string][]string{
 }
 
 // ourPackages are the packages of this module a pure package may import.
-var ourPackages = map[string]bool{"github.com/msrag/msrag/tokenizer": true}
+var ourPackages = map[string]bool{
+	"github.com/msrag/msrag/tokenizer":         true,
+	"github.com/msrag/msrag/internal/safefile": true,
+}
 
 type listedPackage struct {
 	ImportPath string
@@ -85,4 +90,50 @@ func TestPurePackagesDoNotNeedCgo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leaves are the packages below the core: they may import one another and
+// internal helpers, never the core, the CLI or what is built on the core.
+var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "remote", "faiss", "onnx"}
+
+// aboveCore are the packages built on the core; the core imports none of them.
+var aboveCore = []string{"cmd/msrag", "experiment", "report", "output"}
+
+// TestImportDirection checks that leaves never depend on the core (the root
+// package) or on anything above it, and that the core never depends on what
+// is built on it.
+func TestImportDirection(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	const mod = "github.com/msrag/msrag"
+	forbidden := []string{mod}
+	for _, p := range aboveCore {
+		forbidden = append(forbidden, mod+"/"+p)
+	}
+	for _, leaf := range leaves {
+		if _, err := os.Stat(leaf); err != nil {
+			continue
+		}
+		for _, dep := range goListDeps(t, "./"+leaf) {
+			if slices.Contains(forbidden, dep) {
+				t.Errorf("leaf %s depends on %s", leaf, dep)
+			}
+		}
+	}
+	for _, dep := range goListDeps(t, ".") {
+		if slices.Contains(forbidden[1:], dep) {
+			t.Errorf("the core depends on %s", dep)
+		}
+	}
+}
+
+// goListDeps lists the import paths pkg depends on (tests not included).
+func goListDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
 }

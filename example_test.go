@@ -8,24 +8,20 @@ import (
 	"path/filepath"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/onnx"
 )
 
 // Build an index of a small corpus at two window sizes, write it to a
-// directory, open it again and search it. The hash test embedder stands in for
-// a model here (it needs only the tokenizer of all-minilm-l6-v2, fetched by
-// make setup); with a real model, open it with msrag.OpenEmbedder("e5-small-v2",
-// onnx.Options{}).
+// directory, open it again and search it, with the all-minilm-l6-v2 model
+// (fetched by make setup or msrag model fetch).
 func Example() {
-	dir, err := onnx.ResolveModel("all-minilm-l6-v2")
+	emb, err := msrag.OpenEmbedder("all-minilm-l6-v2", onnx.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	emb, err := msrag.NewHashEmbedder(filepath.Join(dir, onnx.TokenizerFile), 64, 512)
-	if err != nil {
-		log.Fatal(err)
-	}
+	defer emb.Close()
 
 	work, _ := os.MkdirTemp("", "msrag-example")
 	defer os.RemoveAll(work)
@@ -41,7 +37,7 @@ func Example() {
 	defer src.Close()
 
 	ctx := context.Background()
-	ix, err := msrag.Build(ctx, src, msrag.Config{Embedder: emb, Out: filepath.Join(work, "index"), Windows: []int{4, 8}})
+	ix, err := msrag.Build(ctx, src, msrag.Config{Embedder: emb, Out: filepath.Join(work, "index"), Windows: chunk.Sizes(4, 8)})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,10 +57,9 @@ func Example() {
 	// and 2 of 8; "Iron Iron deficiency ... worldwide." is 13, again 4 + 2.
 	for _, h := range hits {
 		best := h[0]
-		ev := best.Evidence[0]
-		fmt.Printf("%s: rank %d, %d chunks voted, best from window %d at rank %d\n", best.DocID, best.Rank, len(best.Evidence), ev.Window, ev.ChunkRank)
+		fmt.Printf("%s: rank %d, %d chunks voted\n", best.DocID, best.Rank, len(best.Evidence))
 	}
 	// Output:
-	// coffee: rank 1, 6 chunks voted, best from window 4 at rank 1
-	// anaemia: rank 1, 6 chunks voted, best from window 4 at rank 1
+	// coffee: rank 1, 6 chunks voted
+	// anaemia: rank 1, 6 chunks voted
 }

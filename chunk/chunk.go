@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -31,17 +32,61 @@ type Chunk struct {
 	Bytes  Span // bytes of the original text, first token's start to last token's end
 }
 
-// Config lists the window sizes and what surrounds a window at embedding time.
+// Window is one window size: Size tokens, starting every Stride tokens, or,
+// with Truncate, only each document's first Size tokens (the way an embedder
+// truncates a whole document: the "full" window).
+type Window struct {
+	// Size is the window's length in content tokens. For a Truncate window,
+	// 0 means the most content tokens the model takes (resolved by [New]).
+	Size int
+	// Stride is the step between window starts; 0 means Size (no overlap).
+	// Otherwise it must be between 1 and Size, since a larger step would skip
+	// tokens. A Truncate window has no stride.
+	Stride int
+	// Truncate keeps only the first window of each document.
+	Truncate bool
+}
+
+// Sizes returns sliding windows of the given sizes, without overlap.
+func Sizes(sizes ...int) []Window {
+	out := make([]Window, len(sizes))
+	for i, s := range sizes {
+		out[i] = Window{Size: s}
+	}
+	return out
+}
+
+// Full is the window of each document's first tokens, as many as the model
+// takes: a document embedded whole and truncated, as MTEB embeds documents.
+var Full = Window{Truncate: true}
+
+// Name names the window in file names and reports: "w100" for a sliding
+// window of 100 tokens, "full" for the Truncate window.
+func (w Window) Name() string {
+	if w.Truncate {
+		return "full"
+	}
+	return "w" + strconv.Itoa(w.Size)
+}
+
+// Step returns the distance between window starts: Stride, or Size when
+// Stride is 0.
+func (w Window) Step() int {
+	if w.Stride == 0 || w.Truncate {
+		return w.Size
+	}
+	return w.Stride
+}
+
+// Config lists the windows and what surrounds a window at embedding time.
 // The zero value is not valid: Windows must be set.
 type Config struct {
-	// Windows are the window sizes in content tokens, each > 0, no repeats.
-	// Their order is kept: Result.Windows[i] belongs to Windows[i].
-	Windows []int
-	// Stride is the step between window starts. 0 means each window's own
-	// size (no overlap). Otherwise it must be between 1 and the smallest
-	// window, since a larger step would skip tokens.
-	Stride int
-	// MaxTokens is the model's maximum sequence length; 0 skips the check.
+	// Windows are the windows: sliding windows of distinct sizes and at most
+	// one Truncate window. Their order is kept: Result.Windows[i] belongs to
+	// Windows[i].
+	Windows []Window
+	// MaxTokens is the model's maximum sequence length; 0 skips the check
+	// (and then a Truncate window needs a Size).
 	MaxTokens int
 	// PrefixTokens is the number of tokens of the role prefix ("passage: ").
 	PrefixTokens int
@@ -56,7 +101,8 @@ type Chunker struct {
 	cfg Config
 }
 
-// New validates cfg and returns a Chunker. It copies cfg.Windows.
+// New validates cfg and returns a Chunker. It copies cfg.Windows and
+// resolves the Size of a Truncate window given as 0.
 func New(cfg Config) (*Chunker, error) {
 	if len(cfg.Windows) == 0 {
 		return nil, fmt.Errorf("chunk: no window sizes given: %w", ErrConfig)
@@ -65,31 +111,48 @@ func New(cfg Config) (*Chunker, error) {
 		return nil, fmt.Errorf("chunk: negative token count (max %d, prefix %d, special %d): %w",
 			cfg.MaxTokens, cfg.PrefixTokens, cfg.SpecialTokens, ErrConfig)
 	}
-	for i, w := range cfg.Windows {
-		if w <= 0 {
-			return nil, fmt.Errorf("chunk: window %d (position %d) must be a positive number of tokens: %w", w, i, ErrConfig)
+	cfg.Windows = slices.Clone(cfg.Windows)
+	room := cfg.MaxTokens - cfg.PrefixTokens - cfg.SpecialTokens
+	for i := range cfg.Windows {
+		w := &cfg.Windows[i]
+		if w.Truncate && w.Size == 0 && cfg.MaxTokens > 0 {
+			w.Size = room
 		}
-		if j := slices.Index(cfg.Windows[:i], w); j >= 0 {
-			return nil, fmt.Errorf("chunk: window %d given twice (positions %d and %d): %w", w, j, i, ErrConfig)
-		}
-		if cfg.Stride < 0 {
-			return nil, fmt.Errorf("chunk: stride %d is negative: %w", cfg.Stride, ErrConfig)
-		}
-		if cfg.Stride > w {
-			return nil, fmt.Errorf("chunk: stride %d exceeds window %d, tokens would be skipped: %w", cfg.Stride, w, ErrConfig)
-		}
-		if cfg.MaxTokens > 0 {
-			if total := w + cfg.PrefixTokens + cfg.SpecialTokens; total > cfg.MaxTokens {
-				return nil, fmt.Errorf("chunk: window %d + %d prefix tokens + %d special tokens = %d exceeds the model's maximum of %d tokens: %w",
-					w, cfg.PrefixTokens, cfg.SpecialTokens, total, cfg.MaxTokens, ErrTooLong)
-			}
+		if err := cfg.check(i); err != nil {
+			return nil, err
 		}
 	}
-	cfg.Windows = slices.Clone(cfg.Windows)
 	return &Chunker{cfg: cfg}, nil
 }
 
-// Config returns a copy of the configuration.
+// check validates window i against the ones before it and the model's room.
+func (cfg *Config) check(i int) error {
+	w := cfg.Windows[i]
+	switch {
+	case w.Size <= 0:
+		return fmt.Errorf("chunk: window %d (position %d) must be a positive number of tokens: %w", w.Size, i, ErrConfig)
+	case w.Truncate && w.Stride != 0:
+		return fmt.Errorf("chunk: the full window (position %d) has no stride, got %d: %w", i, w.Stride, ErrConfig)
+	case w.Stride < 0:
+		return fmt.Errorf("chunk: stride %d of window %d is negative: %w", w.Stride, w.Size, ErrConfig)
+	case w.Stride > w.Size:
+		return fmt.Errorf("chunk: stride %d exceeds window %d, tokens would be skipped: %w", w.Stride, w.Size, ErrConfig)
+	}
+	for j, o := range cfg.Windows[:i] {
+		if o.Truncate == w.Truncate && (w.Truncate || o.Size == w.Size) {
+			return fmt.Errorf("chunk: window %s given twice (positions %d and %d): %w", w.Name(), j, i, ErrConfig)
+		}
+	}
+	if cfg.MaxTokens > 0 {
+		if total := w.Size + cfg.PrefixTokens + cfg.SpecialTokens; total > cfg.MaxTokens {
+			return fmt.Errorf("chunk: window %d + %d prefix tokens + %d special tokens = %d exceeds the model's maximum of %d tokens: %w",
+				w.Size, cfg.PrefixTokens, cfg.SpecialTokens, total, cfg.MaxTokens, ErrTooLong)
+		}
+	}
+	return nil
+}
+
+// Config returns a copy of the configuration, Truncate sizes resolved.
 func (c *Chunker) Config() Config {
 	cfg := c.cfg
 	cfg.Windows = slices.Clone(cfg.Windows)
@@ -140,31 +203,37 @@ func (c *Chunker) Split(text string, offs []Span, dst *Result) error {
 	}
 	n := len(offs)
 	for wi, w := range c.cfg.Windows {
-		s := c.cfg.Stride
-		if s == 0 {
-			s = w
-		}
+		s := w.Step()
 		for start := 0; start < n; start += s {
-			end := min(start+w, n)
-			tok := Span{start, end}
-			idx, ok := dst.seen[tok]
-			if !ok {
-				b := Span{offs[start].Start, offs[end-1].End}
-				if err := checkBoundary(text, b); err != nil {
-					dst.reset()
-					return fmt.Errorf("chunk: window %d tokens [%d,%d): %w", w, start, end, err)
-				}
-				idx = int32(len(dst.Chunks))
-				dst.Chunks = append(dst.Chunks, Chunk{Tokens: tok, Bytes: b})
-				dst.seen[tok] = idx
+			end := min(start+w.Size, n)
+			idx, err := dst.chunk(text, offs, Span{start, end})
+			if err != nil {
+				dst.reset()
+				return fmt.Errorf("chunk: window %s tokens [%d,%d): %w", w.Name(), start, end, err)
 			}
 			dst.Windows[wi] = append(dst.Windows[wi], idx)
-			if end == n {
+			if end == n || w.Truncate {
 				break
 			}
 		}
 	}
 	return nil
+}
+
+// chunk returns the index of the chunk of token range tok, adding it when it
+// is new.
+func (r *Result) chunk(text string, offs []Span, tok Span) (int32, error) {
+	if idx, ok := r.seen[tok]; ok {
+		return idx, nil
+	}
+	b := Span{offs[tok.Start].Start, offs[tok.End-1].End}
+	if err := checkBoundary(text, b); err != nil {
+		return 0, err
+	}
+	idx := int32(len(r.Chunks))
+	r.Chunks = append(r.Chunks, Chunk{Tokens: tok, Bytes: b})
+	r.seen[tok] = idx
+	return idx, nil
 }
 
 func (r *Result) reset() {

@@ -65,7 +65,7 @@ func TestSplitGolden(t *testing.T) {
 	}{
 		{
 			name:    "stride equals window, tail shorter",
-			cfg:     chunk.Config{Windows: []int{3}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(3)},
 			text:    text,
 			windows: [][]string{{"a0 b1  c2", "d3 e4 f5", "g6"}},
 			chunks: []chunk.Chunk{
@@ -76,7 +76,7 @@ func TestSplitGolden(t *testing.T) {
 		},
 		{
 			name:    "exact multiple has no empty tail",
-			cfg:     chunk.Config{Windows: []int{7}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(7)},
 			text:    text,
 			windows: [][]string{{"a0 b1  c2 d3 e4 f5 g6"}},
 		},
@@ -84,20 +84,20 @@ func TestSplitGolden(t *testing.T) {
 			name: "overlap drops a tail inside the previous window",
 			// starts 0, 2, 4; the window at 4 reaches the end, so the one at
 			// 6 (g6, inside [4,7)) is not emitted.
-			cfg:     chunk.Config{Windows: []int{3}, Stride: 2},
+			cfg:     chunk.Config{Windows: strided(2, 3)},
 			text:    text,
 			windows: [][]string{{"a0 b1  c2", "c2 d3 e4", "e4 f5 g6"}},
 		},
 		{
 			name: "overlap keeps a shorter tail that adds tokens",
 			// starts 0, 3; [3,7) is full; window 4 stride 3 on 8 tokens: 0,3,6.
-			cfg:     chunk.Config{Windows: []int{4}, Stride: 3},
+			cfg:     chunk.Config{Windows: strided(3, 4)},
 			text:    text + " h7",
 			windows: [][]string{{"a0 b1  c2 d3", "d3 e4 f5 g6", "g6 h7"}},
 		},
 		{
 			name:    "short document is one chunk shared by all windows",
-			cfg:     chunk.Config{Windows: []int{10, 5, 20}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(10, 5, 20)},
 			text:    "x y z",
 			windows: [][]string{{"x y z"}, {"x y z"}, {"x y z"}},
 			chunks: []chunk.Chunk{
@@ -108,19 +108,36 @@ func TestSplitGolden(t *testing.T) {
 			name: "tails shared between windows",
 			// w=2: [0,2) [2,4) [4,6) [6,7); w=4: [0,4) [4,7); w=3: [0,3) [3,6) [6,7)
 			// [6,7) is shared by w=2 and w=3: 2+2+2 = 6 unique... counted below.
-			cfg:     chunk.Config{Windows: []int{2, 4, 3}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(2, 4, 3)},
 			text:    text,
 			windows: [][]string{{"a0 b1", "c2 d3", "e4 f5", "g6"}, {"a0 b1  c2 d3", "e4 f5 g6"}, {"a0 b1  c2", "d3 e4 f5", "g6"}},
 		},
 		{
 			name:    "leading and trailing spaces are outside the chunk",
-			cfg:     chunk.Config{Windows: []int{2}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(2)},
 			text:    "  hé  là  ",
 			windows: [][]string{{"hé  là"}},
 		},
 		{
+			name: "full window: the first tokens, one chunk, shared with an equal window",
+			// Truncate 4: [0,4) only; w=4 also has [0,4), so it is one chunk.
+			cfg:     chunk.Config{Windows: []chunk.Window{{Size: 4, Truncate: true}, {Size: 4}}},
+			text:    text,
+			windows: [][]string{{"a0 b1  c2 d3"}, {"a0 b1  c2 d3", "e4 f5 g6"}},
+			chunks: []chunk.Chunk{
+				{Tokens: chunk.Span{Start: 0, End: 4}, Bytes: chunk.Span{Start: 0, End: 12}},
+				{Tokens: chunk.Span{Start: 4, End: 7}, Bytes: chunk.Span{Start: 13, End: 21}},
+			},
+		},
+		{
+			name:    "full window longer than the document keeps it all",
+			cfg:     chunk.Config{Windows: []chunk.Window{{Size: 50, Truncate: true}}},
+			text:    "x y z",
+			windows: [][]string{{"x y z"}},
+		},
+		{
 			name:    "no tokens, no chunks",
-			cfg:     chunk.Config{Windows: []int{3, 5}},
+			cfg:     chunk.Config{Windows: chunk.Sizes(3, 5)},
 			text:    "   ",
 			windows: [][]string{{}, {}},
 			chunks:  []chunk.Chunk{},
@@ -145,7 +162,7 @@ func TestSplitGolden(t *testing.T) {
 
 func TestSplitSharedIndices(t *testing.T) {
 	const text = "a0 b1  c2 d3 e4 f5 g6"
-	c := mustNew(t, chunk.Config{Windows: []int{2, 4, 3}})
+	c := mustNew(t, chunk.Config{Windows: chunk.Sizes(2, 4, 3)})
 	var r chunk.Result
 	if err := c.Split(text, wordSpans(t, text), &r); err != nil {
 		t.Fatal(err)
@@ -169,14 +186,17 @@ func TestNewErrors(t *testing.T) {
 		msg  string
 	}{
 		{"empty", chunk.Config{}, chunk.ErrConfig, "chunk: no window sizes given"},
-		{"zero", chunk.Config{Windows: []int{100, 0}}, chunk.ErrConfig, "chunk: window 0 (position 1) must be a positive number of tokens"},
-		{"negative", chunk.Config{Windows: []int{-5}}, chunk.ErrConfig, "chunk: window -5 (position 0) must be a positive number of tokens"},
-		{"duplicate", chunk.Config{Windows: []int{100, 200, 100}}, chunk.ErrConfig, "chunk: window 100 given twice (positions 0 and 2)"},
-		{"stride too big", chunk.Config{Windows: []int{100, 50}, Stride: 60}, chunk.ErrConfig, "chunk: stride 60 exceeds window 50, tokens would be skipped"},
-		{"negative stride", chunk.Config{Windows: []int{100}, Stride: -1}, chunk.ErrConfig, "chunk: stride -1 is negative"},
-		{"too long", chunk.Config{Windows: []int{100, 600}, MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}, chunk.ErrTooLong,
+		{"zero", chunk.Config{Windows: chunk.Sizes(100, 0)}, chunk.ErrConfig, "chunk: window 0 (position 1) must be a positive number of tokens"},
+		{"negative", chunk.Config{Windows: chunk.Sizes(-5)}, chunk.ErrConfig, "chunk: window -5 (position 0) must be a positive number of tokens"},
+		{"duplicate", chunk.Config{Windows: chunk.Sizes(100, 200, 100)}, chunk.ErrConfig, "chunk: window w100 given twice (positions 0 and 2)"},
+		{"stride too big", chunk.Config{Windows: strided(60, 100, 50)}, chunk.ErrConfig, "chunk: stride 60 exceeds window 50, tokens would be skipped"},
+		{"negative stride", chunk.Config{Windows: strided(-1, 100)}, chunk.ErrConfig, "chunk: stride -1 of window 100 is negative"},
+		{"too long", chunk.Config{Windows: chunk.Sizes(100, 600), MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}, chunk.ErrTooLong,
 			"chunk: window 600 + 2 prefix tokens + 2 special tokens = 604 exceeds the model's maximum of 512 tokens"},
-		{"one over", chunk.Config{Windows: []int{509}, MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}, chunk.ErrTooLong,
+		{"two full windows", chunk.Config{Windows: []chunk.Window{{Size: 5, Truncate: true}, {Size: 9, Truncate: true}}}, chunk.ErrConfig, "chunk: window full given twice (positions 0 and 1)"},
+		{"full window with a stride", chunk.Config{Windows: []chunk.Window{{Size: 5, Stride: 2, Truncate: true}}}, chunk.ErrConfig, "chunk: the full window (position 0) has no stride"},
+		{"full window too long", chunk.Config{Windows: []chunk.Window{{Size: 600, Truncate: true}}, MaxTokens: 512}, chunk.ErrTooLong, "chunk: window 600 + 0 prefix tokens"},
+		{"one over", chunk.Config{Windows: chunk.Sizes(509), MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}, chunk.ErrTooLong,
 			"chunk: window 509 + 2 prefix tokens + 2 special tokens = 513 exceeds the model's maximum of 512 tokens"},
 	}
 	for _, tt := range tests {
@@ -190,13 +210,26 @@ func TestNewErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := chunk.New(chunk.Config{Windows: []int{508}, MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}); err != nil {
+	if _, err := chunk.New(chunk.Config{Windows: chunk.Sizes(508), MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}); err != nil {
 		t.Errorf("a window that fits exactly: %v", err)
 	}
 }
 
+func TestFullWindowSize(t *testing.T) {
+	c := mustNew(t, chunk.Config{Windows: []chunk.Window{{Size: 100}, chunk.Full}, MaxTokens: 512, PrefixTokens: 3, SpecialTokens: 2})
+	if got := c.Config().Windows[1]; got != (chunk.Window{Size: 507, Truncate: true}) {
+		t.Errorf("full window resolved to %+v, want 507 tokens (512 less 3 prefix and 2 special)", got)
+	}
+	if got := c.Config().Windows[1].Name(); got != "full" {
+		t.Errorf("Name() = %q, want full", got)
+	}
+	if _, err := chunk.New(chunk.Config{Windows: []chunk.Window{chunk.Full}}); !errors.Is(err, chunk.ErrConfig) {
+		t.Errorf("full window without a model maximum: %v, want ErrConfig", err)
+	}
+}
+
 func TestSplitBadOffsets(t *testing.T) {
-	c := mustNew(t, chunk.Config{Windows: []int{2}})
+	c := mustNew(t, chunk.Config{Windows: chunk.Sizes(2)})
 	tests := []struct {
 		name string
 		text string
@@ -233,7 +266,7 @@ func TestSpans(t *testing.T) {
 
 func TestSplitAllocs(t *testing.T) {
 	text, offs := synthetic(1000, 1)
-	c := mustNew(t, chunk.Config{Windows: []int{100, 200, 500}})
+	c := mustNew(t, chunk.Config{Windows: chunk.Sizes(100, 200, 500)})
 	var r chunk.Result
 	if err := c.Split(text, offs, &r); err != nil {
 		t.Fatal(err)
@@ -276,7 +309,12 @@ func checkInvariants(tb testing.TB, cfg chunk.Config, text string, offs []chunk.
 		tb.Fatalf("%d window lists for %d windows", len(r.Windows), len(cfg.Windows))
 	}
 	used := make([]bool, len(r.Chunks))
-	for wi, w := range cfg.Windows {
+	for wi, win := range cfg.Windows {
+		w := win.Size
+		if win.Truncate {
+			checkTruncated(tb, win, n, r, r.Windows[wi], used)
+			continue
+		}
 		covered := 0 // tokens [0, covered) are inside some window so far
 		prevStart := -1
 		for k, idx := range r.Windows[wi] {
@@ -316,6 +354,34 @@ func checkInvariants(tb testing.TB, cfg chunk.Config, text string, offs []chunk.
 	}
 }
 
+// checkTruncated verifies a Truncate window's list: one chunk of the first
+// min(Size, n) tokens, none for an empty document.
+func checkTruncated(tb testing.TB, w chunk.Window, n int, r *chunk.Result, list []int32, used []bool) {
+	tb.Helper()
+	if n == 0 {
+		if len(list) != 0 {
+			tb.Fatalf("full window: %d chunks of an empty document", len(list))
+		}
+		return
+	}
+	if len(list) != 1 {
+		tb.Fatalf("full window: %d chunks, want 1", len(list))
+	}
+	used[list[0]] = true
+	if got, want := r.Chunks[list[0]].Tokens, (chunk.Span{Start: 0, End: min(w.Size, n)}); got != want {
+		tb.Fatalf("full window of %d tokens: chunk %v, want %v", w.Size, got, want)
+	}
+}
+
+// strided returns windows of the given sizes, all with one stride.
+func strided(stride int, sizes ...int) []chunk.Window {
+	ws := chunk.Sizes(sizes...)
+	for i := range ws {
+		ws[i].Stride = stride
+	}
+	return ws
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add("a0 b1  c2 d3 e4 f5 g6", uint8(3), uint8(0), uint8(5))
 	f.Add("héllo wörld ünïcode", uint8(2), uint8(1), uint8(7))
@@ -328,7 +394,7 @@ func FuzzSplit(f *testing.F) {
 		if a == b {
 			b++
 		}
-		cfg := chunk.Config{Windows: []int{a, b}, Stride: int(stride) % (min(a, b) + 1)}
+		cfg := chunk.Config{Windows: append(strided(int(stride)%(min(a, b)+1), a, b), chunk.Window{Size: int(w1%7) + 1, Truncate: true})}
 		c := mustNew(t, cfg)
 		// Tokens: each rune that is not a space, so spans fall on rune edges.
 		var offs []chunk.Span
@@ -348,7 +414,7 @@ func FuzzSplit(f *testing.F) {
 func TestInvariantsRandom(t *testing.T) {
 	for seed := uint64(0); seed < 30; seed++ {
 		text, offs := synthetic(int(seed*37%400), seed)
-		cfg := chunk.Config{Windows: []int{100, 7, 33}, Stride: int(seed % 8)}
+		cfg := chunk.Config{Windows: strided(int(seed%8), 100, 7, 33)}
 		c := mustNew(t, cfg)
 		var r chunk.Result
 		if err := c.Split(text, offs, &r); err != nil {
@@ -362,7 +428,7 @@ func BenchmarkSplit(b *testing.B) {
 	for _, n := range []int{50, 300, 5000} {
 		b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
 			text, offs := synthetic(n, 42)
-			c := mustNew(b, chunk.Config{Windows: []int{100, 200, 500}})
+			c := mustNew(b, chunk.Config{Windows: chunk.Sizes(100, 200, 500)})
 			var r chunk.Result
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()

@@ -3,15 +3,21 @@
 // The input is the byte span of every content token of one document, in order,
 // as the tokenizer reports them without special tokens ([Span] has the same
 // layout as the tokenizer's Offset; [Spans] converts a slice of any such type).
-// A [Chunker] is built once from a [Config] that lists the window sizes W, the
-// stride and what the model adds around a window (its role prefix and special
-// tokens); [New] rejects a configuration whose largest window cannot fit the
-// model's maximum sequence length, naming both numbers, rather than letting the
-// embedder truncate silently.
+// A [Chunker] is built once from a [Config] that lists the windows and what the
+// model adds around a window (its role prefix and special tokens); [New]
+// rejects a configuration whose largest window cannot fit the model's maximum
+// sequence length, naming both numbers, rather than letting the embedder
+// truncate silently.
 //
 // # Windows
 //
-// For a window size w and stride s (s = w unless [Config.Stride] is set), the
+// A [Window] is a size in content tokens and a stride ([Sizes] makes windows
+// without overlap), or a Truncate window: each document's first Size tokens
+// and nothing more, the way an embedder truncates a document embedded whole
+// ([Full], named "full", whose size New resolves to the most content tokens
+// the model takes).
+//
+// For a window size w and stride s (s = w unless [Window.Stride] is set), the
 // windows of a document of n tokens start at token 0, s, 2s, ... and cover
 // tokens [start, min(start+w, n)). A window is emitted only while the previous
 // one stopped short of the end, so:
@@ -22,7 +28,8 @@
 //     previous window is emitted: the last window is the first that reaches
 //     token n;
 //   - a document shorter than w is one window holding all of it;
-//   - a document with no tokens has no windows.
+//   - a document with no tokens has no windows;
+//   - a Truncate window is the first window alone: tokens [0, min(w, n)).
 //
 // Each window maps to the bytes of the original text from its first token's
 // start to its last token's end ([Chunk.Bytes]); the text between tokens

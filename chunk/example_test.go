@@ -11,7 +11,7 @@ func Example() {
 	// Byte spans of the content tokens, as the tokenizer reports them.
 	offs := []chunk.Span{{0, 3}, {4, 7}, {8, 13}, {14, 18}, {19, 23}}
 
-	c, err := chunk.New(chunk.Config{Windows: []int{2, 8}, MaxTokens: 16, PrefixTokens: 2, SpecialTokens: 2})
+	c, err := chunk.New(chunk.Config{Windows: chunk.Sizes(2, 8), MaxTokens: 16, PrefixTokens: 2, SpecialTokens: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +24,7 @@ func Example() {
 	}
 	fmt.Println("w=2:", r.Windows[0], "w=8:", r.Windows[1])
 
-	_, err = chunk.New(chunk.Config{Windows: []int{600}, MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2})
+	_, err = chunk.New(chunk.Config{Windows: chunk.Sizes(600), MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2})
 	fmt.Println(err)
 	// Output:
 	// chunk 0 tokens {0 2} bytes {0 7} "one two"

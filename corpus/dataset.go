@@ -123,3 +123,28 @@ func (d *Dataset) ReadQrels(split string) ([]Qrel, error) {
 	}
 	return out, nil
 }
+
+// ReadJudgements reads the judgements of split as query id -> document id
+// -> score (the form eval.Qrels has). Several splits joined by "+"
+// ("train+dev") are read together; a query judged in two of them is an error
+// naming both.
+func (d *Dataset) ReadJudgements(split string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	from := map[string]string{} // query id -> the split that judged it
+	for _, sp := range strings.Split(split, "+") {
+		if sp == "" {
+			return nil, fmt.Errorf("corpus: dataset %s: split %q has an empty part", d.Dir, split)
+		}
+		rows, err := d.ReadQrels(sp)
+		if err != nil {
+			return nil, err
+		}
+		for q, docs := range Judgements(rows) {
+			if f, ok := from[q]; ok {
+				return nil, fmt.Errorf("corpus: dataset %s: query %q is judged in both split %q and split %q: %w", d.Dir, q, f, sp, ErrDuplicateID)
+			}
+			from[q], out[q] = sp, docs
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,11 +26,10 @@ type Qrel struct {
 	Score   int
 }
 
-// ReadQrels reads relevance judgements from a TSV file (query-id, corpus-id,
-// score; a header line is optional and recognised by a score that is not an
-// integer; TREC's four-column "qid 0 docid score" is accepted too) or from a
-// Parquet file with columns "query-id", "corpus-id" and "score". The pairs
-// come back in file order; a pair given twice is an error.
+// ReadQrels reads relevance judgements from a TSV file (see [ParseQrels];
+// gzip-compressed too) or from a Parquet file (or directory of them) with
+// columns "query-id", "corpus-id" and "score". The pairs come back in file
+// order; a pair given twice is an error, and so is a file without any.
 func ReadQrels(path string, opts Options) ([]Qrel, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -41,18 +42,7 @@ func ReadQrels(path string, opts Options) ([]Qrel, error) {
 	var out []Qrel
 	switch f {
 	case FormatParquet:
-		paths := []string{path}
-		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-			if paths, err = parquetFiles(path); err != nil {
-				return nil, err
-			}
-		}
-		seen := map[qrelKey]string{}
-		for _, p := range paths {
-			if out, err = readQrelsParquet(p, opts, out, seen); err != nil {
-				return nil, err
-			}
-		}
+		out, err = readQrelsParquetPath(path, opts)
 	case FormatTSV, FormatLines:
 		out, err = readQrelsTSV(path)
 	default:
@@ -67,7 +57,23 @@ func ReadQrels(path string, opts Options) ([]Qrel, error) {
 	return out, nil
 }
 
-type qrelKey struct{ q, d string }
+func readQrelsParquetPath(path string, opts Options) ([]Qrel, error) {
+	paths := []string{path}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if paths, err = parquetFiles(path); err != nil {
+			return nil, err
+		}
+	}
+	var out []Qrel
+	var err error
+	seen := map[qrelKey]string{}
+	for _, p := range paths {
+		if out, err = readQrelsParquet(p, opts, out, seen); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
 
 func readQrelsTSV(path string) ([]Qrel, error) {
 	lr, err := openLines(path)
@@ -75,46 +81,108 @@ func readQrelsTSV(path string) ([]Qrel, error) {
 		return nil, err
 	}
 	defer lr.close()
-	var out []Qrel
-	seen := map[qrelKey]int64{}
+	p := newQrelsParser(path)
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
-			return out, nil
+			return p.out, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		at := func(format string, a ...any) error {
-			return &RecordError{File: path, Where: "line " + strconv.FormatInt(lr.line, 10), Err: fmt.Errorf(format, a...)}
+		if err := p.line(lr.line, line); err != nil {
+			return nil, err
 		}
-		s := string(line)
-		if strings.TrimSpace(s) == "" {
-			return nil, at("empty line: %w", ErrRecord)
-		}
-		fields := strings.Fields(s)
-		switch len(fields) {
-		case 3:
-		case 4:
-			fields = []string{fields[0], fields[2], fields[3]}
-		default:
-			return nil, at("%d fields, want query-id, corpus-id and score: %w", len(fields), ErrRecord)
-		}
-		score, err := strconv.Atoi(fields[2])
-		if err != nil {
-			if lr.line == 1 {
-				continue // header
-			}
-			return nil, at("score %q is not an integer: %w", fields[2], ErrRecord)
-		}
-		k := qrelKey{fields[0], fields[1]}
-		if first, dup := seen[k]; dup {
-			return nil, at("query %q and document %q already judged at line %d: %w", k.q, k.d, first, ErrDuplicateID)
-		}
-		seen[k] = lr.line
-		out = append(out, Qrel{QueryID: k.q, DocID: k.d, Score: score})
 	}
 }
+
+// ParseQrels reads judgements in BEIR's TSV form (query-id, corpus-id and an
+// integer score; a first line whose score is not an integer is a header, such
+// as BEIR's "query-id corpus-id score") or in TREC's form (qid, an ignored
+// iteration field, docid, score). Fields are separated by white space, so ids
+// cannot contain any; every line must have as many fields as the first;
+// blank lines are skipped. A pair judged twice is an error naming both
+// lines. name names the input in errors (*RecordError).
+func ParseQrels(r io.Reader, name string) ([]Qrel, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	p := newQrelsParser(name)
+	var n int64
+	for sc.Scan() {
+		n++
+		if err := p.line(n, sc.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &RecordError{File: name, Where: "line " + strconv.FormatInt(n+1, 10), Err: fmt.Errorf("%v: %w", err, ErrRecord)}
+	}
+	return p.out, nil
+}
+
+// qrelsParser holds the state of one qrels text: the judgements so far, the
+// line of every pair, the field count of the first line.
+type qrelsParser struct {
+	name   string
+	out    []Qrel
+	seen   map[qrelKey]int64
+	fields int
+}
+
+func newQrelsParser(name string) *qrelsParser {
+	return &qrelsParser{name: name, seen: map[qrelKey]int64{}}
+}
+
+// line parses line n.
+func (p *qrelsParser) line(n int64, b []byte) error {
+	at := func(format string, a ...any) error {
+		return &RecordError{File: p.name, Where: "line " + strconv.FormatInt(n, 10), Err: fmt.Errorf(format, a...)}
+	}
+	f := strings.Fields(string(b))
+	switch {
+	case len(f) == 0:
+		return nil
+	case !utf8.Valid(b):
+		return at("invalid UTF-8: %w", ErrRecord)
+	case len(f) != 3 && len(f) != 4:
+		return at("%d fields, want query-id corpus-id score (or TREC's qid 0 docid score): %w", len(f), ErrRecord)
+	case p.fields != 0 && len(f) != p.fields:
+		return at("%d fields, the lines before have %d: %w", len(f), p.fields, ErrRecord)
+	}
+	first := p.fields == 0
+	p.fields = len(f)
+	q, d, lvl := f[0], f[len(f)-2], f[len(f)-1]
+	score, err := strconv.Atoi(lvl)
+	if err != nil {
+		if first && len(f) == 3 {
+			return nil // header
+		}
+		return at("score %q of query %q, document %q is not an integer: %w", lvl, q, d, ErrRecord)
+	}
+	k := qrelKey{q, d}
+	if prev, dup := p.seen[k]; dup {
+		return at("query %q and document %q already judged at line %d: %w", q, d, prev, ErrDuplicateID)
+	}
+	p.seen[k] = n
+	p.out = append(p.out, Qrel{QueryID: q, DocID: d, Score: score})
+	return nil
+}
+
+// Judgements turns judgement rows into query id -> document id -> score, the
+// form eval.Qrels has. A later row of the same pair wins (rows from one file
+// never repeat a pair).
+func Judgements(rows []Qrel) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, r := range rows {
+		if out[r.QueryID] == nil {
+			out[r.QueryID] = map[string]int{}
+		}
+		out[r.QueryID][r.DocID] = r.Score
+	}
+	return out
+}
+
+type qrelKey struct{ q, d string }
 
 // readQrelsParquet appends the judgements of one Parquet file to out; seen
 // holds the place of every pair read so far, across files.

@@ -143,9 +143,11 @@ func TestReadQrelsErrors(t *testing.T) {
 		name, data, want string
 		sentinel         error
 	}{
-		{"bad score", "q1\td1\t1\nq1\td2\tyes\n", "line 2: score \"yes\" is not an integer", corpus.ErrRecord},
-		{"two fields", "q1\td1\n", "line 1: 2 fields, want query-id, corpus-id and score", corpus.ErrRecord},
-		{"empty line", "q1\td1\t1\n\nq2\td1\t1\n", "line 2: empty line", corpus.ErrRecord},
+		{"bad score", "q1\td1\t1\nq1\td2\tyes\n", `line 2: score "yes" of query "q1", document "d2" is not an integer`, corpus.ErrRecord},
+		{"two fields", "q1\td1\n", "line 1: 2 fields, want query-id corpus-id score", corpus.ErrRecord},
+		{"header not first", "q1\td1\t1\nquery-id\tcorpus-id\tscore\n", `line 2: score "score" of query "query-id"`, corpus.ErrRecord},
+		{"mixed layouts", "q1\td1\t1\nq1 0 d2 1\n", "line 2: 4 fields, the lines before have 3", corpus.ErrRecord},
+		{"invalid utf-8", "q1\td\xff\t1\n", "line 1: invalid UTF-8", corpus.ErrRecord},
 		{"repeated pair", "q1\td1\t1\nq1\td1\t1\n", `line 2: query "q1" and document "d1" already judged at line 1`, corpus.ErrDuplicateID},
 		{"header only", "query-id\tcorpus-id\tscore\n", "no judgements", corpus.ErrEmpty},
 	}
@@ -158,6 +160,59 @@ func TestReadQrelsErrors(t *testing.T) {
 				t.Errorf("err = %v, want %v naming %s and %q", err, tt.sentinel, path, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseQrels reads judgements from a stream: blank lines are skipped,
+// a header may only come first, TREC's four columns are accepted.
+func TestParseQrels(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     map[string]map[string]int
+	}{
+		{"beir with header", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t2\n", map[string]map[string]int{"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}},
+		{"blank lines", "\nq1\td1\t1\n\n  \nq2\td3\t1", map[string]map[string]int{"q1": {"d1": 1}, "q2": {"d3": 1}}},
+		{"trec", "q1 0 d1 1\nq1 0 d2 -1\n", map[string]map[string]int{"q1": {"d1": 1, "d2": -1}}},
+		{"empty", "", map[string]map[string]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := corpus.ParseQrels(strings.NewReader(tt.in), "qrels.tsv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := corpus.Judgements(rows); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	_, err := corpus.ParseQrels(strings.NewReader("q1 d1 1\nq1 d1 2\n"), "qrels.tsv")
+	var re *corpus.RecordError
+	if !errors.As(err, &re) || re.File != "qrels.tsv" || re.Where != "line 2" || !errors.Is(err, corpus.ErrDuplicateID) {
+		t.Errorf("a pair judged twice: %v", err)
+	}
+}
+
+func TestReadJudgementsOfSeveralSplits(t *testing.T) {
+	dir := t.TempDir()
+	writeJSONL(t, filepath.Join(dir, "corpus.jsonl"), rows(threeDocs...))
+	writeFile(t, filepath.Join(dir, "queries.jsonl"), []byte(`{"_id":"q1","text":"alpha?"}`+"\n"))
+	writeFile(t, filepath.Join(dir, "qrels", "train.tsv"), []byte("q1\td1\t1\nq1\td2\t2\n"))
+	writeFile(t, filepath.Join(dir, "qrels", "dev.tsv"), []byte("q2\td3\t1\n"))
+	writeFile(t, filepath.Join(dir, "qrels", "test.tsv"), []byte("q2\td1\t1\n"))
+	ds, err := corpus.OpenDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ds.ReadJudgements("train+dev")
+	if want := map[string]map[string]int{"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("train+dev: %v, %v; want %v", got, err, want)
+	}
+	if _, err := ds.ReadJudgements("dev+test"); !errors.Is(err, corpus.ErrDuplicateID) || !strings.Contains(err.Error(), `query "q2" is judged in both split "dev" and split "test"`) {
+		t.Errorf("a query in two splits: %v", err)
+	}
+	if _, err := ds.ReadJudgements("train+"); err == nil {
+		t.Error("an empty split name was accepted")
 	}
 }
 

@@ -4,10 +4,10 @@
 //
 // The moving parts:
 //
-//   - [Qrels] holds relevance judgements, query id -> document id -> level.
-//     [ReadQrels] reads BEIR TSV files (query-id, corpus-id, score, with an
-//     optional header line) and 4-column TREC qrels (qid 0 docid rel);
-//     [WriteQrels] writes either form.
+//   - [Qrels] holds relevance judgements, query id -> document id -> level,
+//     as package corpus reads them (corpus.ReadQrels: BEIR TSV, TREC qrels,
+//     Parquet; corpus.Judgements turns the rows into Qrels). [WriteQrels]
+//     writes BEIR's TSV or TREC's form.
 //   - [Run] holds, per query, the retrieved documents with their scores.
 //     [ReadRun] and [WriteRun] read and write TREC run files
 //     (qid Q0 docid rank score tag).

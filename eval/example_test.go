@@ -9,10 +9,8 @@ import (
 )
 
 func ExampleEvaluate() {
-	qrels, _ := eval.ReadQrels(strings.NewReader(
-		"query-id\tcorpus-id\tscore\n"+
-			"q1\td1\t1\n"+
-			"q2\td7\t2\n"), "qrels.tsv")
+	qrels := eval.Qrels{"q1": {"d1": 1}, "q2": {"d7": 2}} // corpus.ReadQrels reads files
+
 	run, _ := eval.ReadRun(strings.NewReader(
 		"q1 Q0 d3 1 0.9 demo\n"+
 			"q1 Q0 d1 2 0.8 demo\n"+

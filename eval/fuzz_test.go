@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 )
 
@@ -52,20 +53,21 @@ func FuzzReadQrels(f *testing.F) {
 	f.Add([]byte("query-id\tcorpus-id\tscore\nq1\td1\t1\n"))
 	f.Add([]byte("q1 0 d1 2\nq1 0 d2 -1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		q, err := eval.ReadQrels(bytes.NewReader(data), "fuzz")
+		rows, err := corpus.ParseQrels(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			return
 		}
+		q := eval.Qrels(corpus.Judgements(rows))
 		for _, format := range []eval.QrelsFormat{eval.QrelsTSV, eval.QrelsTREC} {
 			var buf bytes.Buffer
 			if err := eval.WriteQrels(&buf, q, format); err != nil {
 				t.Fatalf("writing what was read: %v", err)
 			}
-			again, err := eval.ReadQrels(&buf, "again")
+			rows, err := corpus.ParseQrels(&buf, "again")
 			if err != nil {
 				t.Fatalf("reading what was written: %v\n%s", err, buf.Bytes())
 			}
-			if !reflect.DeepEqual(q, again) {
+			if again := eval.Qrels(corpus.Judgements(rows)); !reflect.DeepEqual(q, again) {
 				t.Fatalf("round trip changed the qrels:\n%v\n%v", q, again)
 			}
 		}

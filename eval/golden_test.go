@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 )
 
@@ -22,10 +23,11 @@ type golden struct {
 func loadGolden(tb testing.TB, name string) (eval.Qrels, eval.Run, golden) {
 	tb.Helper()
 	base := filepath.Join("testdata", "golden", name)
-	q, err := eval.ReadQrelsFile(base + ".qrels")
+	rows, err := corpus.ReadQrels(base+".qrels", corpus.Options{Format: corpus.FormatTSV})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	q := eval.Qrels(corpus.Judgements(rows))
 	r, err := eval.ReadRunFile(base + ".run")
 	if err != nil {
 		tb.Fatal(err)

@@ -8,49 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 )
 
-func TestReadQrels(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     eval.Qrels
-		err      error
-		msg      string // substring of the error
-	}{
-		{name: "beir with header", in: "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t2\n",
-			want: eval.Qrels{"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}},
-		{name: "beir without header", in: "q1\td1\t1\n\n", want: eval.Qrels{"q1": {"d1": 1}}},
-		{name: "trec", in: "q1 0 d1 1\nq1 0 d2 -1\n", want: eval.Qrels{"q1": {"d1": 1, "d2": -1}}},
-		{name: "empty", in: "", want: eval.Qrels{}},
-		{name: "header not first", in: "q1\td1\t1\nquery-id\tcorpus-id\tscore\n", err: eval.ErrSyntax, msg: "qrels.tsv:2:"},
-		{name: "mixed layouts", in: "q1\td1\t1\nq1 0 d2 1\n", err: eval.ErrSyntax, msg: "want 3 fields"},
-		{name: "two fields", in: "q1 d1\n", err: eval.ErrSyntax, msg: "qrels.tsv:1:"},
-		{name: "level not integer", in: "q1\td1\t0.5\n", err: eval.ErrSyntax, msg: `relevance "0.5" of query "q1", document "d1"`},
-		{name: "duplicate", in: "q1\td1\t1\nq2\td1\t1\nq1\td1\t0\n", err: eval.ErrDuplicate, msg: "qrels.tsv:3: eval: duplicate document: query \"q1\", document \"d1\" already judged on line 1"},
-		{name: "invalid utf-8", in: "q1\td\xff\t1\n", err: eval.ErrSyntax, msg: "invalid UTF-8"},
+// readQrels parses qrels text as corpus reads them.
+func readQrels(tb testing.TB, text, name string) eval.Qrels {
+	tb.Helper()
+	rows, err := corpus.ParseQrels(strings.NewReader(text), name)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := eval.ReadQrels(strings.NewReader(tt.in), "qrels.tsv")
-			if tt.err != nil {
-				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.msg) {
-					t.Fatalf("error %v; want %v containing %q", err, tt.err, tt.msg)
-				}
-				var pe *eval.ParseError
-				if !errors.As(err, &pe) || pe.File != "qrels.tsv" {
-					t.Fatalf("error %v is not a ParseError naming the file", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %v, want %v", got, tt.want)
-			}
-		})
-	}
+	return corpus.Judgements(rows)
 }
 
 func TestReadRun(t *testing.T) {
@@ -95,10 +64,7 @@ func TestWriteQrelsRoundTrip(t *testing.T) {
 		if err := eval.WriteQrels(&buf, q, f); err != nil {
 			t.Fatal(err)
 		}
-		got, err := eval.ReadQrels(&buf, "round trip")
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := readQrels(t, buf.String(), "round trip")
 		if !reflect.DeepEqual(got, q) {
 			t.Errorf("format %d: got %v, want %v", f, got, q)
 		}

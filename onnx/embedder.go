@@ -14,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -50,7 +51,8 @@ type Options struct {
 	Log io.Writer
 }
 
-// Embedder turns texts or token ids into embeddings with an ONNX model. It is safe
+// Embedder turns texts or token ids into embeddings with an ONNX model; it is
+// an embed.Embedder. It is safe
 // for concurrent use; batches from concurrent calls run one at a time, each on all
 // the threads ONNX Runtime was given. Close releases the native session.
 type Embedder struct {
@@ -311,6 +313,30 @@ func (e *Embedder) Checksums() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// Spec describes the model as plain data (embed.Embedder).
+func (e *Embedder) Spec() embed.Spec {
+	return embed.Spec{
+		Name: e.info.Name, Checksums: e.Checksums(), Dims: e.info.Dims, MaxTokens: e.info.MaxTokens,
+		SpecialTokens: e.tok.NumSpecialTokens(), Pooling: e.info.Pooling, Normalize: e.info.Normalize,
+		QueryPrefix: e.info.QueryPrefix, PassagePrefix: e.info.PassagePrefix,
+		PrefixTokens: [2]int{len(e.prefix[Passage]), len(e.prefix[Query])},
+	}
+}
+
+// EmbedChunks embeds document chunks from their token ids, as EmbedTokens
+// (embed.Embedder); their texts are not used.
+func (e *Embedder) EmbedChunks(ctx context.Context, chunks []embed.Chunk, role Role) ([]float32, error) {
+	return e.EmbedTokens(ctx, chunkIDs(chunks), role)
+}
+
+func chunkIDs(chunks []embed.Chunk) [][]int32 {
+	seqs := make([][]int32, len(chunks))
+	for i, c := range chunks {
+		seqs[i] = c.IDs
+	}
+	return seqs
 }
 
 // Embed embeds texts and returns len(texts) rows of Dims() float32, row-major.
@@ -587,3 +613,8 @@ func grow[T any](s []T, n int) []T {
 	}
 	return make([]T, n)
 }
+
+var (
+	_ embed.Embedder = (*Embedder)(nil)
+	_ embed.Embedder = (*Pool)(nil)
+)

@@ -1,16 +1,16 @@
 package onnx
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // File names inside a model directory.
@@ -25,47 +25,36 @@ const (
 // DefaultModel is the model used when none is named.
 const DefaultModel = "e5-small-v2"
 
-// Pooling turns the per-token output of an encoder into one vector.
-type Pooling string
+// Pooling turns the per-token output of an encoder into one vector; it is
+// embed.Pooling.
+type Pooling = embed.Pooling
 
 const (
 	// PoolMean averages the token vectors where the attention mask is 1
 	// (special tokens included), as sentence-transformers' Pooling module does.
-	PoolMean Pooling = "mean"
+	PoolMean = embed.PoolMean
 	// PoolCLS takes the vector of the first token ([CLS]).
-	PoolCLS Pooling = "cls"
+	PoolCLS = embed.PoolCLS
 	// PoolNone means the model's output is already one vector per text.
-	PoolNone Pooling = "none"
+	PoolNone = embed.PoolNone
 )
 
-// Role says what a text is for; models such as e5 and bge put a different prefix
-// in front of queries and passages.
-type Role int
+// Role says what a text is for; models such as e5 and bge put a different
+// prefix in front of queries and passages. It is embed.Role.
+type Role = embed.Role
 
 const (
-	Passage Role = iota // a passage (document chunk) to be retrieved
-	Query               // a search query
+	Passage = embed.Passage // a passage (document chunk) to be retrieved
+	Query   = embed.Query   // a search query
 )
-
-func (r Role) String() string {
-	switch r {
-	case Passage:
-		return "passage"
-	case Query:
-		return "query"
-	}
-	return fmt.Sprintf("Role(%d)", int(r))
-}
 
 // ParseRole parses "query" or "passage".
 func ParseRole(s string) (Role, error) {
-	switch s {
-	case "query":
-		return Query, nil
-	case "passage":
-		return Passage, nil
+	r, err := embed.ParseRole(s)
+	if err != nil {
+		return 0, fmt.Errorf("onnx: role %q: want query or passage: %w", s, ErrInput)
 	}
-	return 0, fmt.Errorf("onnx: role %q: want query or passage: %w", s, ErrInput)
+	return r, nil
 }
 
 // Source says where a built-in model's files come from: a jar on Maven Central and
@@ -221,20 +210,6 @@ func WriteModelInfo(dir string, m ModelInfo) error {
 	return nil
 }
 
-// FileSHA256 returns the hex sha256 of a file.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("onnx: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("onnx: reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // VerifyFiles checks every file that m.SHA256 names in dir against its recorded
 // sum. A mismatch wraps ErrChecksum and names the file.
 func VerifyFiles(dir string, m ModelInfo) error {
@@ -245,9 +220,9 @@ func VerifyFiles(dir string, m ModelInfo) error {
 	sort.Strings(names)
 	for _, name := range names {
 		path := filepath.Join(dir, name)
-		got, err := FileSHA256(path)
+		got, err := safefile.SHA256(path)
 		if err != nil {
-			return fmt.Errorf("%w: %w", err, ErrModelFiles)
+			return fmt.Errorf("onnx: %w: %w", err, ErrModelFiles)
 		}
 		if want := m.SHA256[name]; got != want {
 			return fmt.Errorf("onnx: %s: sha256 %s, want %s: %w", path, got, want, ErrChecksum)

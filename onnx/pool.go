@@ -7,6 +7,7 @@ import (
 	"maps"
 	"sync"
 
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -133,6 +134,14 @@ func (p *Pool) Stats() []Stats {
 		out[i] = e.Stats()
 	}
 	return out
+}
+
+// Spec describes the model (embed.Embedder).
+func (p *Pool) Spec() embed.Spec { return p.members[0].Spec() }
+
+// EmbedChunks embeds document chunks from their token ids, as EmbedTokens.
+func (p *Pool) EmbedChunks(ctx context.Context, chunks []embed.Chunk, role Role) ([]float32, error) {
+	return p.EmbedTokens(ctx, chunkIDs(chunks), role)
 }
 
 // Embed embeds texts as Embedder.Embed does, over the pool's sessions.

@@ -9,11 +9,10 @@ import (
 	"github.com/msrag/msrag/eval"
 )
 
-// Kinds of configuration.
+// Kinds of configuration. A fusion over several windows has its rule's name
+// as its kind: "rrf", "docrrf", "combsum", "combmnz", "maxp".
 const (
 	KindWindow = "window" // one window size alone, chunks collapsed to their best per document
-	KindRRF    = "rrf"    // Reciprocal Rank Fusion over Windows
-	KindMaxP   = "maxp"   // best chunk score over Windows
 	KindFull   = "full"   // each document embedded whole, truncated to the model's maximum
 	KindOracle = "oracle" // per query and metric the best single window, chosen with the labels
 )
@@ -34,13 +33,10 @@ type Eval struct {
 	Windows    []int `json:"windows"`
 	FullWindow int   `json:"full_window,omitempty"`
 	// K is the number of documents ranked per query, WindowK the number of
-	// chunks each window's index returns; RRFC and RankBase are RRF's
-	// constant and the rank of a window's top chunk.
-	K        int     `json:"k"`
-	WindowK  int     `json:"window_k"`
-	RRFC     float64 `json:"rrf_c"`
-	RankBase int     `json:"rank_base"`
-	Docs     int     `json:"docs"`
+	// chunks each window's index returns.
+	K       int `json:"k"`
+	WindowK int `json:"window_k"`
+	Docs    int `json:"docs"`
 	// Queries is the number of queries searched: those of the split's qrels
 	// found in the queries file.
 	Queries int       `json:"queries"`
@@ -91,7 +87,11 @@ type Config struct {
 	// w100, rrf, rrf-100+200, maxp, full, oracle.
 	Name string `json:"name"`
 	Kind string `json:"kind"`
-	// Windows are the window sizes it uses (none for full and oracle).
+	// Fusion is the fusion rule in msrag's text form (msrag.ParseFusion
+	// reads it); empty for the oracle.
+	Fusion string `json:"fusion,omitempty"`
+	// Windows are the window sizes it names (none when it fuses every
+	// window, and for full and the oracle).
 	Windows []int `json:"windows,omitempty"`
 	// RunFile is the TREC run file, relative to the output directory; the
 	// oracle has none (it is not a ranking).

@@ -13,11 +13,11 @@ func ExampleWriteSummary() {
 	}
 	e := &report.Eval{
 		Dataset: "toy", Split: "test", Model: report.Model{Name: "some-model"},
-		Windows: []int{100, 200}, K: 100, WindowK: 100, RRFC: 1, Queries: 2, Docs: 5,
+		Windows: []int{100, 200}, K: 100, WindowK: 100, Queries: 2, Docs: 5,
 		Configs: []report.Config{
 			{Name: "w100", Kind: report.KindWindow, Results: res(0.5, 0.5)},
 			{Name: "w200", Kind: report.KindWindow, Results: res(0.625, 0.5)},
-			{Name: "rrf", Kind: report.KindRRF, Results: res(0.75, 1)},
+			{Name: "rrf", Kind: "rrf", Results: res(0.75, 1)},
 			{Name: "oracle", Kind: report.KindOracle, UpperBound: true, Results: res(0.75, 1)},
 		},
 	}
@@ -25,7 +25,7 @@ func ExampleWriteSummary() {
 	// Output:
 	// # toy (test split): multi-scale retrieval with some-model
 	//
-	// 2 queries, 5 documents; windows 100, 200 tokens; full-document window: none; 100 chunks per window, 100 documents per query; RRF c = 1, ranks from 0.
+	// 2 queries, 5 documents; windows 100, 200 tokens; full-document window: none; 100 chunks per window, 100 documents per query; rrf is RRF over every window with c = 1 and ranks from 0 unless its name says otherwise.
 	//
 	// | dataset | queries | best window | nDCG@10 best window | nDCG@10 full | nDCG@10 rrf | rrf − best window |
 	// |---|---:|---:|---:|---:|---:|---:|

@@ -164,8 +164,9 @@ func (e *Eval) header(w io.Writer) {
 		full = fmt.Sprintf("%d tokens (documents truncated to the model's maximum)", e.FullWindow)
 	}
 	fmt.Fprintf(w, "%d queries, %d documents; windows %s tokens; full-document window: %s; "+
-		"%d chunks per window, %d documents per query; RRF c = %g, ranks from %d.\n\n",
-		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K, e.RRFC, e.RankBase)
+		"%d chunks per window, %d documents per query; rrf is RRF over every window with c = 1 and ranks from 0 "+
+		"unless its name says otherwise.\n\n",
+		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K)
 	if e.Model.Name == hashEmbedderName {
 		fmt.Fprintf(w, "**%s is a non-semantic test embedder: these numbers say nothing about retrieval quality.**\n\n", hashEmbedderName)
 	}

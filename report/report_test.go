@@ -30,15 +30,15 @@ func results(n int, means map[string]float64) eval.Results {
 func tinyEval() *report.Eval {
 	return &report.Eval{
 		Dataset: "tiny", Split: "test", Model: report.Model{Name: "m", Dims: 4, MaxTokens: 64},
-		Windows: []int{10, 20}, FullWindow: 62, K: 100, WindowK: 50, RRFC: 1, Queries: 4, Docs: 9,
+		Windows: []int{10, 20}, FullWindow: 62, K: 100, WindowK: 50, Queries: 4, Docs: 9,
 		Configs: []report.Config{
 			{Name: "w10", Kind: report.KindWindow, Windows: []int{10}, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.4, "cdr_1": 0.25, "cdr_2": 0.5, "cdr_3": 0.5, "cdr_5": 0.75, "cdr_10": 0.75})},
 			{Name: "w20", Kind: report.KindWindow, Windows: []int{20}, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.5, "cdr_1": 0.5, "cdr_2": 0.5, "cdr_3": 0.75, "cdr_5": 0.75, "cdr_10": 1})},
-			{Name: "rrf", Kind: report.KindRRF, Windows: []int{10, 20}, Results: results(4, map[string]float64{
+			{Name: "rrf", Kind: "rrf", Windows: []int{10, 20}, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.5525, "cdr_1": 0.5, "cdr_2": 0.75, "cdr_3": 0.75, "cdr_5": 1, "cdr_10": 1})},
-			{Name: "maxp", Kind: report.KindMaxP, Windows: []int{10, 20}, Results: results(4, map[string]float64{
+			{Name: "maxp", Kind: "maxp", Windows: []int{10, 20}, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.45, "cdr_1": 0.25, "cdr_2": 0.5, "cdr_3": 0.5, "cdr_5": 1, "cdr_10": 1})},
 			{Name: "full", Kind: report.KindFull, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.3, "cdr_1": 0, "cdr_2": 0.25, "cdr_3": 0.25, "cdr_5": 0.5, "cdr_10": 0.75})},

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/msrag/msrag/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
@@ -101,10 +101,11 @@ func TestEvalEndToEnd(t *testing.T) {
 		t.Errorf("results.json header: queries %d, docs %d, split %q, dataset %q, model %q, windows %v, full %d, reused %v",
 			e.Queries, e.Docs, e.Split, e.Dataset, e.Model.Name, e.Windows, e.FullWindow, e.Index.Reused)
 	}
-	qrels, err := eval.ReadQrelsFile(filepath.Join(data, "qrels", "test.tsv"))
+	rows, err := corpus.ReadQrels(filepath.Join(data, "qrels", "test.tsv"), corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	qrels := eval.Qrels(corpus.Judgements(rows))
 	for _, c := range e.Configs {
 		if c.Results.NumQueries != 10 || len(c.Results.PerQuery) != 10 || len(c.Results.Mean) != len(eval.DefaultMetrics()) {
 			t.Errorf("%s: %d queries (%d per-query rows), %d means", c.Name, c.Results.NumQueries, len(c.Results.PerQuery), len(c.Results.Mean))
@@ -158,7 +159,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		}
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "non-semantic test embedder") {
-		t.Errorf("report.md does not warn that %s is not a real model (%v)", msrag.HashEmbedderName, err)
+		t.Errorf("report.md does not warn that %s is not a real model (%v)", testembed.Name, err)
 	}
 	var checkable map[string]eval.Results
 	if b, err := os.ReadFile(filepath.Join(out, "runs", "metrics.json")); err != nil || json.Unmarshal(b, &checkable) != nil || len(checkable) != 5 {
@@ -183,7 +184,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	other := slices.Clone(args)
 	other[slices.Index(other, "16,32")] = "16,24"
 	code, _, stderr = runCLI(t, "", append(other, "--configs", "rrf,rrf=16+24,w24")...)
-	if code != exitOK || !strings.Contains(stderr, "it has windows 16,32, not 16,24") {
+	if code != exitOK || !strings.Contains(stderr, "it has windows [full w16/16 w32/32], not [full w16/16 w24/24]") {
 		t.Fatalf("other windows: code %d, want a rebuild for the windows:\n%s", code, stderr)
 	}
 	e3 := readEval(t, out)
@@ -191,8 +192,11 @@ func TestEvalEndToEnd(t *testing.T) {
 	for _, c := range e3.Configs {
 		names = append(names, c.Name)
 	}
-	if !slices.Equal(names, []string{"rrf", "w24"}) || e3.Oracle != nil {
-		t.Errorf("--configs rrf,rrf=16+24,w24: configurations %v (rrf=16+24 is rrf over all windows), oracle %v", names, e3.Oracle)
+	if !slices.Equal(names, []string{"rrf", "rrf:windows=16+24", "w24"}) || e3.Oracle != nil {
+		t.Errorf("--configs rrf,rrf=16+24,w24: configurations %v, oracle %v", names, e3.Oracle)
+	}
+	if a, b := e3.Config("rrf"), e3.Config("rrf:windows=16+24"); a == nil || b == nil || a.Results.Mean["ndcg_cut_10"] != b.Results.Mean["ndcg_cut_10"] {
+		t.Errorf("rrf over all windows and over 16+24 (the same two) differ")
 	}
 
 	// Another corpus of the same path: rebuilt.
@@ -215,17 +219,18 @@ func TestEvalEndToEnd(t *testing.T) {
 // repository root, when the Python environment with pytrec_eval is there.
 func checkWithPytrecEval(t *testing.T, stdout string) {
 	t.Helper()
-	i := strings.Index(stdout, ".cache/venv/eval/bin/python ")
+	i := strings.Index(stdout, "python3 scripts/check_metrics.py ")
 	if i < 0 {
 		t.Fatalf("no check command in:\n%s", stdout)
 	}
 	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
-	if _, err := os.Stat(filepath.Join("..", "..", ".cache", "venv", "eval", "bin", "python")); err != nil {
+	python := filepath.Join(".cache", "venv", "eval", "bin", "python")
+	if _, err := os.Stat(filepath.Join("..", "..", python)); err != nil {
 		t.Logf("not checked against pytrec_eval: %v", err)
 		return
 	}
 	fields := strings.Fields(line)
-	cmd := exec.Command(fields[0], fields[1:]...)
+	cmd := exec.Command(python, fields[1:]...)
 	cmd.Dir = filepath.Join("..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, out)
@@ -246,14 +251,14 @@ func TestEvalKeepsForeignIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir)
-	if code != exitFailure || !strings.Contains(stderr, "was not built by msrag eval") || !strings.Contains(stderr, "--rebuild") {
+	if code != exitFailure || !strings.Contains(stderr, "was not built by an evaluation") || !strings.Contains(stderr, "--rebuild") {
 		t.Fatalf("eval over an index of msrag index: code %d, want a failure that names --rebuild:\n%s", code, stderr)
 	}
 	if after, err := os.ReadFile(filepath.Join(ixDir, "manifest.json")); err != nil || string(after) != string(before) {
 		t.Fatalf("the index of msrag index was touched (%v)", err)
 	}
 	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir, "--rebuild", "--configs", "rrf")
-	if code != exitOK || !strings.Contains(stderr, "building index "+ixDir+": --rebuild") {
+	if code != exitOK || !strings.Contains(stderr, "building index "+ixDir+": rebuild asked for") {
 		t.Fatalf("eval --rebuild: code %d\n%s", code, stderr)
 	}
 }
@@ -272,40 +277,5 @@ func TestEvalUsageErrors(t *testing.T) {
 				t.Fatalf("code %d, want %d: %s", code, exitUsage, stderr)
 			}
 		})
-	}
-}
-
-// TestReadSplitJoined: "train+dev" judges the queries of both files together;
-// a query judged in both is an error naming it and the two splits.
-func TestReadSplitJoined(t *testing.T) {
-	dir := t.TempDir()
-	writeTinyDataset(t, dir)
-	write := func(name, s string) {
-		if err := os.WriteFile(filepath.Join(dir, "qrels", name), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("train.tsv", "query-id\tcorpus-id\tscore\nqa\td1\t1\nqb\td2\t2\n")
-	write("dev.tsv", "query-id\tcorpus-id\tscore\nqc\td3\t1\n")
-	ds, err := corpus.OpenDataset(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, path, err := readSplit(ds, "train+dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(q) != 3 || q["qb"]["d2"] != 2 || q["qc"]["d3"] != 1 || path != "" {
-		t.Fatalf("train+dev: %v, path %q", q, path)
-	}
-	if _, path, err := readSplit(ds, "train"); err != nil || path != filepath.Join(dir, "qrels", "train.tsv") {
-		t.Fatalf("train alone: path %q, %v", path, err)
-	}
-	write("dev.tsv", "query-id\tcorpus-id\tscore\nqa\td3\t1\n")
-	if _, _, err := readSplit(ds, "train+dev"); err == nil || !strings.Contains(err.Error(), `query "qa" is judged in both split "train" and split "dev"`) {
-		t.Fatalf("query in two splits: %v", err)
-	}
-	if _, _, err := readSplit(ds, "train+"); err == nil || !strings.Contains(err.Error(), "empty split name") {
-		t.Fatalf("empty split: %v", err)
 	}
 }

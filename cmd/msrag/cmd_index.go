@@ -10,9 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/faiss"
-	"github.com/msrag/msrag/onnx"
 )
 
 func init() {
@@ -23,14 +22,15 @@ func init() {
 			".txt/.md files), tokenizes each document once, cuts it into windows of every size, embeds each\n" +
 			"unique chunk once and writes one FAISS index and chunk table per window size into --out. The\n" +
 			"directory is written beside --out and renamed into place when complete, so an interrupted\n" +
-			"build leaves the previous index (or none).\n\n" +
+			"build leaves the previous index (or none). A lock beside --out (.NAME.lock) keeps two builds\n" +
+			"of one directory apart: the second fails at once naming the first, or waits with --wait.\n\n" +
 			"With --shard i/n only the corpus units that fall to shard i are indexed (Parquet row groups,\n" +
 			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
 			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
-			&cli.StringFlag{Name: "model", Value: onnx.DefaultModel, Usage: "model name (msrag model list), model directory, or " + msrag.HashEmbedderName + " (non-semantic, tests only)"},
+			modelFlag(),
 			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
 			&cli.IntFlag{Name: "stride", Usage: "step between window starts in tokens (0: each window's own size, no overlap)"},
 			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, HNSW32, ...)"},
@@ -39,6 +39,7 @@ func init() {
 			&cli.IntFlag{Name: "block-lines", Value: 10000, Usage: "JSONL lines per sharding unit"},
 			&cli.BoolFlag{Name: "dedupe-ids", Usage: "keep the first document of a repeated id instead of failing"},
 			&cli.BoolFlag{Name: "full", Usage: "also index each document whole, truncated to the model's maximum (MTEB's way; search it with --fusion full)"},
+			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 		}, corpusFlags()...), deviceFlags()...),
@@ -46,80 +47,78 @@ func init() {
 	})
 }
 
-func indexAction(c *cli.Context) error {
+// indexConfig maps the flags to a build configuration (no embedder yet).
+func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if c.NArg() != 0 {
-		return usagef("index: unexpected arguments %v", c.Args().Slice())
+		return msrag.Config{}, corpus.Options{}, usagef("index: unexpected arguments %v", c.Args().Slice())
 	}
-	windows, err := parseInts("windows", c.String("windows"))
+	windows, err := windowsFlag(c)
 	if err != nil {
-		return err
+		return msrag.Config{}, corpus.Options{}, err
+	}
+	if c.Bool("full") {
+		windows = append(windows, chunk.Full)
 	}
 	shard, err := parseShard(c.String("shard"))
 	if err != nil {
-		return err
+		return msrag.Config{}, corpus.Options{}, err
 	}
-	var metric faiss.Metric
-	switch c.String("metric") {
-	case "ip":
-		metric = faiss.InnerProduct
-	case "l2":
-		metric = faiss.L2
-	default:
-		return usagef("index: --metric %q: want ip or l2", c.String("metric"))
-	}
-	eo, err := embedderOptions(c)
+	metric, err := parseMetric(c.String("metric"))
 	if err != nil {
-		return err
+		return msrag.Config{}, corpus.Options{}, err
 	}
 	copts := corpusOptions(c)
-	copts.Shard = shard
-	copts.BlockLines = c.Int("block-lines")
-	copts.DedupeIDs = c.Bool("dedupe-ids")
+	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
+	cfg := msrag.Config{
+		Out: c.String("out"), Windows: windows, Factory: c.String("factory"), Metric: metric,
+		Workers: c.Int("workers"), Wait: c.Bool("wait"),
+	}
+	if shard.N > 1 {
+		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
+	}
+	return cfg, copts, nil
+}
 
-	gpus, err := gpuList(c)
+func indexAction(c *cli.Context) error {
+	cfg, copts, err := indexConfig(c)
 	if err != nil {
 		return err
 	}
-	emb, err := msrag.OpenEmbedder(c.String("model"), eo, gpus...)
+	emb, err := openEmbedder(c, c.String("model"))
 	if err != nil {
 		return err
 	}
-	if cl, ok := emb.(interface{ Close() error }); ok {
-		defer cl.Close()
-	}
+	defer emb.Close()
 	src, err := openCorpusReader(c.String("corpus"), copts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-
-	cfg := msrag.Config{
-		Embedder: emb,
-		Out:      c.String("out"),
-		Windows:  windows,
-		Stride:   c.Int("stride"),
-		Factory:  c.String("factory"),
-		Metric:   metric,
-		Workers:  c.Int("workers"),
-		Full:     c.Bool("full"),
-	}
-	if shard.N > 1 {
-		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
-	}
+	cfg.Embedder = emb
+	var bar *progressBar
 	if !c.Bool("quiet") {
-		cfg.Progress = c.App.ErrWriter
-		cfg.Units = expectedUnits(c.String("corpus"), copts)
+		bar = newProgressBar(c.App.ErrWriter, "index")
+		cfg.Progress, cfg.Units = bar.callback(), expectedUnits(c.String("corpus"), copts)
 	}
 	ix, stats, err := msrag.BuildWithStats(c.Context, src, cfg)
+	bar.finish()
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
 	st := src.Stats()
-	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s: %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %s with %v vectors, %s (embedder busy %.0f%%)\n",
+	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s: %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
 		cfg.Out, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
-		fmtInts(windows), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
+		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	return nil
+}
+
+func windowNames(ws []chunk.Window) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Name()
+	}
+	return strings.Join(names, ",")
 }
 
 // expectedUnits counts the corpus units this build will read, for the ETA, where
@@ -134,10 +133,8 @@ func expectedUnits(path string, opts corpus.Options) int {
 	if !st.IsDir() && ext != ".parquet" && ext != ".arrow" && ext != ".feather" {
 		return 0
 	}
-	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "qrels")); err == nil {
-			return 0 // a dataset directory: its corpus is usually JSONL
-		}
+	if st.IsDir() && isDataset(path) {
+		return 0 // a dataset directory: its corpus is usually JSONL
 	}
 	sh := opts.Shard
 	opts.Shard = corpus.Shard{}

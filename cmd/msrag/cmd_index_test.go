@@ -105,11 +105,11 @@ func TestIndexSearchCLI(t *testing.T) {
 			t.Fatalf("%s is not a Parquet file", outPath)
 		}
 	})
-	t.Run("failed search leaves no output", func(t *testing.T) {
+	t.Run("a window the index lacks is a usage error, found before any output", func(t *testing.T) {
 		outPath := filepath.Join(dir, "none.trec")
-		code, _, _ := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--fusion", "w=999", "--out", outPath)
-		if code != exitFailure {
-			t.Fatalf("unknown window: code %d", code)
+		code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--fusion", "w=999", "--out", outPath)
+		if code != exitUsage || !strings.Contains(errOut, "the index has no window w999") || strings.Count(errOut, "msrag: ") != 1 {
+			t.Fatalf("unknown window: code %d, %s", code, errOut)
 		}
 		entries, _ := filepath.Glob(filepath.Join(dir, "*none.trec*"))
 		if len(entries) != 0 {

@@ -10,8 +10,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -22,22 +25,33 @@ func parseInts(flag, s string) ([]int, error) {
 		return nil, usagef("--%s is empty: give sizes such as 100,200,500", flag)
 	}
 	var out []int
-	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, usagef("--%s %q: %q is not a number", flag, s, f)
-		}
-		if v <= 0 {
+		case v <= 0:
 			return nil, usagef("--%s %q: %d is not positive", flag, s, v)
-		}
-		if seen[v] {
+		case slices.Contains(out, v):
 			return nil, usagef("--%s %q: %d is repeated", flag, s, v)
 		}
-		seen[v] = true
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// windowsFlag parses --windows into sliding windows with --stride (when the
+// command has it).
+func windowsFlag(c *cli.Context) ([]chunk.Window, error) {
+	sizes, err := parseInts("windows", c.String("windows"))
+	if err != nil {
+		return nil, err
+	}
+	ws := chunk.Sizes(sizes...)
+	for i := range ws {
+		ws[i].Stride = c.Int("stride")
+	}
+	return ws, nil
 }
 
 // parseShard parses --shard i/n.
@@ -52,6 +66,17 @@ func parseShard(s string) (corpus.Shard, error) {
 		return corpus.Shard{}, usagef("--shard %q: want i/n with 0 <= i < n", s)
 	}
 	return corpus.Shard{I: i, N: n}, nil
+}
+
+// parseMetric parses --metric.
+func parseMetric(s string) (faiss.Metric, error) {
+	switch s {
+	case "ip":
+		return faiss.InnerProduct, nil
+	case "l2":
+		return faiss.L2, nil
+	}
+	return 0, usagef("--metric %q: want ip or l2", s)
 }
 
 // deviceFlags are the flags that choose where the embedder runs.
@@ -73,9 +98,9 @@ func faissGPUs(c *cli.Context) ([]int, error) {
 		return gpus, err
 	}
 	switch embedDevice(c) {
-	case "cuda":
+	case onnx.DeviceCUDA:
 		return []int{c.Int("device-id")}, nil
-	case "auto":
+	case onnx.DeviceAuto:
 		if faiss.GPUAvailable && faiss.NumGPUs() > 0 {
 			return []int{c.Int("device-id")}, nil
 		}
@@ -104,14 +129,14 @@ func gpuList(c *cli.Context) ([]int, error) {
 // embedDevice is --device, or cuda when --gpus is given without --device.
 func embedDevice(c *cli.Context) string {
 	if c.String("gpus") != "" && !c.IsSet("device") {
-		return "cuda"
+		return onnx.DeviceCUDA
 	}
 	return c.String("device")
 }
 
 func embedderOptions(c *cli.Context) (onnx.Options, error) {
 	switch c.String("device") {
-	case "cpu", "cuda", "auto":
+	case onnx.DeviceCPU, onnx.DeviceCUDA, onnx.DeviceAuto:
 	default:
 		return onnx.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
 	}
@@ -125,6 +150,30 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 		TokenBudget: c.Int("batch-tokens"),
 		Log:         c.App.ErrWriter,
 	}, nil
+}
+
+// openEmbedder opens the model called name with the device flags:
+// testembed.Name is the non-semantic test embedder, anything else a model
+// for msrag.OpenEmbedder.
+func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
+	if name == testembed.Name {
+		return testembed.OpenNamed()
+	}
+	eo, err := embedderOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := gpuList(c)
+	if err != nil {
+		return nil, err
+	}
+	return msrag.OpenEmbedder(name, eo, gpus...)
+}
+
+// modelFlag is --model.
+func modelFlag() cli.Flag {
+	return &cli.StringFlag{Name: "model", Value: onnx.DefaultModel,
+		Usage: "model name (msrag model list), model directory, or " + testembed.Name + " (non-semantic, tests only)"}
 }
 
 // corpusFlags name the columns of the corpus.
@@ -156,16 +205,20 @@ func fmtInts(v []int) string {
 // directory (corpus + queries + qrels/) opens its corpus; any other directory is
 // read as .txt/.md files.
 func openCorpusReader(path string, opts corpus.Options) (corpus.Reader, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "qrels")); err == nil {
-			ds, err := corpus.OpenDataset(path)
-			if err != nil {
-				return nil, err
-			}
-			return ds.OpenCorpus(opts)
+	if isDataset(path) {
+		ds, err := corpus.OpenDataset(path)
+		if err != nil {
+			return nil, err
 		}
+		return ds.OpenCorpus(opts)
 	}
 	return corpus.Open(path, opts)
+}
+
+// isDataset reports whether path is a directory with a qrels folder.
+func isDataset(path string) bool {
+	st, err := os.Stat(filepath.Join(path, "qrels"))
+	return err == nil && st.IsDir()
 }
 
 // queriesPath returns the queries file of a dataset directory, or path itself.

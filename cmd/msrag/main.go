@@ -67,11 +67,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "msrag: ") {
-		msg = "msrag: " + msg
-	}
-	fmt.Fprintln(stderr, msg)
+	fmt.Fprintln(stderr, "msrag: "+strings.ReplaceAll(err.Error(), "msrag: ", ""))
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		return exitUsage

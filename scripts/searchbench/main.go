@@ -28,9 +28,11 @@ import (
 	"time"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/benchdata"
-	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/internal/testembed"
 )
 
 const (
@@ -41,7 +43,7 @@ const (
 
 func main() {
 	dir := flag.String("dir", "", "work directory")
-	data := flag.String("data", "/work/shared/data", "data directory (BEIR layout)")
+	data := flag.String("data", filepath.Join("..", "shared", "data"), "data directory (BEIR layout)")
 	tokPath := flag.String("tokenizer", ".cache/models/all-minilm-l6-v2/tokenizer.json", "tokenizer.json of all-MiniLM-L6-v2")
 	prepare := flag.Bool("prepare", false, "build the index and the query vectors")
 	reps := flag.Int("reps", 3, "timed search+fuse passes over all queries")
@@ -49,7 +51,7 @@ func main() {
 	if *dir == "" {
 		log.Fatal("searchbench: -dir is required")
 	}
-	emb, err := msrag.NewHashEmbedder(*tokPath, dims, 512)
+	emb, err := testembed.NewHash(*tokPath, dims, 512)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -123,16 +125,16 @@ func writeTop(path string, hits [][]msrag.Hit) error {
 	return f.Close()
 }
 
-func prepareDir(ctx context.Context, emb *msrag.HashEmbedder, dir, data string) error {
+func prepareDir(ctx context.Context, emb *testembed.Hash, dir, data string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "index", "manifest.json")); err != nil {
+	if !msrag.IsIndex(filepath.Join(dir, "index")) {
 		src, err := corpus.Open(filepath.Join(data, "scifact", "corpus.jsonl.gz"), corpus.Options{})
 		if err != nil {
 			return err
 		}
-		ix, st, err := msrag.BuildWithStats(ctx, src, msrag.Config{Embedder: emb, Out: filepath.Join(dir, "index"), Windows: []int{100, 200, 500}})
+		ix, st, err := msrag.BuildWithStats(ctx, src, msrag.Config{Embedder: emb, Out: filepath.Join(dir, "index"), Windows: chunk.Sizes(100, 200, 500)})
 		src.Close()
 		if err != nil {
 			return err
@@ -144,7 +146,7 @@ func prepareDir(ctx context.Context, emb *msrag.HashEmbedder, dir, data string) 
 	if err != nil {
 		return err
 	}
-	base, err := emb.Embed(ctx, texts, onnx.Query)
+	base, err := emb.Embed(ctx, texts, embed.Query)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,14 @@
+// Package experiment evaluates a multi-scale index on a BEIR/MTEB dataset:
+// [Run] takes a [Spec] (dataset, split, model, windows, configurations),
+// reuses the index in Spec.Index when it was built from the same corpus with
+// the same model and windows (the corpus's size, time and sha256 are recorded
+// beside the index in INDEX.source.json) or builds it, embeds the split's
+// queries once per batch, searches every window once, fuses the same chunk
+// lists into every configuration ([Config]: a msrag.Fusion, or the oracle),
+// scores them as pytrec_eval does (package eval) and writes the results
+// (package report) into Spec.Out.
+//
+// The index directory's lock (msrag.LockIndex) is held from the decision to
+// reuse or rebuild until the index is open, so concurrent runs sharing an
+// index either wait (Spec.Wait) or fail at once naming the other.
+package experiment

@@ -1,0 +1,141 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/report"
+)
+
+// openOrBuild reuses the index in spec.Index when it matches, or builds it,
+// holding the index's lock from the decision until the index is open.
+func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (*msrag.Index, report.IndexInfo, error) {
+	lock, err := msrag.LockIndex(ctx, spec.Index, spec.Wait)
+	if err != nil {
+		return nil, report.IndexInfo{}, err
+	}
+	defer lock.Unlock()
+	t0 := time.Now()
+	src := sourceOf(ds.Corpus)
+	why := "rebuild asked for"
+	if !spec.Rebuild {
+		ix, reason, err := reuseIndex(spec, src)
+		if err != nil || ix != nil {
+			tm.Open = time.Since(t0).Seconds()
+			fmt.Fprintf(spec.Log, "eval: reusing index %s (%s)\n", spec.Index, reason)
+			return ix, report.IndexInfo{Dir: spec.Index, Reused: true, Why: reason}, err
+		}
+		why = reason
+		if msrag.IsIndex(spec.Index) && !hasSource(spec.Index) {
+			// An index built by msrag index is not replaced unasked.
+			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s was not built by an evaluation and does not fit (%s); "+
+				"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", spec.Index, reason)
+		}
+	}
+	fmt.Fprintf(spec.Log, "eval: building index %s: %s\n", spec.Index, why)
+	ix, err := build(ctx, spec, ds, src, lock, tm)
+	return ix, report.IndexInfo{Dir: spec.Index, Why: why}, err
+}
+
+func hasSource(ixDir string) bool {
+	rec, err := readSource(ixDir)
+	return err == nil && rec != nil
+}
+
+// reuseIndex opens the index in spec.Index if it matches; otherwise it
+// returns nil and why not.
+func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
+	if !msrag.IsIndex(spec.Index) {
+		return nil, "no index in " + spec.Index, nil
+	}
+	rec, err := readSource(spec.Index)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	if rec == nil {
+		return nil, "no record of its corpus (" + sidecarPath(spec.Index) + ")", nil
+	}
+	if ok, err := src.matches(rec); err != nil {
+		return nil, "", err
+	} else if !ok {
+		return nil, fmt.Sprintf("it was built from another corpus (%s, %d bytes, sha256 %s)", rec.Path, rec.Size, rec.SHA256), nil
+	}
+	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: spec.Embedder}, spec.Index)
+	if err != nil {
+		if errors.Is(err, msrag.ErrIndexMismatch) {
+			return nil, err.Error(), nil
+		}
+		return nil, "it does not open: " + err.Error(), nil
+	}
+	if why := mismatch(ix, spec.indexWindows()); why != "" {
+		ix.Close()
+		return nil, why, nil
+	}
+	return ix, "same model, windows, full window and corpus", nil
+}
+
+// mismatch says why an open index does not have the windows wanted (in any
+// order), or "" when it has.
+func mismatch(ix *msrag.Index, want []chunk.Window) string {
+	have := ix.Windows()
+	if ix.Manifest().Shard != "" {
+		return "it holds shard " + ix.Manifest().Shard + " only"
+	}
+	names := func(ws []chunk.Window) []string {
+		var out []string
+		for _, w := range ws {
+			if w.Truncate {
+				out = append(out, w.Name()) // its size is the model's
+			} else {
+				out = append(out, fmt.Sprintf("%s/%d", w.Name(), w.Step()))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	h, w := names(have), names(want)
+	if !slices.Equal(h, w) {
+		return fmt.Sprintf("it has windows %v, not %v", h, w)
+	}
+	return ""
+}
+
+// build builds the index under lock and records its corpus. The old record
+// goes first: an interrupted build must not leave a new index next to a stale
+// record, nor an old index next to a new one.
+func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource, lock *msrag.IndexLock, tm *report.Timings) (*msrag.Index, error) {
+	if err := src.checksum(); err != nil {
+		return nil, err
+	}
+	rd, err := ds.OpenCorpus(spec.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	if err := removeSource(spec.Index); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
+		Embedder: spec.Embedder, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
+		Progress: spec.Progress, Lock: lock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tm.Build = time.Since(t0).Seconds()
+	tm.BuildEmbed, tm.BuildTokens = stats.EmbedBusy.Seconds(), stats.Tokens
+	if err := src.write(spec.Index); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	fmt.Fprintf(spec.Log, "eval: built %s: %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s (embedder busy %.0f%%)\n",
+		spec.Index, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, 100*tm.BuildEmbed/tm.Build)
+	return ix, nil
+}

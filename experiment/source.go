@@ -1,0 +1,123 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/msrag/msrag/internal/safefile"
+)
+
+// corpusSource is INDEX.source.json: which corpus an index was built from.
+// A corpus that is a directory of Parquet files counts as the concatenation
+// of its files in name order: Size and SHA256 cover them all, MTime is the
+// latest.
+type corpusSource struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	MTime  string `json:"mtime"`
+	SHA256 string `json:"sha256"`
+	files  []string
+}
+
+// sourceOf describes the corpus at path; the checksum is computed on demand.
+func sourceOf(path string) *corpusSource {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	s := &corpusSource{Path: abs, files: []string{abs}}
+	if st, err := os.Stat(abs); err == nil && st.IsDir() {
+		s.files, _ = filepath.Glob(filepath.Join(abs, "*.parquet"))
+		slices.Sort(s.files)
+	}
+	var latest time.Time
+	for _, f := range s.files {
+		if st, err := os.Stat(f); err == nil {
+			s.Size += st.Size()
+			if st.ModTime().After(latest) {
+				latest = st.ModTime()
+			}
+		}
+	}
+	s.MTime = latest.UTC().Format(time.RFC3339Nano)
+	return s
+}
+
+// checksum computes the corpus's sha256 once.
+func (s *corpusSource) checksum() error {
+	if s.SHA256 != "" {
+		return nil
+	}
+	h := sha256.New()
+	for _, path := range s.files {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("experiment: reading %s: %w", path, err)
+		}
+	}
+	s.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+// matches reports whether the corpus is the one recorded: same size, and the
+// same mtime or, failing that, the same sha256.
+func (s *corpusSource) matches(rec *corpusSource) (bool, error) {
+	if s.Size != rec.Size {
+		return false, nil
+	}
+	if s.MTime == rec.MTime && rec.SHA256 != "" {
+		return true, nil
+	}
+	if err := s.checksum(); err != nil {
+		return false, err
+	}
+	return s.SHA256 == rec.SHA256, nil
+}
+
+// sidecarPath is where the record of an index's corpus is kept.
+func sidecarPath(ixDir string) string { return filepath.Clean(ixDir) + ".source.json" }
+
+// readSource reads the record beside an index; nil when there is none.
+func readSource(ixDir string) (*corpusSource, error) {
+	data, err := os.ReadFile(sidecarPath(ixDir))
+	if err != nil {
+		return nil, nil
+	}
+	var rec corpusSource
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("unreadable %s: %v", sidecarPath(ixDir), err)
+	}
+	return &rec, nil
+}
+
+func (s *corpusSource) write(ixDir string) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err == nil {
+		err = safefile.WriteFile(sidecarPath(ixDir), append(data, '\n'))
+	}
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
+}
+
+// removeSource removes the record beside an index, if any.
+func removeSource(ixDir string) error {
+	if err := os.Remove(sidecarPath(ixDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/corpus"
+)
+
+// Spec says what to evaluate. Dataset, Out, Embedder and Windows are
+// required; every other field has a documented default.
+type Spec struct {
+	// Dataset is the dataset directory (corpus.OpenDataset).
+	Dataset string
+	// Split is the qrels split; several joined by "+" (train+dev) are
+	// judged together. Default "test".
+	Split string
+	// Out is the output directory.
+	Out string
+	// Index is the index directory to reuse or build; default Out/index.
+	Index string
+	// Embedder is the model; the caller opens and closes it.
+	Embedder msrag.Embedder
+	// Windows are the sliding windows; the index also gets the full window.
+	Windows []chunk.Window
+	// Configs are the configurations; default ParseConfigs(DefaultConfigs).
+	Configs []Config
+	// K is the number of documents ranked per query (default 100), WindowK
+	// the chunks each window returns (default 100), Batch the queries
+	// embedded and searched at once (default 1024).
+	K, WindowK, Batch int
+	// Rebuild builds the index even when the one in Index matches.
+	Rebuild bool
+	// Wait waits for another build of Index instead of failing at once.
+	Wait bool
+	// Workers are the tokenizer goroutines of a build (0: all cores).
+	Workers int
+	// Corpus names the corpus's columns.
+	Corpus corpus.Options
+	// Progress receives the counters of a build.
+	Progress func(msrag.Progress)
+	// Log receives notices: why the index is reused or built, the queries
+	// searched so far. Nil discards them.
+	Log io.Writer
+}
+
+func (s Spec) withDefaults() (Spec, error) {
+	switch {
+	case s.Dataset == "":
+		return s, errors.New("experiment: Spec.Dataset is required")
+	case s.Out == "":
+		return s, errors.New("experiment: Spec.Out is required")
+	case s.Embedder == nil:
+		return s, errors.New("experiment: Spec.Embedder is required")
+	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
+		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
+	}
+	if s.Split == "" {
+		s.Split = "test"
+	}
+	if s.Index == "" {
+		s.Index = filepath.Join(s.Out, "index")
+	}
+	if s.K == 0 {
+		s.K = 100
+	}
+	if s.WindowK == 0 {
+		s.WindowK = 100
+	}
+	if s.Batch == 0 {
+		s.Batch = 1024
+	}
+	if s.K < 0 || s.WindowK < 0 || s.Batch < 0 {
+		return s, fmt.Errorf("experiment: K %d, WindowK %d and Batch %d must be positive", s.K, s.WindowK, s.Batch)
+	}
+	if s.Log == nil {
+		s.Log = io.Discard
+	}
+	var err error
+	if len(s.Configs) == 0 {
+		s.Configs, err = ParseConfigs(DefaultConfigs, s.Windows)
+	}
+	return s, err
+}
+
+// indexWindows are the windows of the evaluation index: the sliding ones and
+// the full window.
+func (s Spec) indexWindows() []chunk.Window {
+	return append(slices.Clone(s.Windows), chunk.Full)
+}

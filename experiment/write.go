@@ -1,0 +1,106 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/report"
+)
+
+// Files are the files Run wrote.
+type Files struct {
+	Results string   // results.json
+	Report  string   // report.md
+	Plots   []string // recall_at_k and oracle_best_window, PNG and SVG
+	Runs    []string // one TREC run per configuration (runs/NAME.trec)
+	Metrics string   // runs/metrics.json: the scores per configuration, for the check
+	Qrels   string   // the judgements as one TSV file
+}
+
+// write writes every output file into spec.Out, each atomically.
+func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
+	f := Files{
+		Results: filepath.Join(spec.Out, "results.json"),
+		Report:  filepath.Join(spec.Out, "report.md"),
+		Metrics: filepath.Join(spec.Out, "runs", "metrics.json"),
+	}
+	scores := map[string]eval.Results{}
+	for _, c := range res.Report.Configs {
+		if c.UpperBound {
+			continue
+		}
+		path := filepath.Join(spec.Out, c.RunFile)
+		if err := writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") }); err != nil {
+			return f, err
+		}
+		f.Runs = append(f.Runs, path)
+		scores[c.Name] = c.Results
+	}
+	if err := writeJSON(f.Metrics, scores); err != nil {
+		return f, err
+	}
+	if err := writeJSON(f.Results, res.Report); err != nil {
+		return f, err
+	}
+	if err := writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) }); err != nil {
+		return f, err
+	}
+	plots, err := report.WritePlots(spec.Out, res.Report)
+	if err != nil {
+		return f, err
+	}
+	f.Plots = plots
+	f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
+	return f, err
+}
+
+// qrelsFile returns the split's qrels file when it is one TSV file, and
+// otherwise writes the judgements into runs/qrels-SPLIT.tsv.
+func qrelsFile(spec Spec, ds *corpus.Dataset, q eval.Qrels) (string, error) {
+	if files := ds.Qrels[spec.Split]; len(files) == 1 && strings.HasSuffix(files[0], ".tsv") {
+		return files[0], nil
+	}
+	path := filepath.Join(spec.Out, "runs", "qrels-"+spec.Split+".tsv")
+	return path, writeWith(path, func(w io.Writer) error { return eval.WriteQrels(w, q, eval.QrelsTSV) })
+}
+
+func writeJSON(path string, v any) error {
+	return writeWith(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// writeWith writes a file through fn, atomically.
+func writeWith(path string, fn func(io.Writer) error) error {
+	if _, err := safefile.Write(path, fn); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
+}
+
+// CheckCommand is the command line that checks every metric of the runs
+// against pytrec_eval and MTEB's evaluator (scripts/check_metrics.py, run
+// from the repository root in a Python environment that has them; the
+// script's header says how to make one).
+func (f Files) CheckCommand() string {
+	args := []string{"python3", "scripts/check_metrics.py", "--qrels", shellQuote(f.Qrels), "--results", shellQuote(f.Metrics)}
+	for _, r := range f.Runs {
+		args = append(args, shellQuote(r))
+	}
+	return strings.Join(args, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

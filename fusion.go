@@ -1,0 +1,286 @@
+package msrag
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/msrag/msrag/fuse"
+)
+
+// Fusion says how the windows' chunk lists become one document ranking per
+// query. The zero value is RRF (c = 1, ranks from 0, every chunk voting) over
+// every sliding window. ParseFusion reads the one text form, which String
+// writes back.
+type Fusion struct {
+	// Method is the rule (see package fuse): MethodRRF, MethodDocRRF,
+	// MethodCombSUM, MethodCombMNZ or MethodMaxP. MaxP over one window is
+	// that window alone, its chunks collapsed to documents by their best.
+	Method fuse.Method
+	// Windows names the windows fused ("w100", "full"); empty means every
+	// sliding window of the index.
+	Windows []string
+	// C is the RRF constant (0 means 1) and RankBase the rank of a list's
+	// top entry; RRF and DocRRF.
+	C        float64
+	RankBase int
+	// Cap is the most chunks of a document that vote per window; 0: all.
+	// RRF only.
+	Cap int
+	// Norm normalises per-window document scores; CombSUM and CombMNZ.
+	Norm fuse.Norm
+	// Weights weighs windows by name; a window not named weighs 1. Not with
+	// MaxP.
+	Weights map[string]float64
+}
+
+// Single returns the fusion that ranks by one window alone.
+func Single(window string) Fusion {
+	return Fusion{Method: fuse.MethodMaxP, Windows: []string{window}}
+}
+
+// single reports whether f is one window alone.
+func (f Fusion) single() bool { return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 }
+
+// ParseFusion reads a fusion rule:
+//
+//	rrf | docrrf | combsum | combmnz | maxp    a rule over every sliding window
+//	RULE:PARAM=VALUE,...                       with parameters:
+//	    c=1  base=0      RRF constant and rank of a list's top entry (rrf, docrrf)
+//	    cap=3            most chunks of a document counted per window (rrf)
+//	    norm=minmax      none, minmax or zscore (combsum, combmnz)
+//	    windows=100+200  the windows fused ("full" names the full window)
+//	    weights=100:1/200:0.5/500:2   window weights (not maxp)
+//	w100 | w=100 | full                        one window alone
+//	rrf=100+200 | maxp=100+200                 the same as windows=100+200
+func ParseFusion(s string) (Fusion, error) {
+	text := strings.ToLower(strings.TrimSpace(s))
+	if w, ok := singleWindow(text); ok {
+		return Single(w), nil
+	}
+	name, params, _ := strings.Cut(text, ":")
+	if rule, list, ok := strings.Cut(name, "="); ok && params == "" {
+		name, params = rule, "windows="+list // legacy rrf=100+200
+	}
+	var f Fusion
+	var err error
+	if f.Method, err = fuse.ParseMethod(name); err != nil {
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want rrf, docrrf, combsum, combmnz, maxp, wSIZE or full)", s, name)
+	}
+	if params != "" {
+		for _, p := range strings.Split(params, ",") {
+			if err := f.set(p); err != nil {
+				return Fusion{}, fmt.Errorf("msrag: fusion %q: %w", s, err)
+			}
+		}
+	}
+	if err := f.validate(); err != nil {
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: %w", s, err)
+	}
+	return f, nil
+}
+
+// singleWindow recognises "w100", "w=100" and "full".
+func singleWindow(s string) (string, bool) {
+	if s == "full" {
+		return s, true
+	}
+	rest, ok := strings.CutPrefix(s, "w")
+	rest = strings.TrimPrefix(rest, "=")
+	if n, err := strconv.Atoi(rest); ok && err == nil && n > 0 {
+		return "w" + rest, true
+	}
+	return "", false
+}
+
+// windowName turns "100", "w100" or "full" into a window's name.
+func windowName(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if w, ok := singleWindow(s); ok {
+		return w, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return "w" + s, nil
+	}
+	return "", fmt.Errorf("%q is not a window (want a size such as 100, or full)", s)
+}
+
+// set applies one PARAM=VALUE.
+func (f *Fusion) set(p string) error {
+	key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+	if !ok {
+		return fmt.Errorf("parameter %q: want NAME=VALUE", p)
+	}
+	var err error
+	switch key {
+	case "c":
+		f.C, err = strconv.ParseFloat(val, 64)
+	case "base":
+		f.RankBase, err = strconv.Atoi(val)
+	case "cap":
+		f.Cap, err = strconv.Atoi(val)
+	case "norm":
+		f.Norm, err = fuse.ParseNorm(val)
+	case "windows":
+		err = f.setWindows(val)
+	case "weights":
+		err = f.setWeights(val)
+	default:
+		return fmt.Errorf("unknown parameter %q (want c, base, cap, norm, windows or weights)", key)
+	}
+	if err != nil {
+		return fmt.Errorf("parameter %s=%q: %w", key, val, err)
+	}
+	return nil
+}
+
+func (f *Fusion) setWindows(list string) error {
+	f.Windows = nil
+	for _, s := range strings.Split(list, "+") {
+		w, err := windowName(s)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(f.Windows, w) {
+			return fmt.Errorf("window %s given twice", w)
+		}
+		f.Windows = append(f.Windows, w)
+	}
+	return nil
+}
+
+func (f *Fusion) setWeights(list string) error {
+	f.Weights = map[string]float64{}
+	for _, s := range strings.Split(list, "/") {
+		ws, vs, ok := strings.Cut(s, ":")
+		if !ok {
+			return fmt.Errorf("%q: want WINDOW:WEIGHT", s)
+		}
+		w, err := windowName(ws)
+		if err != nil {
+			return err
+		}
+		v, err := strconv.ParseFloat(vs, 64)
+		if err != nil {
+			return fmt.Errorf("%q: weight %q is not a number", s, vs)
+		}
+		if _, dup := f.Weights[w]; dup {
+			return fmt.Errorf("window %s weighed twice", w)
+		}
+		f.Weights[w] = v
+	}
+	return nil
+}
+
+// validate checks that f's parameters fit its rule and are in range.
+func (f Fusion) validate() error {
+	rrf := f.Method == fuse.MethodRRF || f.Method == fuse.MethodDocRRF
+	comb := f.Method == fuse.MethodCombSUM || f.Method == fuse.MethodCombMNZ
+	switch {
+	case !rrf && (f.C != 0 || f.RankBase != 0):
+		return fmt.Errorf("c and base are parameters of rrf and docrrf, not %s", f.Method)
+	case f.Cap != 0 && f.Method != fuse.MethodRRF:
+		return fmt.Errorf("cap is a parameter of rrf, not %s", f.Method)
+	case f.Norm != fuse.NormNone && !comb:
+		return fmt.Errorf("norm is a parameter of combsum and combmnz, not %s", f.Method)
+	case len(f.Weights) > 0 && f.Method == fuse.MethodMaxP:
+		return fmt.Errorf("maxp takes no weights")
+	case f.C < 0 || math.IsNaN(f.C) || math.IsInf(f.C, 0) || f.RankBase < 0:
+		return fmt.Errorf("c %v and base %d must not be negative", f.C, f.RankBase)
+	case rrf && float64(f.RankBase)+f.c() <= 0:
+		return fmt.Errorf("base + c must be positive")
+	case f.Cap < 0:
+		return fmt.Errorf("cap %d is negative", f.Cap)
+	}
+	for w, v := range f.Weights {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("window %s: weight %v must be finite and not negative", w, v)
+		}
+	}
+	return nil
+}
+
+// c is the RRF constant with its default.
+func (f Fusion) c() float64 {
+	if f.C == 0 {
+		return 1
+	}
+	return f.C
+}
+
+// String returns the fusion in the form ParseFusion reads, parameters in a
+// fixed order and only where they differ from the defaults.
+func (f Fusion) String() string {
+	if f.single() {
+		return f.Windows[0]
+	}
+	var p []string
+	if f.C != 0 && f.C != 1 {
+		p = append(p, "c="+strconv.FormatFloat(f.C, 'g', -1, 64))
+	}
+	if f.RankBase != 0 {
+		p = append(p, "base="+strconv.Itoa(f.RankBase))
+	}
+	if f.Cap != 0 {
+		p = append(p, "cap="+strconv.Itoa(f.Cap))
+	}
+	if f.Norm != fuse.NormNone {
+		p = append(p, "norm="+f.Norm.String())
+	}
+	if len(f.Windows) > 0 {
+		p = append(p, "windows="+strings.Join(mapSlice(f.Windows, shortName), "+"))
+	}
+	if len(f.Weights) > 0 {
+		p = append(p, "weights="+f.weightsString())
+	}
+	if len(p) == 0 {
+		return f.Method.String()
+	}
+	return f.Method.String() + ":" + strings.Join(p, ",")
+}
+
+func (f Fusion) weightsString() string {
+	names := make([]string, 0, len(f.Weights))
+	for w := range f.Weights {
+		names = append(names, w)
+	}
+	slices.SortFunc(names, compareWindowNames)
+	parts := make([]string, len(names))
+	for i, w := range names {
+		parts[i] = shortName(w) + ":" + strconv.FormatFloat(f.Weights[w], 'g', -1, 64)
+	}
+	return strings.Join(parts, "/")
+}
+
+// shortName writes w100 as 100 (full stays full).
+func shortName(w string) string { return strings.TrimPrefix(w, "w") }
+
+// compareWindowNames orders sliding windows by size, the full window last.
+func compareWindowNames(a, b string) int {
+	na, ea := strconv.Atoi(shortName(a))
+	nb, eb := strconv.Atoi(shortName(b))
+	if (ea == nil) != (eb == nil) {
+		if ea == nil {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
+}
+
+func mapSlice[T, U any](s []T, f func(T) U) []U {
+	out := make([]U, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// FileName returns a name for f usable in file names: its String with the
+// characters ':' and '/' replaced by '_'.
+func (f Fusion) FileName() string {
+	return strings.NewReplacer(":", "_", "/", "_").Replace(f.String())
+}

@@ -1,0 +1,69 @@
+package msrag
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/msrag/msrag/internal/store"
+)
+
+// FormatVersion is the on-disk format this code writes; indices of format 1
+// are read too.
+const FormatVersion = store.FormatVersion
+
+// Manifest is an index's manifest.json: what it holds and how it was made.
+type Manifest = store.Manifest
+
+// WindowInfo describes one window of an index and its files.
+type WindowInfo = store.WindowInfo
+
+// ModelInfo identifies the embedding model an index was built with.
+type ModelInfo = store.ModelInfo
+
+// ErrIndexMismatch is wrapped by errors from Open when an index does not match
+// its files or the embedder it is opened with.
+var ErrIndexMismatch = store.ErrMismatch
+
+// ErrBusy is wrapped by the error of a build or LockIndex when another build
+// is writing the same index directory.
+var ErrBusy = store.ErrBusy
+
+// ReadManifest reads the manifest of the index in dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	m, err := store.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: %w", err)
+	}
+	return m, nil
+}
+
+// IsIndex reports whether dir holds an index (a manifest).
+func IsIndex(dir string) bool { return store.IsIndex(dir) }
+
+// IndexLock is the lock of an index directory: an flock'd file beside it
+// (".NAME.lock") that every build of the directory holds while it writes.
+type IndexLock struct {
+	l   *store.Lock
+	dir string
+}
+
+// LockIndex takes the lock of the index directory dir. When another build
+// holds it, LockIndex fails at once with an error wrapping ErrBusy that names
+// the holder's pid and start time, or with wait polls until it is free or
+// ctx is done. Hold it across a decision to reuse or rebuild an index and
+// pass it to Build in Config.Lock.
+func LockIndex(ctx context.Context, dir string, wait bool) (*IndexLock, error) {
+	l, err := store.LockDir(ctx, dir, wait)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: %w", err)
+	}
+	return &IndexLock{l: l, dir: dir}, nil
+}
+
+// Unlock releases the lock; it is safe to call twice.
+func (l *IndexLock) Unlock() error {
+	if l == nil {
+		return nil
+	}
+	return l.l.Unlock()
+}

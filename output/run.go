@@ -1,0 +1,171 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/internal/parquetio"
+)
+
+// RunFormat is a format of search results.
+type RunFormat int
+
+const (
+	// TREC is trec_eval's run format: "qid Q0 docid rank score tag" per hit.
+	TREC RunFormat = iota
+	// JSONL is one line per query: {"query_id", "hits": [{"doc_id", "rank",
+	// "score", "evidence": [{"window", "full", "chunk_rank", "chunk_score",
+	// "start", "end"}]}]}, ranks from 1, byte spans into the document's
+	// title + " " + text; "full" marks the full window.
+	JSONL
+	// Parquet is one row per hit: query_id, doc_id, rank, score, and the
+	// evidence as JSON text.
+	Parquet
+)
+
+var runFormats = []string{"trec", "jsonl", "parquet"}
+
+func (f RunFormat) String() string { return runFormats[f] }
+
+// ParseRunFormat parses "trec", "jsonl" or "parquet".
+func ParseRunFormat(s string) (RunFormat, error) {
+	for i, n := range runFormats {
+		if s == n {
+			return RunFormat(i), nil
+		}
+	}
+	return 0, fmt.Errorf("output: format %q: want trec, jsonl or parquet", s)
+}
+
+// RunWriter writes search results, query by query. Parquet output is held
+// until Close.
+type RunWriter struct {
+	f   RunFormat
+	w   io.Writer
+	tag string
+	pq  *array.RecordBuilder
+	buf []byte
+}
+
+// NewRunWriter writes results in format f to w; tag is the TREC run tag.
+func NewRunWriter(w io.Writer, f RunFormat, tag string) *RunWriter {
+	rw := &RunWriter{f: f, w: w, tag: tag}
+	if f == Parquet {
+		rw.pq = array.NewRecordBuilder(memory.DefaultAllocator, runSchema)
+	}
+	return rw
+}
+
+// Write writes one query's hits.
+func (rw *RunWriter) Write(queryID string, hits []msrag.Hit) error {
+	switch rw.f {
+	case TREC:
+		return rw.writeTREC(queryID, hits)
+	case JSONL:
+		return rw.writeJSONL(queryID, hits)
+	}
+	for _, h := range hits {
+		ev, err := json.Marshal(evidenceOf(h))
+		if err != nil {
+			return err
+		}
+		rw.pq.Field(0).(*array.StringBuilder).Append(queryID)
+		rw.pq.Field(1).(*array.StringBuilder).Append(h.DocID)
+		rw.pq.Field(2).(*array.Int32Builder).Append(int32(h.Rank))
+		rw.pq.Field(3).(*array.Float64Builder).Append(h.Score)
+		rw.pq.Field(4).(*array.StringBuilder).Append(string(ev))
+	}
+	return nil
+}
+
+func (rw *RunWriter) writeTREC(queryID string, hits []msrag.Hit) error {
+	b := rw.buf[:0]
+	for _, h := range hits {
+		b = append(b, queryID...)
+		b = append(b, " Q0 "...)
+		b = append(b, h.DocID...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(h.Rank), 10)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, h.Score, 'g', -1, 64)
+		b = append(b, ' ')
+		b = append(b, rw.tag...)
+		b = append(b, '\n')
+	}
+	rw.buf = b
+	_, err := rw.w.Write(b)
+	return err
+}
+
+type jsonEvidence struct {
+	Window     int     `json:"window"`
+	Full       bool    `json:"full,omitempty"`
+	ChunkRank  int     `json:"chunk_rank"`
+	ChunkScore float32 `json:"chunk_score"`
+	Start      int64   `json:"start"`
+	End        int64   `json:"end"`
+}
+
+type jsonHit struct {
+	DocID    string         `json:"doc_id"`
+	Rank     int            `json:"rank"`
+	Score    float64        `json:"score"`
+	Evidence []jsonEvidence `json:"evidence"`
+}
+
+func evidenceOf(h msrag.Hit) []jsonEvidence {
+	ev := make([]jsonEvidence, len(h.Evidence))
+	for i, e := range h.Evidence {
+		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End}
+	}
+	return ev
+}
+
+func (rw *RunWriter) writeJSONL(queryID string, hits []msrag.Hit) error {
+	line := struct {
+		QueryID string    `json:"query_id"`
+		Hits    []jsonHit `json:"hits"`
+	}{QueryID: queryID, Hits: make([]jsonHit, len(hits))}
+	for i, h := range hits {
+		line.Hits[i] = jsonHit{DocID: h.DocID, Rank: h.Rank, Score: h.Score, Evidence: evidenceOf(h)}
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	_, err = rw.w.Write(append(b, '\n'))
+	return err
+}
+
+var runSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "query_id", Type: arrow.BinaryTypes.String},
+	{Name: "doc_id", Type: arrow.BinaryTypes.String},
+	{Name: "rank", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+	{Name: "evidence", Type: arrow.BinaryTypes.String},
+}, nil)
+
+// Close writes what is held (Parquet); it does not close the writer.
+func (rw *RunWriter) Close() error {
+	if rw.pq == nil {
+		return nil
+	}
+	defer rw.pq.Release()
+	rec := rw.pq.NewRecordBatch()
+	defer rec.Release()
+	n := int(rec.NumRows())
+	return parquetio.WriteTable(rw.w, runSchema, n, func(lo, hi int) arrow.RecordBatch {
+		if lo == 0 && hi == n {
+			rec.Retain()
+			return rec
+		}
+		return rec.NewSlice(int64(lo), int64(hi))
+	})
+}
