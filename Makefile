@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 # Packages that must build without cgo (DESIGN.md: pure Go).
-PURE_PKGS := chunk tokenizer fuse eval corpus embed remote
+PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 .PHONY: setup check build test vet fmt bench docker-cuda demo check-gpu-build

@@ -3,18 +3,18 @@ package onnx
 import (
 	"archive/zip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // FetchOptions configure Fetch. The zero value fetches into ModelsDir() and takes
@@ -138,6 +138,7 @@ func extract(zipPath string, entries map[string]string) error {
 	return nil
 }
 
+// extractOne copies one zip entry to the file dst.
 func extractOne(f *zip.File, dst string) error {
 	r, err := f.Open()
 	if err != nil {
@@ -173,34 +174,27 @@ func writeStamp(dir string, info ModelInfo) error {
 	return nil
 }
 
-// replaceDir moves the complete directory src to dst, replacing an old dst.
+// replaceDir moves the complete model directory src to dst; an old dst is
+// kept whole until the new one is in place.
 func replaceDir(src, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return fmt.Errorf("onnx: removing old %s: %w", dst, err)
-	}
-	if err := os.Rename(src, dst); err != nil {
+	if err := safefile.ReplaceDir(src, dst, nil); err != nil {
 		return fmt.Errorf("onnx: %w", err)
 	}
 	return nil
 }
 
-// fetchHF downloads hf:ORG/NAME from a Hugging Face hub.
+// fetchHF downloads hf:ORG/NAME from a Hugging Face hub (through the hub
+// package, which checks sizes and leaves nothing behind on failure) and infers
+// its msrag-model.json.
 func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(string, ...any)) (string, error) {
 	repo := strings.TrimPrefix(name, "hf:")
 	parts := strings.Split(repo, "/")
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" || strings.Contains(repo, "..") {
 		return "", fmt.Errorf("onnx: model %q: want hf:ORG/NAME: %w", name, ErrInput)
 	}
-	base := o.Endpoint
-	if base == "" {
-		base = os.Getenv(EnvHFEndpoint)
-	}
-	if base == "" {
-		return "", fmt.Errorf("onnx: fetching %s: set %s to the Hugging Face hub's base URL: %w", name, EnvHFEndpoint, ErrFetch)
-	}
-	client := o.Client
-	if client == nil {
-		client = http.DefaultClient
+	client, err := hub.NewClient(hub.Options{Endpoint: o.Endpoint, HTTPClient: o.Client, Log: o.Log})
+	if err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: %w: %w", name, err, ErrFetch)
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("onnx: %w", err)
@@ -212,26 +206,77 @@ func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(s
 	}
 	defer os.RemoveAll(tmp)
 
-	get := func(file, dst string) (sum string, err error) {
-		u := strings.TrimSuffix(base, "/") + "/" + url.PathEscape(parts[0]) + "/" + url.PathEscape(parts[1]) + "/resolve/main/" + file
-		logf("downloading %s", u)
-		return download(ctx, client, u, dst)
+	get := func(file, dst string) (string, error) {
+		return client.Download(ctx, hub.Repo{ID: repo}, "main", hub.Unlisted(file), dst)
 	}
+	sums, err := downloadHF(get, tmp)
+	if err != nil {
+		return "", fmt.Errorf("onnx: fetching %s: %w: %w", name, err, ErrFetch)
+	}
+	info := inferInfo(name, sums)
+	describeHF(&info, readHFConfig(get, tmp))
+	if err := ctx.Err(); err != nil { // the optional files may have been cut short
+		return "", fmt.Errorf("onnx: fetching %s: %w: %w", name, err, ErrFetch)
+	}
+	if err := WriteModelInfo(tmp, info); err != nil {
+		return "", err
+	}
+	if err := replaceDir(tmp, dir); err != nil {
+		return "", err
+	}
+	logf("model %s fetched into %s; check %s: %s", name, dir, InfoFile, info.Notes)
+	return dir, nil
+}
+
+// hfGet downloads one file of a hub model to dst and returns its sha256.
+type hfGet func(file, dst string) (string, error)
+
+// downloadHF downloads the model (onnx/model.onnx, else model.onnx) and
+// tokenizer.json into dir and returns their sha256 by file name.
+func downloadHF(get hfGet, dir string) (map[string]string, error) {
 	sums := map[string]string{}
-	modelSum, err := get("onnx/model.onnx", filepath.Join(tmp, ModelFile))
-	if errors.Is(err, errNotFound) {
-		modelSum, err = get("model.onnx", filepath.Join(tmp, ModelFile))
+	modelSum, err := get("onnx/model.onnx", filepath.Join(dir, ModelFile))
+	if errors.Is(err, hub.ErrNotFound) {
+		modelSum, err = get("model.onnx", filepath.Join(dir, ModelFile))
 	}
 	if err != nil {
-		return "", fmt.Errorf("onnx: fetching %s: model.onnx: %w", name, err)
+		return nil, err
 	}
 	sums[ModelFile] = modelSum
-	if sums[TokenizerFile], err = get("tokenizer.json", filepath.Join(tmp, TokenizerFile)); err != nil {
-		return "", fmt.Errorf("onnx: fetching %s: tokenizer.json: %w", name, err)
+	if sums[TokenizerFile], err = get("tokenizer.json", filepath.Join(dir, TokenizerFile)); err != nil {
+		return nil, err
 	}
-	// Optional files that tell the architecture and the pooling.
+	return sums, nil
+}
+
+// hfConfig is what a hub model's optional files say about its architecture
+// and pooling; each have* field tells whether its file was there and parsed.
+type hfConfig struct {
+	haveCfg, haveTok, havePool, haveModules bool
+
+	cfg struct {
+		Hidden       int `json:"hidden_size"`
+		Layers       int `json:"num_hidden_layers"`
+		Intermediate int `json:"intermediate_size"`
+		MaxPos       int `json:"max_position_embeddings"`
+	}
+	tok struct {
+		MaxLen float64 `json:"model_max_length"`
+	}
+	pool struct {
+		CLS  bool `json:"pooling_mode_cls_token"`
+		Mean bool `json:"pooling_mode_mean_tokens"`
+	}
+	modules []struct {
+		Type string `json:"type"`
+	}
+}
+
+// readHFConfig downloads and parses the optional files, through a scratch
+// file in dir; a missing or unparsable file is simply absent.
+func readHFConfig(get hfGet, dir string) hfConfig {
 	optional := func(file string, v any) bool {
-		p := filepath.Join(tmp, ".opt")
+		p := filepath.Join(dir, ".opt")
 		defer os.Remove(p)
 		if _, err := get(file, p); err != nil {
 			return false
@@ -239,53 +284,42 @@ func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(s
 		data, err := os.ReadFile(p)
 		return err == nil && json.Unmarshal(data, v) == nil
 	}
-	var cfg struct {
-		Hidden       int `json:"hidden_size"`
-		Layers       int `json:"num_hidden_layers"`
-		Intermediate int `json:"intermediate_size"`
-		MaxPos       int `json:"max_position_embeddings"`
-	}
-	var tcfg struct {
-		MaxLen float64 `json:"model_max_length"`
-	}
-	var poolCfg struct {
-		CLS  bool `json:"pooling_mode_cls_token"`
-		Mean bool `json:"pooling_mode_mean_tokens"`
-	}
-	var modules []struct {
-		Type string `json:"type"`
-	}
-	haveCfg := optional("config.json", &cfg)
-	haveTok := optional("tokenizer_config.json", &tcfg)
-	havePool := optional("1_Pooling/config.json", &poolCfg)
-	haveModules := optional("modules.json", &modules)
+	var c hfConfig
+	c.haveCfg = optional("config.json", &c.cfg)
+	c.haveTok = optional("tokenizer_config.json", &c.tok)
+	c.havePool = optional("1_Pooling/config.json", &c.pool)
+	c.haveModules = optional("modules.json", &c.modules)
+	return c
+}
 
-	info := inferInfo(name, sums)
+// describeHF completes info from the optional files, and says in its Notes
+// what was read and what was guessed.
+func describeHF(info *ModelInfo, c hfConfig) {
 	var notes []string
-	if haveCfg {
-		info.Dims, info.Hidden, info.Layers, info.Intermediate = cfg.Hidden, cfg.Hidden, cfg.Layers, cfg.Intermediate
-		if cfg.MaxPos > 0 {
-			info.MaxTokens = cfg.MaxPos
+	if c.haveCfg {
+		info.Dims, info.Hidden, info.Layers, info.Intermediate = c.cfg.Hidden, c.cfg.Hidden, c.cfg.Layers, c.cfg.Intermediate
+		if c.cfg.MaxPos > 0 {
+			info.MaxTokens = c.cfg.MaxPos
 		}
 	} else {
 		notes = append(notes, "no config.json: dims are read from the model when it is opened")
 	}
-	if haveTok && tcfg.MaxLen > 0 && tcfg.MaxLen < 1e6 && int(tcfg.MaxLen) < info.MaxTokens {
-		info.MaxTokens = int(tcfg.MaxLen)
+	if c.haveTok && c.tok.MaxLen > 0 && c.tok.MaxLen < 1e6 && int(c.tok.MaxLen) < info.MaxTokens {
+		info.MaxTokens = int(c.tok.MaxLen)
 	}
 	switch {
-	case havePool && poolCfg.CLS:
+	case c.havePool && c.pool.CLS:
 		info.Pooling = PoolCLS
 		notes = append(notes, "pooling cls from 1_Pooling/config.json")
-	case havePool && poolCfg.Mean:
+	case c.havePool && c.pool.Mean:
 		info.Pooling = PoolMean
 		notes = append(notes, "pooling mean from 1_Pooling/config.json")
 	default:
 		notes = append(notes, "pooling "+string(info.Pooling)+" is a guess: check the model card")
 	}
-	if haveModules {
+	if c.haveModules {
 		info.Normalize = false
-		for _, m := range modules {
+		for _, m := range c.modules {
 			if strings.HasSuffix(m.Type, "Normalize") {
 				info.Normalize = true
 			}
@@ -301,14 +335,6 @@ func fetchHF(ctx context.Context, root, name string, o FetchOptions, logf func(s
 		notes = append(notes, "max_tokens 512 is a guess")
 	}
 	info.Notes = strings.Join(notes, "; ")
-	if err := WriteModelInfo(tmp, info); err != nil {
-		return "", err
-	}
-	if err := replaceDir(tmp, dir); err != nil {
-		return "", err
-	}
-	logf("model %s fetched into %s; check %s: %s", name, dir, InfoFile, info.Notes)
-	return dir, nil
 }
 
 // inferInfo guesses a description for a hub model from its name.
@@ -333,41 +359,4 @@ func inferInfo(name string, sums map[string]string) ModelInfo {
 		info.QueryPrefix, info.PassagePrefix = "search_query: ", "search_document: "
 	}
 	return info
-}
-
-var errNotFound = errors.New("not found")
-
-// download writes the body of GET u to dst and returns its sha256.
-func download(ctx context.Context, client *http.Client, u, dst string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "", fmt.Errorf("%v: %w", err, ErrFetch)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("%v: %w", err, ErrFetch)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return "", fmt.Errorf("GET %s: %s: %w: %w", u, resp.Status, errNotFound, ErrFetch)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s: %w", u, resp.Status, ErrFetch)
-	}
-	f, err := os.Create(dst)
-	if err != nil {
-		return "", fmt.Errorf("%v: %w", err, ErrFetch)
-	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), resp.Body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("GET %s: %v: %w", u, err, ErrFetch)
-	}
-	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return "", fmt.Errorf("GET %s: got %d of %d bytes: %w", u, n, resp.ContentLength, ErrFetch)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,0 +1,183 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// Environment variables the client reads when [Options] leave a field empty.
+const (
+	// EnvEndpoint is the base URL of the hub. There is no default: a missing
+	// endpoint is an error wrapping [ErrEndpoint].
+	EnvEndpoint = "MSRAG_HF_ENDPOINT"
+	// EnvToken is an access token, sent as "Authorization: Bearer ...". It is
+	// never logged and never part of an error.
+	EnvToken = "HF_TOKEN"
+)
+
+// Options configure a [Client]. The zero value reads the endpoint from
+// $MSRAG_HF_ENDPOINT and the token from $HF_TOKEN, uses http.DefaultClient and
+// logs nothing.
+type Options struct {
+	// Endpoint is the hub's base URL, such as "http://127.0.0.1:8080" or a
+	// mirror with a path prefix; empty means $MSRAG_HF_ENDPOINT.
+	Endpoint string
+	// Token is sent as a bearer token; empty means $HF_TOKEN, and when that
+	// is empty too no Authorization header is sent.
+	Token string
+	// HTTPClient does the requests; nil means http.DefaultClient. Its
+	// timeout, if any, bounds whole downloads: prefer a context.
+	HTTPClient *http.Client
+	// Log receives one line per download; nil discards them.
+	Log io.Writer
+}
+
+// Repo names a repository on the hub: ID is "ORG/NAME", Dataset tells a
+// dataset repository from a model repository.
+type Repo struct {
+	ID      string
+	Dataset bool
+}
+
+// String returns "dataset ORG/NAME" or "model ORG/NAME".
+func (r Repo) String() string {
+	if r.Dataset {
+		return "dataset " + r.ID
+	}
+	return "model " + r.ID
+}
+
+// check reports an ID that is not two non-empty path segments.
+func (r Repo) check() error {
+	org, name, ok := strings.Cut(r.ID, "/")
+	if !ok || !validSegment(org) || !validSegment(name) {
+		return fmt.Errorf("hub: %s: want ORG/NAME: %w", r, ErrName)
+	}
+	return nil
+}
+
+// validSegment reports a non-empty path segment that is not "." or "..".
+func validSegment(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\")
+}
+
+// prefix returns the repository's path under the endpoint: "datasets/ORG/NAME"
+// or "ORG/NAME", each segment escaped.
+func (r Repo) prefix() string {
+	org, name, _ := strings.Cut(r.ID, "/")
+	p := url.PathEscape(org) + "/" + url.PathEscape(name)
+	if r.Dataset {
+		return "datasets/" + p
+	}
+	return p
+}
+
+// Client lists and downloads the files of hub repositories. It is safe for
+// concurrent use.
+type Client struct {
+	endpoint string // without a trailing slash
+	token    string
+	http     *http.Client
+	log      io.Writer
+}
+
+// NewClient returns a client for the hub at o.Endpoint (or $MSRAG_HF_ENDPOINT).
+// A missing or malformed endpoint is an error wrapping [ErrEndpoint] that names
+// the variable.
+func NewClient(o Options) (*Client, error) {
+	ep := o.Endpoint
+	if ep == "" {
+		ep = os.Getenv(EnvEndpoint)
+	}
+	if ep == "" {
+		return nil, fmt.Errorf("hub: set %s to the base URL of a Hugging Face hub: %w", EnvEndpoint, ErrEndpoint)
+	}
+	u, err := url.Parse(ep)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+		return nil, fmt.Errorf("hub: endpoint %q (from the option or %s) is not an http(s) base URL: %w", ep, EnvEndpoint, ErrEndpoint)
+	}
+	c := &Client{endpoint: strings.TrimRight(ep, "/"), token: o.Token, http: o.HTTPClient, log: o.Log}
+	if c.token == "" {
+		c.token = os.Getenv(EnvToken)
+	}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	if c.log == nil {
+		c.log = io.Discard
+	}
+	return c, nil
+}
+
+// FileURL returns the URL that serves path of repo at rev:
+// ENDPOINT/[datasets/]ORG/NAME/resolve/REV/PATH.
+func (c *Client) FileURL(repo Repo, rev, path string) string {
+	return c.endpoint + "/" + repo.prefix() + "/resolve/" + url.PathEscape(rev) + "/" + escapePath(path)
+}
+
+// escapePath escapes each segment of a slash-separated path.
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+// get sends GET u with the token, if any. A response other than 200 is
+// returned as an error wrapping the sentinel for its status; the caller turns
+// both kinds of error into an [*Error].
+func (c *Client) get(ctx context.Context, u string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTransfer, err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTransfer, err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		return resp, nil
+	}
+	resp.Body.Close()
+	return resp, c.statusError(resp)
+}
+
+// statusError maps a status to its sentinel, with the hub's own message and a
+// hint about the token where one helps.
+func (c *Client) statusError(resp *http.Response) error {
+	var err error
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		err = ErrNotFound
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if c.token == "" {
+			err = fmt.Errorf("%w (no token sent: set %s)", ErrUnauthorized, EnvToken)
+		} else {
+			err = fmt.Errorf("%w (the token was refused)", ErrUnauthorized)
+		}
+	default:
+		err = ErrStatus
+	}
+	if msg := resp.Header.Get("X-Error-Message"); msg != "" {
+		err = fmt.Errorf("%w: %s", err, msg)
+	}
+	return err
+}
+
+// fail builds the [*Error] for a request to u; resp may be nil.
+func fail(repo Repo, rev, file, u string, resp *http.Response, err error) error {
+	e := &Error{Repo: repo, Revision: rev, File: file, URL: u, Err: err}
+	if resp != nil {
+		e.Status = resp.Status
+	}
+	return e
+}

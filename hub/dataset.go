@@ -1,0 +1,212 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/msrag/msrag/internal/safefile"
+)
+
+// DatasetOptions configure [FetchDataset]. The zero value fetches into
+// DataDir() from the hub at $MSRAG_HF_ENDPOINT, with the token in $HF_TOKEN if
+// any, and keeps a dataset that is already present.
+type DatasetOptions struct {
+	// Options configure the hub client: endpoint, token, HTTP client, log.
+	Options
+	// Dir is the directory that holds the datasets, each in its own
+	// subdirectory (see [DatasetRef.DirName]); empty means DataDir().
+	Dir string
+	// Force fetches again even when the dataset is present.
+	Force bool
+}
+
+// DatasetRef is a parsed dataset name: the repository mteb/NAME at a revision.
+type DatasetRef struct {
+	Repo     Repo   // mteb/NAME, a dataset repository
+	Name     string // NAME
+	Revision string // after "@", or the pinned one
+	Pinned   bool   // Revision came from the table of pinned revisions
+}
+
+// DirName returns the name of the dataset's directory: hf--mteb--NAME@REVISION.
+func (d DatasetRef) DirName() string { return "hf--mteb--" + d.Name + "@" + d.Revision }
+
+var datasetName = regexp.MustCompile(`^hf:mteb/([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9][A-Za-z0-9._-]*))?$`)
+
+// ParseDatasetName parses "hf:mteb/NAME" or "hf:mteb/NAME@REVISION". Without
+// a revision, NAME must have a pinned one (see [PinnedRevision]); otherwise
+// the error wraps [ErrRevision]. A malformed name wraps [ErrName].
+func ParseDatasetName(name string) (DatasetRef, error) {
+	m := datasetName.FindStringSubmatch(name)
+	if m == nil || strings.Contains(name, "..") {
+		return DatasetRef{}, fmt.Errorf(`hub: dataset %q: want hf:mteb/NAME or hf:mteb/NAME@REVISION (a commit, branch or tag without "/"): %w`, name, ErrName)
+	}
+	ref := DatasetRef{Repo: Repo{ID: "mteb/" + m[1], Dataset: true}, Name: m[1], Revision: m[2]}
+	if ref.Revision == "" {
+		rev, ok := PinnedRevision(ref.Name)
+		if !ok {
+			return DatasetRef{}, fmt.Errorf("hub: dataset %q has no pinned revision (pinned: %s): name one as %s@REVISION: %w",
+				name, pinnedNames(), name, ErrRevision)
+		}
+		ref.Revision, ref.Pinned = rev, true
+	}
+	return ref, nil
+}
+
+// FetchDataset fetches the MTEB dataset named "hf:mteb/NAME[@REVISION]" into
+// opts.Dir/hf--mteb--NAME@REVISION and returns that directory, which
+// corpus.OpenDataset opens. It lists the repository at the revision, picks
+// the corpus, the queries and the qrels of every split (see the package
+// documentation for the layouts), downloads them checked against the listing
+// into a temporary directory beside the target, converts qrels kept as JSONL
+// to TSV, opens the result with the corpus package and reads from every part,
+// and only then renames it into place. A failure or a cancelled ctx leaves
+// nothing behind; an older copy of the dataset stays whole until the new one
+// is in place. A dataset already present (its files as recorded when it was
+// fetched, and openable) is returned without a request, unless opts.Force;
+// so a branch or tag is resolved to its commit when first fetched, and
+// fetching its later commits takes opts.Force.
+func FetchDataset(ctx context.Context, name string, opts DatasetOptions) (string, error) {
+	ref, err := ParseDatasetName(name)
+	if err != nil {
+		return "", err
+	}
+	root := opts.Dir
+	if root == "" {
+		root = DataDir()
+	}
+	dir := filepath.Join(root, ref.DirName())
+	if !opts.Force {
+		if err := present(dir); err == nil {
+			logf(opts.Log, "%s@%s: present in %s", ref.Repo, ref.Revision, dir)
+			return dir, nil
+		}
+	}
+	c, err := NewClient(opts.Options)
+	if err != nil {
+		return "", err
+	}
+	f := &fetcher{c: c, ref: ref, log: opts.Log}
+	if err := f.run(ctx, root, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// fetcher is one run of FetchDataset.
+type fetcher struct {
+	c      *Client
+	ref    DatasetRef
+	commit string
+	log    io.Writer
+}
+
+// run lists, plans, downloads, checks and publishes the dataset.
+func (f *fetcher) run(ctx context.Context, root, dir string) error {
+	repo := f.ref.Repo
+	f.commit = f.ref.Revision
+	if !isCommit(f.commit) {
+		var err error
+		if f.commit, err = f.c.Commit(ctx, repo, f.ref.Revision); err != nil {
+			return err
+		}
+	}
+	files, err := f.c.List(ctx, repo, f.commit)
+	if err != nil {
+		return err
+	}
+	steps, err := planLayout(files)
+	if err != nil {
+		return fmt.Errorf("hub: %s@%s: %w", repo, f.commit, err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	tmp, err := os.MkdirTemp(root, "."+f.ref.DirName()+".tmp-")
+	if err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	st := stamp{Repo: repo.ID, Revision: f.ref.Revision, Commit: f.commit}
+	for _, s := range steps {
+		rec, err := f.fetchStep(ctx, tmp, s)
+		if err != nil {
+			return err
+		}
+		st.Files = append(st.Files, rec)
+	}
+	if err := os.RemoveAll(filepath.Join(tmp, rawDir)); err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	sum, err := checkDataset(ctx, tmp)
+	if err != nil {
+		err = &relativeError{err: err, dir: tmp}
+		return fmt.Errorf("hub: %s@%s: the fetched files do not open as a dataset: %w: %w", repo, f.commit, err, ErrLayout)
+	}
+	if err := writeStamp(tmp, st); err != nil {
+		return err
+	}
+	if err := safefile.ReplaceDir(tmp, dir, nil); err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	logf(f.log, "%s@%s: fetched into %s: %s", repo, f.ref.Revision, dir, sum)
+	return nil
+}
+
+// rawDir holds, inside the temporary directory, the files that are converted
+// rather than kept; it is removed before the check.
+const rawDir = ".raw"
+
+// fetchStep downloads one planned file into tmp, converting it if planned so,
+// and returns its record for the stamp.
+func (f *fetcher) fetchStep(ctx context.Context, tmp string, s step) (stampFile, error) {
+	dst := filepath.Join(tmp, filepath.FromSlash(s.dst))
+	rec := stampFile{Path: s.dst, Source: s.src.Path}
+	get := dst
+	if s.convert {
+		get = filepath.Join(tmp, rawDir, filepath.FromSlash(s.src.Path))
+	}
+	for _, d := range []string{filepath.Dir(dst), filepath.Dir(get)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return rec, fmt.Errorf("hub: %w", err)
+		}
+	}
+	sum, err := f.c.Download(ctx, f.ref.Repo, f.commit, s.src, get)
+	if err != nil {
+		return rec, err
+	}
+	rec.Size, rec.SHA256 = s.src.Size, sum
+	if s.convert {
+		if rec.Size, rec.SHA256, err = qrelsJSONLToTSV(get, dst); err != nil {
+			return rec, fmt.Errorf("hub: %s@%s: %s: %w", f.ref.Repo, f.commit, s.src.Path, err)
+		}
+	}
+	return rec, nil
+}
+
+// relativeError shows the paths of the temporary directory dir relative to
+// it, since the directory is gone once the error is returned.
+type relativeError struct {
+	err error
+	dir string
+}
+
+// Error returns the wrapped error's text with the paths made relative.
+func (e *relativeError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.dir+string(filepath.Separator), "")
+}
+
+// Unwrap returns the wrapped error.
+func (e *relativeError) Unwrap() error { return e.err }
+
+// logf writes one line to w, if any.
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}

@@ -1,0 +1,24 @@
+package hub_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/msrag/msrag/hub"
+)
+
+// ExampleParseDatasetName shows pinned, explicit and missing revisions.
+func ExampleParseDatasetName() {
+	for _, name := range []string{"hf:mteb/scifact", "hf:mteb/nfcorpus@main", "hf:mteb/fiqa"} {
+		ref, err := hub.ParseDatasetName(name)
+		if errors.Is(err, hub.ErrRevision) {
+			fmt.Printf("%s: no pinned revision\n", name)
+			continue
+		}
+		fmt.Printf("%s: %s at %s (pinned %v) into %s\n", name, ref.Repo, ref.Revision, ref.Pinned, ref.DirName())
+	}
+	// Output:
+	// hf:mteb/scifact: dataset mteb/scifact at d56462d0e63a25450459c4f213e49ffdb866f7f9 (pinned true) into hf--mteb--scifact@d56462d0e63a25450459c4f213e49ffdb866f7f9
+	// hf:mteb/nfcorpus@main: dataset mteb/nfcorpus at main (pinned false) into hf--mteb--nfcorpus@main
+	// hf:mteb/fiqa: no pinned revision
+}
