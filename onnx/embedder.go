@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -154,6 +155,28 @@ func (e *Embedder) openSession(device string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("onnx: reading %s: %v: %w", e.modelPath, err, ErrModelFiles)
 	}
+	if err := e.readInputs(ins); err != nil {
+		return err
+	}
+	if err := e.readOutput(outs); err != nil {
+		return err
+	}
+	if device == DeviceAuto {
+		err := e.createSession(DeviceCUDA, opts)
+		if err == nil {
+			return nil
+		}
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "onnx: device auto: using the cpu, because %v\n", err)
+		}
+		device = DeviceCPU
+	}
+	return e.createSession(device, opts)
+}
+
+// readInputs checks the model's inputs (BERT's, int64) and records them in
+// the order Run takes them.
+func (e *Embedder) readInputs(ins []ort.InputOutputInfo) error {
 	for _, in := range ins {
 		switch in.Name {
 		case "input_ids", "attention_mask", "token_type_ids":
@@ -166,79 +189,65 @@ func (e *Embedder) openSession(device string, opts Options) error {
 		}
 		e.inputs = append(e.inputs, in.Name)
 	}
-	found := false
-	for _, out := range outs {
-		if out.Name != e.info.Output {
-			continue
-		}
-		found = true
-		if out.DataType != ort.TensorElementDataTypeFloat {
-			return fmt.Errorf("onnx: %s: output %s is %v, want float32: %w", e.modelPath, out.Name, out.DataType, ErrModelFiles)
-		}
-		d := out.Dimensions
-		switch len(d) {
-		case 2:
-			e.pooling = PoolNone
-		case 3:
-			if e.pooling == PoolNone {
-				return fmt.Errorf("onnx: %s: output %s has one vector per token, but pooling is none: %w",
-					e.modelPath, out.Name, ErrModelFiles)
-			}
-		default:
-			return fmt.Errorf("onnx: %s: output %s has shape %v, want [batch, seq, dims] or [batch, dims]: %w",
-				e.modelPath, out.Name, d, ErrModelFiles)
-		}
-		e.hidden = int(d[len(d)-1])
-	}
-	if !found {
-		names := make([]string, len(outs))
-		for i, o := range outs {
-			names[i] = o.Name
-		}
-		return fmt.Errorf("onnx: %s: no output %q (outputs: %v): %w", e.modelPath, e.info.Output, names, ErrModelFiles)
-	}
-	if e.hidden <= 0 {
-		return fmt.Errorf("onnx: %s: output %s has no fixed last dimension: %w", e.modelPath, e.info.Output, ErrModelFiles)
-	}
-	if e.info.Dims == 0 {
-		e.info.Dims = e.hidden
-	} else if e.info.Dims != e.hidden {
-		return fmt.Errorf("onnx: %s: output %s has %d dims, %s says %d: %w",
-			e.modelPath, e.info.Output, e.hidden, InfoFile, e.info.Dims, ErrModelFiles)
-	}
 	if !hasInput(e.inputs, "input_ids") {
 		return fmt.Errorf("onnx: %s: no input_ids input: %w", e.modelPath, ErrModelFiles)
 	}
+	return nil
+}
 
-	try := func(dev string) error {
-		so, err := sessionOptions(opts, dev)
-		if err != nil {
-			return err
+// readOutput finds the output msrag-model.json names, checks its type and
+// shape (per token, or pooled) and its size against the recorded dims.
+func (e *Embedder) readOutput(outs []ort.InputOutputInfo) error {
+	i := slices.IndexFunc(outs, func(o ort.InputOutputInfo) bool { return o.Name == e.info.Output })
+	if i < 0 {
+		names := make([]string, len(outs))
+		for j, o := range outs {
+			names[j] = o.Name
 		}
-		defer so.Destroy()
-		s, err := ort.NewDynamicAdvancedSession(e.modelPath, e.inputs, []string{e.info.Output}, so)
-		if err != nil {
-			if dev == DeviceCUDA {
-				return cudaError(opts.DeviceID, err)
-			}
-			return fmt.Errorf("onnx: creating session for %s: %v: %w", e.modelPath, err, ErrRuntime)
-		}
-		e.sess, e.device = s, dev
-		return nil
+		return fmt.Errorf("onnx: %s: no output %q (outputs: %v): %w", e.modelPath, e.info.Output, names, ErrModelFiles)
 	}
-	switch device {
-	case DeviceAuto:
-		err := try(DeviceCUDA)
-		if err == nil {
-			return nil
-		}
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "onnx: device auto: using the cpu, because %v\n", err)
-		}
-		return try(DeviceCPU)
-	default:
-		return try(device)
+	out := outs[i]
+	if out.DataType != ort.TensorElementDataTypeFloat {
+		return fmt.Errorf("onnx: %s: output %s is %v, want float32: %w", e.modelPath, out.Name, out.DataType, ErrModelFiles)
 	}
+	d := out.Dimensions
+	switch {
+	case len(d) == 2:
+		e.pooling = PoolNone
+	case len(d) == 3 && e.pooling == PoolNone:
+		return fmt.Errorf("onnx: %s: output %s has one vector per token, but pooling is none: %w", e.modelPath, out.Name, ErrModelFiles)
+	case len(d) != 3:
+		return fmt.Errorf("onnx: %s: output %s has shape %v, want [batch, seq, dims] or [batch, dims]: %w", e.modelPath, out.Name, d, ErrModelFiles)
+	}
+	e.hidden = int(d[len(d)-1])
+	switch {
+	case e.hidden <= 0:
+		return fmt.Errorf("onnx: %s: output %s has no fixed last dimension: %w", e.modelPath, e.info.Output, ErrModelFiles)
+	case e.info.Dims == 0:
+		e.info.Dims = e.hidden
+	case e.info.Dims != e.hidden:
+		return fmt.Errorf("onnx: %s: output %s has %d dims, %s says %d: %w",
+			e.modelPath, e.info.Output, e.hidden, InfoFile, e.info.Dims, ErrModelFiles)
+	}
+	return nil
+}
+
+// createSession creates the ONNX Runtime session on dev.
+func (e *Embedder) createSession(dev string, opts Options) error {
+	so, err := sessionOptions(opts, dev)
+	if err != nil {
+		return err
+	}
+	defer so.Destroy()
+	s, err := ort.NewDynamicAdvancedSession(e.modelPath, e.inputs, []string{e.info.Output}, so)
+	if err != nil {
+		if dev == DeviceCUDA {
+			return cudaError(opts.DeviceID, err)
+		}
+		return fmt.Errorf("onnx: creating session for %s: %v: %w", e.modelPath, err, ErrRuntime)
+	}
+	e.sess, e.device = s, dev
+	return nil
 }
 
 func hasInput(names []string, name string) bool {
@@ -454,8 +463,39 @@ func planBatches(lens []int, budget, maxBatch int) (order []int, batches []batch
 
 // embedFull embeds complete id sequences (specials and prefix included).
 func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, error) {
+	out := make([]float32, len(full)*e.info.Dims)
+	if err := e.runAll(ctx, full, e.pooler(out)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// pooler returns the rowFunc that writes sequence i's vector (pooled and
+// normalised as the model says) into row i of out.
+func (e *Embedder) pooler(out []float32) rowFunc {
 	dims := e.info.Dims
-	out := make([]float32, len(full)*dims)
+	return func(i int, states []float32, mask []int64) {
+		dst := out[i*dims : (i+1)*dims]
+		if e.pooling == PoolNone {
+			copy(dst, states)
+		} else {
+			pool(dst, states, mask, e.pooling)
+		}
+		if e.info.Normalize {
+			normalize(dst)
+		}
+	}
+}
+
+// rowFunc receives the model's output for sequence i of a call: its token
+// states (seqLen rows of the hidden size, padding included, or one pooled
+// row for a model that pools itself) and its attention mask. The slices are
+// reused by the next batch.
+type rowFunc func(i int, states []float32, mask []int64)
+
+// runAll plans the batches of full and runs them one by one, handing every
+// sequence's output to row.
+func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc) error {
 	lens := make([]int, len(full))
 	for i, s := range full {
 		lens[i] = len(s)
@@ -463,25 +503,46 @@ func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, er
 	order, batches := planBatches(lens, e.budget, e.maxBatch)
 	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("onnx: embedding: %w", err)
+			return fmt.Errorf("onnx: embedding: %w", err)
 		}
-		if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, out); err != nil {
-			return nil, err
+		if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, row); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// runBatch runs one batch of sequences full[idx[...]] padded to seqLen and writes
-// their pooled vectors into out at their own rows.
-func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, out []float32) error {
+// runBatch runs one batch of sequences full[idx[...]] padded to seqLen and
+// hands each sequence's output to row, under the session's lock.
+func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, row rowFunc) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return ErrClosed
 	}
-	n := len(idx)
-	size := n * seqLen
+	e.fillInputs(full, idx, seqLen)
+	states, err := e.run(len(idx), seqLen)
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		e.stats.Tokens += int64(len(full[i]))
+	}
+	per := e.hidden
+	if e.pooling != PoolNone {
+		per = seqLen * e.hidden
+	}
+	for r, i := range idx {
+		row(i, states[r*per:(r+1)*per], e.mask[r*seqLen:(r+1)*seqLen])
+	}
+	runtime.KeepAlive(full)
+	return nil
+}
+
+// fillInputs writes the padded ids, the attention mask and zero token types
+// of a batch into the reused input buffers.
+func (e *Embedder) fillInputs(full [][]int32, idx []int, seqLen int) {
+	size := len(idx) * seqLen
 	e.ids = grow(e.ids, size)
 	e.mask = grow(e.mask, size)
 	e.types = grow(e.types, size)
@@ -499,7 +560,12 @@ func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, out []float32
 		}
 	}
 	clear(e.types[:size])
+}
 
+// run runs the session on the filled inputs of n sequences of seqLen tokens
+// and returns its output (valid until the next run).
+func (e *Embedder) run(n, seqLen int) ([]float32, error) {
+	size := n * seqLen
 	shape := ort.NewShape(int64(n), int64(seqLen))
 	in := make([]ort.Value, len(e.inputs))
 	defer func() {
@@ -510,58 +576,38 @@ func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, out []float32
 		}
 	}()
 	for k, name := range e.inputs {
-		var data []int64
+		data := e.types[:size]
 		switch name {
 		case "input_ids":
 			data = e.ids[:size]
 		case "attention_mask":
 			data = e.mask[:size]
-		default:
-			data = e.types[:size]
 		}
 		t, err := ort.NewTensor(shape, data)
 		if err != nil {
-			return fmt.Errorf("onnx: input tensor %s: %v: %w", name, err, ErrRuntime)
+			return nil, fmt.Errorf("onnx: input tensor %s: %v: %w", name, err, ErrRuntime)
 		}
 		in[k] = t
 	}
-	var outShape ort.Shape
+	outShape := ort.NewShape(int64(n), int64(seqLen), int64(e.hidden))
 	if e.pooling == PoolNone {
 		outShape = ort.NewShape(int64(n), int64(e.hidden))
-	} else {
-		outShape = ort.NewShape(int64(n), int64(seqLen), int64(e.hidden))
 	}
 	e.outBuf = grow(e.outBuf, int(outShape.FlattenedSize()))
 	ot, err := ort.NewTensor(outShape, e.outBuf[:outShape.FlattenedSize()])
 	if err != nil {
-		return fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
+		return nil, fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
 	}
 	defer ot.Destroy()
 	start := time.Now()
 	if err := e.sess.Run(in, []ort.Value{ot}); err != nil {
-		return fmt.Errorf("onnx: running %s on a batch of %d x %d tokens: %v: %w", e.info.Name, n, seqLen, err, ErrRuntime)
+		return nil, fmt.Errorf("onnx: running %s on a batch of %d x %d tokens: %v: %w", e.info.Name, n, seqLen, err, ErrRuntime)
 	}
 	e.stats.RunTime += time.Since(start)
 	e.stats.Batches++
 	e.stats.Sequences += int64(n)
 	e.stats.PaddedTokens += int64(size)
-	for _, i := range idx {
-		e.stats.Tokens += int64(len(full[i]))
-	}
-	hidden := ot.GetData()
-	for r, i := range idx {
-		dst := out[i*e.info.Dims : (i+1)*e.info.Dims]
-		if e.pooling == PoolNone {
-			copy(dst, hidden[r*e.hidden:(r+1)*e.hidden])
-		} else {
-			pool(dst, hidden[r*seqLen*e.hidden:(r+1)*seqLen*e.hidden], e.mask[r*seqLen:(r+1)*seqLen], e.pooling)
-		}
-		if e.info.Normalize {
-			normalize(dst)
-		}
-	}
-	runtime.KeepAlive(full)
-	return nil
+	return e.outBuf[:outShape.FlattenedSize()], nil
 }
 
 // pool writes into dst the pooling of one sequence's token vectors (seqLen rows

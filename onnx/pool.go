@@ -186,7 +186,7 @@ func (p *Pool) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]fl
 				b := batches[j]
 				// Rows of different batches are disjoint, so the sessions
 				// write into out without a lock.
-				if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, out); err != nil {
+				if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, e.pooler(out)); err != nil {
 					errs[k] = fmt.Errorf("onnx: session %d of %d: %w", k+1, len(p.members), err)
 					cancel()
 					return

@@ -215,22 +215,8 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 		}
 	}
 
-	if e.Oracle != nil {
-		m := e.Oracle.HistogramMetric
-		counts, ties, err := e.Oracle.Picks(m)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(bw, "## Best window per query (%s)\n\n", metricLabel(m))
-		fmt.Fprintf(bw, "How many queries each window is the best for by %s (on a tie between some windows, "+
-			"the first of them); \"all equal\" counts the queries on which every window scores the same, "+
-			"(each ranks the relevant documents alike, or none finds one).\n\n", metricLabel(m))
-		t := &table{head: []string{"window", "queries"}, right: []bool{false, true}}
-		for i, n := range counts {
-			t.rows = append(t.rows, []string{e.Oracle.Over[i], fmt.Sprint(n)})
-		}
-		t.rows = append(t.rows, []string{"all equal", fmt.Sprint(ties)})
-		t.write(bw)
+	if err := e.writeOracle(bw); err != nil {
+		return err
 	}
 
 	fmt.Fprintf(bw, "## All configurations\n\n")
@@ -252,6 +238,35 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 		fmt.Fprintf(bw, "Each query ranks %d documents, so metrics at 1000 only count those (run with --k 1000 for MTEB's @1000).\n\n", e.K)
 	}
 
+	e.writeRun(bw)
+	return bw.Flush()
+}
+
+// writeOracle writes the histogram of the oracle's picks, if there is an oracle.
+func (e *Eval) writeOracle(bw io.Writer) error {
+	if e.Oracle == nil {
+		return nil
+	}
+	m := e.Oracle.HistogramMetric
+	counts, ties, err := e.Oracle.Picks(m)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "## Best window per query (%s)\n\n", metricLabel(m))
+	fmt.Fprintf(bw, "How many queries each window is the best for by %s (on a tie between some windows, "+
+		"the first of them); \"all equal\" counts the queries on which every window scores the same, "+
+		"(each ranks the relevant documents alike, or none finds one).\n\n", metricLabel(m))
+	t := &table{head: []string{"window", "queries"}, right: []bool{false, true}}
+	for i, n := range counts {
+		t.rows = append(t.rows, []string{e.Oracle.Over[i], fmt.Sprint(n)})
+	}
+	t.rows = append(t.rows, []string{"all equal", fmt.Sprint(ties)})
+	t.write(bw)
+	return nil
+}
+
+// writeRun writes where the index came from and the timings.
+func (e *Eval) writeRun(bw io.Writer) {
 	fmt.Fprintf(bw, "## Run\n\n")
 	reuse := "built for this run"
 	if e.Index.Reused {
@@ -263,7 +278,6 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 	ti := e.Timings
 	tt.rows = append(tt.rows, []string{secs(ti.Build), secs(ti.Open), secs(ti.Embed), secs(ti.Search), secs(ti.Fuse), secs(ti.Eval), secs(ti.Total)})
 	tt.write(bw)
-	return bw.Flush()
 }
 
 func secs(s float64) string { return fmt.Sprintf("%.2f s", s) }

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -170,11 +171,27 @@ type lattice struct {
 }
 
 func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
-	n := len(text)
-	if n == 0 {
+	if len(text) == 0 {
 		return dst
 	}
-	lat := &sc.lat
+	u.viterbi(text, &sc.lat)
+	mark := len(dst)
+	dst = u.backtrack(dst, &sc.lat, len(text))
+	// A fused piece whose string is in the vocabulary takes that id; else
+	// byte fallback (all bytes must have pieces) or the unknown id.
+	sc.toks = append(sc.toks[:0], dst[mark:]...)
+	out := dst[:mark]
+	for _, t := range sc.toks {
+		out = u.resolve(out, t, text)
+	}
+	return out
+}
+
+// viterbi fills lat with the best segmentation of text: for every end
+// position, the best score, the start of its last piece and that piece's id
+// (the unknown id where no piece covers a character).
+func (u *unigram) viterbi(text []byte, lat *lattice) {
+	n := len(text)
 	if cap(lat.score) < n+1 {
 		lat.score = make([]float64, n+1)
 		lat.from = make([]int32, n+1)
@@ -183,6 +200,11 @@ func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
 	lat.score, lat.from, lat.id = lat.score[:n+1], lat.from[:n+1], lat.id[:n+1]
 	for i := range lat.from {
 		lat.from[i], lat.score[i], lat.id[i] = -1, 0, 0
+	}
+	relax := func(s, e int, score float64, id int32) {
+		if lat.from[e] < 0 || score > lat.score[e] {
+			lat.score[e], lat.from[e], lat.id[e] = score, int32(s), id
+		}
 	}
 	unkScore := u.minScore - unkPenalty
 	for s := 0; s < n; {
@@ -193,25 +215,19 @@ func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
 		}
 		single := false
 		u.trie.prefixes(text[s:], func(length int, id int32) {
-			e := s + length
-			sc := base + u.scores[id]
-			if lat.from[e] < 0 || sc > lat.score[e] {
-				lat.score[e], lat.from[e], lat.id[e] = sc, int32(s), id
-			}
-			if length == mblen {
-				single = true
-			}
+			relax(s, s+length, base+u.scores[id], id)
+			single = single || length == mblen
 		})
 		if !single {
-			e := s + mblen
-			sc := base + unkScore
-			if lat.from[e] < 0 || sc > lat.score[e] {
-				lat.score[e], lat.from[e], lat.id[e] = sc, int32(s), u.unk
-			}
+			relax(s, s+mblen, base+unkScore, u.unk)
 		}
 		s += mblen
 	}
-	// Walk back; consecutive unknowns fuse into one piece.
+}
+
+// backtrack appends the pieces of the best path to dst in text order;
+// consecutive unknowns fuse into one piece.
+func (u *unigram) backtrack(dst []token, lat *lattice, n int) []token {
 	mark := len(dst)
 	for e := n; e > 0; {
 		s := int(lat.from[e])
@@ -227,38 +243,28 @@ func (u *unigram) tokenize(dst []token, text []byte, sc *scratch) []token {
 	for i, j := mark, len(dst)-1; i < j; i, j = i+1, j-1 {
 		dst[i], dst[j] = dst[j], dst[i]
 	}
-	// A fused piece whose string is in the vocabulary takes that id; else
-	// byte fallback (all bytes must have pieces) or the unknown id.
-	sc.toks = append(sc.toks[:0], dst[mark:]...)
-	out := dst[:mark]
-	for _, t := range sc.toks {
-		if t.id == u.unk || t.id < 0 {
-			piece := text[t.s:t.e]
-			if id, ok := u.ids[string(piece)]; ok {
-				t.id = id
-				out = append(out, t)
-				continue
-			}
-			if u.byteFallback {
-				all := true
-				for _, b := range piece {
-					if u.byteIDs[b] < 0 {
-						all = false
-						break
-					}
-				}
-				if all {
-					for _, b := range piece {
-						out = append(out, token{u.byteIDs[b], t.s, t.e})
-					}
-					continue
-				}
-			}
-			t.id = u.unk
-		}
-		out = append(out, t)
+	return dst
+}
+
+// resolve appends t to out, giving an unknown piece its vocabulary id, its
+// bytes' pieces (byte fallback), or the unknown id.
+func (u *unigram) resolve(out []token, t token, text []byte) []token {
+	if t.id != u.unk && t.id >= 0 {
+		return append(out, t)
 	}
-	return out
+	piece := text[t.s:t.e]
+	if id, ok := u.ids[string(piece)]; ok {
+		t.id = id
+		return append(out, t)
+	}
+	if u.byteFallback && !slices.ContainsFunc(piece, func(b byte) bool { return u.byteIDs[b] < 0 }) {
+		for _, b := range piece {
+			out = append(out, token{u.byteIDs[b], t.s, t.e})
+		}
+		return out
+	}
+	t.id = u.unk
+	return append(out, t)
 }
 
 // pieceTrie is a byte trie over the vocabulary pieces, built with maps and
