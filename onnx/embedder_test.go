@@ -112,7 +112,7 @@ func TestPrefixIDs(t *testing.T) {
 // sampleTexts reads n SciFact abstracts from the shared data, when present.
 func sampleTexts(tb testing.TB, n int) []string {
 	tb.Helper()
-	f, err := os.Open("/work/shared/data/scifact/corpus.jsonl.gz")
+	f, err := os.Open(filepath.Join("..", "..", "shared", "data", "scifact", "corpus.jsonl.gz"))
 	if err != nil {
 		return nil
 	}

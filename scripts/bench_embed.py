@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--passes", type=int, default=3)
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data")))
     ap.add_argument("--cache", default=os.environ.get("MSRAG_CACHE", os.path.join(ROOT, ".cache")))
     ap.add_argument("--msrag", help="msrag binary (default: built into .cache/bin)")
     ap.add_argument("--memory", type=int, nargs="*", help="chunk counts for the peak RSS run (instead of throughput)")

@@ -14,12 +14,12 @@
 #       wall time, peak RSS and the index's bytes on disk per N. The corpora and
 #       indices stay in $SCALE_DIR; remove it afterwards.
 #
-# Needs the data in $MSRAG_DATA (default /work/shared/data) and the tokenizer of
+# Needs the data in $MSRAG_DATA (default ../shared/data beside the repository) and the tokenizer of
 # all-MiniLM-L6-v2 in .cache/models/all-minilm-l6-v2 (scripts/fetch-model.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-data=${MSRAG_DATA:-/work/shared/data}
+data=${MSRAG_DATA:-$(cd "$root/.." && pwd)/shared/data}
 mode=${1:-bench}
 shift || true
 

@@ -7,7 +7,7 @@
 #   scripts/bench_tokenizer.sh [BENCHTIME]     (default 3x)
 #
 # Needs the venv of scripts/gen_tokenizer_golden.py (.cache/venv/tok with tokenizers)
-# and the data in $MSRAG_DATA (default /work/shared/data). Prints a markdown table.
+# and the data in $MSRAG_DATA (default ../shared/data beside the repository). Prints a markdown table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

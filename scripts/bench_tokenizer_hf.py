@@ -15,7 +15,7 @@ import time
 from tokenizers import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.environ.get("MSRAG_DATA", "/work/shared/data")
+DATA = os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data"))
 FILES = {
     "bert-uncased": os.path.join(ROOT, "tokenizer", "testdata", "bert-uncased.tokenizer.json.gz"),
     "xlmr-ja": os.path.join(ROOT, "tokenizer", "testdata", "xlmr-ja.tokenizer.json.gz"),
