@@ -275,6 +275,41 @@ msrag_index* read(BoundedReader& r, size_t input_bytes) {
     return out;
 }
 
+// rescore scores every (query, label) pair of a flat index on its own, so
+// that a pair's score depends on its two vectors only. The labels are
+// scattered over the index: the vector of the pair a few places ahead is
+// prefetched while one is scored.
+void rescore(const faiss::IndexFlat& flat, int64_t n, const float* x, int64_t k,
+             const int64_t* labels, float* distances) {
+    const float* xb = flat.get_xb();
+    const size_t d = flat.d;
+    const bool ip = flat.metric_type == faiss::METRIC_INNER_PRODUCT;
+    const int64_t ntotal = flat.ntotal;
+    const int64_t total = n * k;
+    constexpr int64_t ahead = 4;
+    const size_t lines = (d * sizeof(float) + 63) / 64;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < total; i++) {
+        if (i + ahead < total) {
+            const int64_t p = labels[i + ahead];
+            if (p >= 0 && p < ntotal) {
+                const char* y = reinterpret_cast<const char*>(xb + size_t(p) * d);
+                for (size_t c = 0; c < lines; c++) {
+                    __builtin_prefetch(y + 64 * c);
+                }
+            }
+        }
+        const int64_t l = labels[i];
+        float v = 0;
+        if (l >= 0 && l < ntotal) {
+            const float* xq = x + (i / k) * d;
+            const float* y = xb + size_t(l) * d;
+            v = ip ? faiss::fvec_inner_product(xq, y, d) : faiss::fvec_L2sqr(xq, y, d);
+        }
+        distances[i] = v;
+    }
+}
+
 }  // namespace
 
 void msrag::apply_threads() {
@@ -364,23 +399,7 @@ char* msrag_index_rescore(const msrag_index* idx, int64_t n, const float* x, int
         if (flat == nullptr) {
             throw faiss::FaissException("rescoring needs a flat index");
         }
-        const float* xb = flat->get_xb();
-        const size_t d = flat->d;
-        const bool ip = flat->metric_type == faiss::METRIC_INNER_PRODUCT;
-        const int64_t ntotal = flat->ntotal;
-#pragma omp parallel for
-        for (int64_t q = 0; q < n; q++) {
-            for (int64_t j = 0; j < k; j++) {
-                const int64_t l = labels[q * k + j];
-                float v = 0;
-                if (l >= 0 && l < ntotal) {
-                    const float* y = xb + size_t(l) * d;
-                    v = ip ? faiss::fvec_inner_product(x + q * d, y, d)
-                           : faiss::fvec_L2sqr(x + q * d, y, d);
-                }
-                distances[q * k + j] = v;
-            }
-        }
+        rescore(*flat, n, x, k, labels, distances);
     });
 }
 
