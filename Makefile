@@ -1,11 +1,17 @@
-# msrag: make setup | make build | make test | make bench
+# msrag: make setup | make build | make install | make test | make bench
 SHELL := /bin/bash
 GO ?= go
+# The make targets keep what they fetch in the source tree's .cache; the
+# msrag command on its own uses the user's cache (~/.cache/msrag).
+export MSRAG_CACHE ?= $(CURDIR)/.cache
+# make install puts msrag in $(PREFIX)/bin and the ONNX Runtime library it
+# loads in $(PREFIX)/lib/msrag.
+PREFIX ?= /usr/local
 # Packages that must build without cgo (DESIGN.md: pure Go).
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build test vet fmt bench docker-cuda demo check-gpu-build
+.PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build
 
 setup:
 	@scripts/setup.sh
@@ -15,6 +21,10 @@ check:
 
 build: setup
 	$(GO) build -o bin/msrag ./cmd/msrag
+
+install: build
+	install -D -m 0755 bin/msrag $(DESTDIR)$(PREFIX)/bin/msrag
+	install -D -m 0644 .cache/onnxruntime/libonnxruntime.so.1 $(DESTDIR)$(PREFIX)/lib/msrag/libonnxruntime.so.1
 
 test: setup
 	$(GO) vet ./...

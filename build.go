@@ -26,6 +26,10 @@ func Build(ctx context.Context, src corpus.Reader, cfg Config) (*Index, error) {
 
 // BuildWithStats is Build, also returning what the build did.
 //
+// A corpus without documents is an error, except for a shard (Config.Shard
+// set): a shard can be empty (a Slurm array with more tasks than corpus
+// units), and its empty index searches together with the others.
+//
 // The build runs in the stages of builder.run (read, prepare, order, embed,
 // add), then publish writes the directory. A build that fails or is
 // cancelled leaves nothing behind: not the directory, not its staging
@@ -50,7 +54,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		}
 		return nil, nil, err
 	}
-	if len(b.ids) == 0 {
+	if len(b.ids) == 0 && b.cfg.Shard == "" {
 		return nil, nil, fmt.Errorf("msrag: the corpus has no documents: %w", corpus.ErrEmpty)
 	}
 	ix, err := b.index()

@@ -62,6 +62,14 @@ func (l *shardHits) mayHoldMore(q int, s float32) bool {
 // of a flat index are rescored (faiss.Index.Rescore), so that they do not
 // depend on the batch or on how the corpus was split into shards.
 func searchShard(w *window, vecs []float32, k int) (dist []float32, labels []int64, err error) {
+	if w.index.Ntotal() == 0 { // an empty shard (which may not even be trained)
+		nq := len(vecs) / w.index.Dim()
+		labels = make([]int64, nq*k)
+		for i := range labels {
+			labels[i] = -1
+		}
+		return make([]float32, nq*k), labels, nil
+	}
 	dist, labels, err = w.index.Search(vecs, k)
 	if err == nil && w.index.Flat() {
 		dist, err = w.index.Rescore(vecs, labels, k)

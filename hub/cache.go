@@ -1,37 +1,17 @@
 package hub
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/msrag/msrag/internal/cache"
 )
 
 // EnvCache names the cache directory, as for the models (onnx.CacheDir).
-const EnvCache = "MSRAG_CACHE"
+const EnvCache = cache.Env
 
-// CacheDir returns the directory that holds fetched files, found as
-// onnx.CacheDir finds it: $MSRAG_CACHE if set; otherwise .cache beside the
-// nearest go.mod above the working directory; otherwise .cache in the working
-// directory.
-func CacheDir() string {
-	if d := os.Getenv(EnvCache); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ".cache"
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, ".cache")
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return filepath.Join(wd, ".cache")
-}
+// CacheDir returns the directory that holds fetched files: $MSRAG_CACHE if
+// set, else msrag in the user's cache directory (the same as onnx.CacheDir).
+func CacheDir() string { return cache.Dir() }
 
 // DataDir returns the directory that holds fetched datasets, CacheDir()/data.
 func DataDir() string { return filepath.Join(CacheDir(), "data") }

@@ -59,13 +59,9 @@ func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
 		return "", fmt.Errorf("onnx: model %q is not built in (see msrag model list) and is not hf:ORG/NAME: %w", name, ErrUnknownModel)
 	}
 	dir := filepath.Join(root, name)
-	if !o.Force {
-		if _, err := os.Stat(filepath.Join(dir, InfoFile)); err == nil {
-			if err := VerifyFiles(dir, info); err == nil {
-				logf("model %s present in %s", name, dir)
-				return dir, nil
-			}
-		}
+	if !o.Force && Present(dir, info) {
+		logf("model %s present in %s", name, dir)
+		return dir, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("onnx: %w", err)
@@ -156,22 +152,48 @@ func extractOne(f *zip.File, dst string) error {
 	return w.Close()
 }
 
-// writeStamp writes the .verified file that scripts/fetch-model.sh reads to know
-// that a model is present without hashing it again: per file, name, size,
-// modification time (Unix seconds) and sha256.
-func writeStamp(dir string, info ModelInfo) error {
+// stampFile records, after a fetch, each model file's name, size,
+// modification time (Unix seconds) and sha256, so that a later fetch knows
+// the model is present without hashing it again.
+const stampFile = ".verified"
+
+// stamp returns the stamp of the model files in dir as they are now.
+func stamp(dir string, info ModelInfo) (string, error) {
 	var b strings.Builder
 	for _, name := range []string{ModelFile, TokenizerFile} {
 		st, err := os.Stat(filepath.Join(dir, name))
 		if err != nil {
-			return fmt.Errorf("onnx: %w", err)
+			return "", err
 		}
 		fmt.Fprintf(&b, "%s %d %d %s\n", name, st.Size(), st.ModTime().Unix(), info.SHA256[name])
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".verified"), []byte(b.String()), 0o644); err != nil {
+	return b.String(), nil
+}
+
+func writeStamp(dir string, info ModelInfo) error {
+	s, err := stamp(dir, info)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, stampFile), []byte(s), 0o644)
+	}
+	if err != nil {
 		return fmt.Errorf("onnx: %w", err)
 	}
 	return nil
+}
+
+// Present reports whether the built-in model info is fetched and whole in
+// dir: its files have the sizes, times and sha256 its stamp recorded (or,
+// without a stamp, hash to the recorded sha256).
+func Present(dir string, info ModelInfo) bool {
+	if _, err := os.Stat(filepath.Join(dir, InfoFile)); err != nil {
+		return false
+	}
+	want, err := os.ReadFile(filepath.Join(dir, stampFile))
+	if err != nil {
+		return VerifyFiles(dir, info) == nil
+	}
+	now, err := stamp(dir, info)
+	return err == nil && now == string(want)
 }
 
 // replaceDir moves the complete model directory src to dst; an old dst is

@@ -156,11 +156,34 @@ func TestPaths(t *testing.T) {
 			t.Fatalf("LibraryPath = %s", got)
 		}
 	})
-	t.Run("cache beside go.mod", func(t *testing.T) {
+	t.Run("the user's cache by default, from any directory", func(t *testing.T) {
 		t.Setenv(EnvCache, "")
-		wd, _ := os.Getwd() // the package directory, one below go.mod
-		if got, want := CacheDir(), filepath.Join(filepath.Dir(wd), ".cache"); got != want {
+		t.Setenv(EnvORTLib, "")
+		home := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", home)
+		t.Chdir(t.TempDir())
+		if got, want := CacheDir(), filepath.Join(home, "msrag"); got != want {
 			t.Fatalf("CacheDir = %s, want %s", got, want)
+		}
+		if got, want := LibraryPath(), filepath.Join(home, "msrag", "onnxruntime", "libonnxruntime.so.1"); got != want {
+			t.Fatalf("LibraryPath without the library anywhere = %s, want the cache's %s", got, want)
+		}
+	})
+	t.Run("library installed beside the program", func(t *testing.T) {
+		t.Setenv(EnvCache, t.TempDir())
+		t.Setenv(EnvORTLib, "")
+		exe, err := os.Executable()
+		if err != nil {
+			t.Skip(err)
+		}
+		lib := filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "msrag", "libonnxruntime.so.1")
+		if err := os.MkdirAll(filepath.Dir(lib), 0o755); err != nil {
+			t.Skipf("cannot write beside the test binary: %v", err)
+		}
+		os.WriteFile(lib, []byte("x"), 0o644)
+		defer os.RemoveAll(filepath.Dir(lib))
+		if got := LibraryPath(); got != lib {
+			t.Fatalf("LibraryPath = %s, want %s", got, lib)
 		}
 	})
 }

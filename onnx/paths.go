@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"github.com/msrag/msrag/internal/cache"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,50 +10,43 @@ import (
 
 // Environment variables that place the files this package needs.
 const (
-	// EnvCache names the cache directory (default: .cache in the directory
-	// holding go.mod above the working directory, else .cache in the working
-	// directory).
-	EnvCache = "MSRAG_CACHE"
+	// EnvCache names the cache directory (see CacheDir).
+	EnvCache = cache.Env
 	// EnvORTLib names the ONNX Runtime shared library, overriding the default
-	// $MSRAG_CACHE/onnxruntime/libonnxruntime.so.1.
+	// (see LibraryPath).
 	EnvORTLib = "MSRAG_ORT_LIB"
 	// EnvHFEndpoint is the base URL of a Hugging Face hub, for "hf:" models.
 	EnvHFEndpoint = "MSRAG_HF_ENDPOINT"
 )
 
-// CacheDir returns the directory that holds fetched files: $MSRAG_CACHE if set;
-// otherwise .cache beside the nearest go.mod above the working directory (so that
-// tests run from a package directory find the repository's cache); otherwise .cache
-// in the working directory.
-func CacheDir() string {
-	if d := os.Getenv(EnvCache); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ".cache"
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, ".cache")
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return filepath.Join(wd, ".cache")
-}
+// CacheDir returns the directory that holds fetched files: $MSRAG_CACHE if
+// set, else msrag in the user's cache directory (~/.cache/msrag on Linux).
+func CacheDir() string { return cache.Dir() }
 
-// LibraryPath returns the ONNX Runtime shared library to load: $MSRAG_ORT_LIB if
-// set, else CacheDir()/onnxruntime/libonnxruntime.so.1.
+// LibraryPath returns the ONNX Runtime shared library to load:
+// $MSRAG_ORT_LIB if set; else CacheDir()/onnxruntime/libonnxruntime.so.1 if
+// present; else lib/msrag/libonnxruntime.so.1 beside the directory of the
+// running program (where make install puts it: PREFIX/bin/msrag and
+// PREFIX/lib/msrag); else the cache's path, which then names what is missing.
 func LibraryPath() string {
 	if p := os.Getenv(EnvORTLib); p != "" {
 		return p
 	}
-	return filepath.Join(CacheDir(), "onnxruntime", "libonnxruntime.so.1")
+	inCache := filepath.Join(CacheDir(), "onnxruntime", ortLibName)
+	if _, err := os.Stat(inCache); err == nil {
+		return inCache
+	}
+	if exe, err := os.Executable(); err == nil {
+		installed := filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "msrag", ortLibName)
+		if _, err := os.Stat(installed); err == nil {
+			return installed
+		}
+	}
+	return inCache
 }
+
+// ortLibName is the file name of the ONNX Runtime library.
+const ortLibName = "libonnxruntime.so.1"
 
 // ModelsDir returns the directory holding fetched models, CacheDir()/models.
 func ModelsDir() string { return filepath.Join(CacheDir(), "models") }

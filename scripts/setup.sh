@@ -9,8 +9,9 @@
 #   2. ONNX Runtime: the Linux x64 CPU library carried by the onnxruntime-node npm package,
 #      unpacked into .cache/onnxruntime/ and checked against its sha256.
 #   3. Models: the default model (e5-small-v2) and the fast ones for tests and the demo
-#      (all-MiniLM-L6-v2, fp32 and int8), into .cache/models/ (scripts/fetch-model.sh);
-#      MSRAG_SETUP_MODELS lists others (CI fetches every built-in model).
+#      (all-MiniLM-L6-v2, fp32 and int8), into .cache/models/ by msrag model fetch
+#      (scripts/fetch-model.sh builds bin/msrag for it); MSRAG_SETUP_MODELS lists others
+#      (CI fetches every built-in model).
 #   4. Data: SciFact into .cache/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
 set -euo pipefail
@@ -80,14 +81,12 @@ else
 fi
 
 # ---- 3. Models ------------------------------------------------------------------------
-if [[ -x scripts/fetch-model.sh ]]; then
-  for m in ${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2 all-minilm-l6-v2-int8}; do
-    if ((check)); then
-      scripts/fetch-model.sh --check "$m" || missing=1
-    else
-      scripts/fetch-model.sh "$m"
-    fi
-  done
+# msrag fetches them itself (scripts/fetch-model.sh builds bin/msrag first).
+models=(${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2 all-minilm-l6-v2-int8})
+if ((check)); then
+  MSRAG_CACHE=$cache scripts/fetch-model.sh --check "${models[@]}" || missing=1
+else
+  MSRAG_CACHE=$cache scripts/fetch-model.sh "${models[@]}"
 fi
 
 # ---- 4. Data --------------------------------------------------------------------------

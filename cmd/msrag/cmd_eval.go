@@ -99,7 +99,7 @@ func evalAction(c *cli.Context) error {
 	res, err := experiment.Run(c.Context, spec)
 	bar.finish()
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,6 +96,9 @@ func indexAction(c *cli.Context) error {
 	}
 	defer src.Close()
 	cfg.Embedder = emb
+	if copts.Shard.N > 1 {
+		describeShard(c.App.ErrWriter, c.String("corpus"), copts)
+	}
 	var bar *progressBar
 	if !c.Bool("quiet") {
 		bar = newProgressBar(c.App.ErrWriter, "index")
@@ -103,7 +107,7 @@ func indexAction(c *cli.Context) error {
 	ix, stats, err := msrag.BuildWithStats(c.Context, src, cfg)
 	bar.finish()
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	defer ix.Close()
 	st := src.Stats()
@@ -119,6 +123,30 @@ func windowNames(ws []chunk.Window) string {
 		names[i] = w.Name()
 	}
 	return strings.Join(names, ",")
+}
+
+// describeShard says how many units the corpus has and how many fall to the
+// shard, so that an empty shard (more shards than units) is no surprise.
+func describeShard(w io.Writer, path string, opts corpus.Options) {
+	if isDataset(path) {
+		if ds, err := corpus.OpenDataset(path); err == nil {
+			path = ds.Corpus
+		}
+	}
+	sh := opts.Shard
+	opts.Shard = corpus.Shard{}
+	n, err := corpus.CountUnits(path, opts)
+	if err != nil {
+		fmt.Fprintf(w, "index: shard %d/%d (units not counted: %v)\n", sh.I, sh.N, err)
+		return
+	}
+	mine := (n - sh.I + sh.N - 1) / sh.N
+	fmt.Fprintf(w, "index: %s has %d units (Parquet row groups, Arrow batches, files, or blocks of %d JSONL lines); shard %d/%d reads %d of them",
+		path, n, opts.BlockLines, sh.I, sh.N, max(mine, 0))
+	if mine <= 0 {
+		fmt.Fprintf(w, " and will be an empty index (a smaller --block-lines gives more units)")
+	}
+	fmt.Fprintln(w)
 }
 
 // expectedUnits counts the corpus units this build will read, for the ETA, where

@@ -23,10 +23,11 @@ func init() {
 			},
 			{
 				Name:      "fetch",
-				Usage:     "fetch models into $MSRAG_CACHE/models (built-in names, or hf:ORG/NAME with MSRAG_HF_ENDPOINT set)",
+				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME with MSRAG_HF_ENDPOINT set)",
 				ArgsUsage: "NAME...",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
+					&cli.BoolFlag{Name: "check", Usage: "fetch nothing: say whether each built-in model is present, exit 1 if one is not"},
 				},
 				Action: modelFetch,
 			},
@@ -38,6 +39,7 @@ func modelList(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("model list: takes no arguments")
 	}
+	fmt.Fprintf(c.App.Writer, "cache: %s (set %s to move it)\n\n", onnx.CacheDir(), onnx.EnvCache)
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDIMS\tMAX TOKENS\tPOOLING\tSTATE\tDESCRIPTION")
 	seen := map[string]bool{}
@@ -47,7 +49,7 @@ func modelList(c *cli.Context) error {
 	for _, m := range onnx.BuiltinModels() {
 		seen[m.Name] = true
 		state := "not fetched"
-		if _, err := os.Stat(filepath.Join(onnx.ModelsDir(), m.Name, onnx.InfoFile)); err == nil {
+		if onnx.Present(filepath.Join(onnx.ModelsDir(), m.Name), m) {
 			state = "fetched"
 		}
 		if m.Name == onnx.DefaultModel {
@@ -74,12 +76,36 @@ func modelFetch(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("model fetch: name at least one model (see msrag model list)")
 	}
+	if c.Bool("check") {
+		return modelCheck(c)
+	}
 	for _, name := range c.Args().Slice() {
 		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: c.App.ErrWriter})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.Writer, dir)
+	}
+	return nil
+}
+
+// modelCheck prints whether each named built-in model is present.
+func modelCheck(c *cli.Context) error {
+	missing := 0
+	for _, name := range c.Args().Slice() {
+		m, ok := onnx.Builtin(name)
+		if !ok {
+			return usagef("model fetch --check: %q is not a built-in model (see msrag model list)", name)
+		}
+		dir := filepath.Join(onnx.ModelsDir(), name)
+		state := "present"
+		if !onnx.Present(dir, m) {
+			state, missing = "missing", missing+1
+		}
+		fmt.Fprintf(c.App.Writer, "%-10s %-8s %s\n", "model", state, dir)
+	}
+	if missing > 0 {
+		return fmt.Errorf("model fetch --check: %d of %d models missing", missing, c.NArg())
 	}
 	return nil
 }

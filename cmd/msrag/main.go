@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag/chunk"
 )
 
 // Exit codes.
@@ -34,6 +36,16 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// asUsage marks errors that reject the configuration itself (a window the
+// model cannot take, windows given twice) as usage errors; they are found
+// before any document is read.
+func asUsage(err error) error {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) {
+		return usageError{err}
+	}
+	return err
+}
 
 // usagef returns a usage error (exit code 2) with a formatted message.
 func usagef(format string, args ...any) error {
