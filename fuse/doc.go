@@ -15,8 +15,12 @@
 //     spans. [RRF], [MaxP] and [Single] are shorthands for common calls.
 //   - [Options] sets the number of documents kept, the RRF constant and rank
 //     base, the chunk cap of RRF, the score normalisation ([Norm]) of
-//     CombSUM and CombMNZ, per-window and per-query window weights, and how
-//     many goroutines share the batch.
+//     CombSUM and CombMNZ, the coefficients of the learned linear rule,
+//     per-window and per-query window weights, and how many goroutines
+//     share the batch.
+//   - [Features] computes label-free query features of every window's list
+//     (top score, gap, entropy, agreement with the other windows), and
+//     [AdaptiveWeights] turns one of them into per-query window weights.
 //
 // # Scores
 //
@@ -67,6 +71,19 @@
 //
 //	S(d) = |{w : w retrieved d}| * CombSUM(d)
 //
+// [MethodLinear], the learned linear fusion, combines per window three
+// features of the document with the window's coefficients (a, b, c) from
+// Options.Linear:
+//
+//	S(d) = sum over windows w with a hit for the query of
+//	       W * (a_w * z_w(d) + b_w / (R_dw + 1) + c_w * v_w(d))
+//
+// where z_w(d) is the z-score of CombSUM (the floor when w missed d, whose
+// other two terms are then 0) and v_w(d) = sum over d's chunks in w of
+// 1 / (r + 1), d's chunk RRF votes with c = 1. CombSUM with NormZScore,
+// DocRRF and RRF (c = 1, b = 0) are the special cases (1,0,0), (0,1,0) and
+// (0,0,1); msrag tune learns the coefficients on training queries.
+//
 // [MethodMaxP]: a document's score is the highest score of any of its
 // chunks in the given windows; it takes no weights. [Single] is MaxP over
 // one window.
@@ -86,10 +103,23 @@
 //
 //   - RRF: every chunk that voted (with Cap, only those), within a window
 //     in list order;
-//   - DocRRF, CombSUM and CombMNZ: the document's first hit in each window
-//     that retrieved it;
+//   - DocRRF, CombSUM, CombMNZ and Linear: the document's first hit in each
+//     window that retrieved it;
 //   - MaxP: the first chunk, in window then list order, with the maximal
 //     score.
+//
+// # Query features
+//
+// [Features] describes each window's answer to each query from the window's
+// first FeatureDepth (10) distinct documents, each at its best chunk: the
+// top score, the gap between the top and the last of them, the entropy of
+// the softmax of their scores (temperature 0.05, divided by log n, so 0
+// when one document stands out and 1 when all score alike), and the share
+// of them that another window also has among its top documents. These are
+// query performance predictors: they need no labels. [AdaptiveWeights]
+// weighs window w for query q by nw * softmax_w(±feature/t), the sign
+// favouring a lower entropy and a higher value of the others, so that the
+// weights of a query average 1; msrag's "adapt" fusion parameter uses it.
 //
 // # Memory
 //

@@ -102,6 +102,10 @@ type Options struct {
 	// finite and not negative. A window of weight 0 is left out: its hits
 	// neither score nor show as evidence. Not allowed with MethodMaxP.
 	Weights []float64
+	// Linear holds MethodLinear's coefficients, NumLinear per window in
+	// window order (LinearScore, LinearRank, LinearVotes); required by
+	// MethodLinear and finite.
+	Linear []float64
 	// QueryWeights holds per-query window weights, NQ*len(windows) of them,
 	// row-major by query: query q weighs window w by
 	// QueryWeights[q*len(windows)+w] times Weights[w]. nil means 1. Same
@@ -174,6 +178,13 @@ func (opt Options) withDefaults(m Method, nw int) (Options, error) {
 		return opt, fmt.Errorf("%w: maxp takes no window weights", ErrOptions)
 	case opt.Weights != nil && len(opt.Weights) != nw:
 		return opt, fmt.Errorf("%w: %d weights for %d windows", ErrOptions, len(opt.Weights), nw)
+	case m == MethodLinear && len(opt.Linear) != NumLinear*nw:
+		return opt, fmt.Errorf("%w: linear takes %d coefficients per window, %d for %d windows, got %d", ErrOptions, NumLinear, NumLinear*nw, nw, len(opt.Linear))
+	}
+	for i, v := range opt.Linear {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return opt, fmt.Errorf("%w: linear coefficient %d of window %d is %v", ErrOptions, i%NumLinear, i/NumLinear, v)
+		}
 	}
 	for w, v := range opt.Weights {
 		if !(v >= 0) || math.IsInf(v, 1) {

@@ -33,6 +33,7 @@ type rulesCase struct {
 	Norm         string    `json:"norm"`
 	Weights      []float64 `json:"weights"`
 	QueryWeights []float64 `json:"query_weights"`
+	Linear       []float64 `json:"linear"`
 	Windows      []int     `json:"windows"`
 	Queries      [][]struct {
 		Doc      int32        `json:"doc"`
@@ -79,7 +80,7 @@ func TestFuseRulesMatchReference(t *testing.T) {
 					ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
 				}
 				opt := fuse.Options{K: c.K, C: c.C, RankBase: c.RankBase, Cap: c.Cap, Norm: norm,
-					Weights: c.Weights, QueryWeights: c.QueryWeights, Workers: workers}
+					Weights: c.Weights, QueryWeights: c.QueryWeights, Linear: c.Linear, Workers: workers}
 				r, err := fuse.Fuse(m, ws, g.NDocs, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -120,6 +121,73 @@ func checkRulesQuery(t *testing.T, r *fuse.Ranking, q int, c rulesCase) {
 	for i := len(docs); i < r.K; i++ {
 		if len(r.EvidenceOf(q, i)) != 0 {
 			t.Fatalf("query %d: empty slot %d has evidence", q, i)
+		}
+	}
+}
+
+// featuresGolden is the features part of golden_rules.json.
+type featuresGolden struct {
+	Windows []struct {
+		K      int       `json:"k"`
+		Docs   []int32   `json:"docs"`
+		Scores []float32 `json:"scores"`
+	} `json:"windows"`
+	Features map[string][][][]float64 `json:"features"`
+	Adaptive []struct {
+		Feature int       `json:"feature"`
+		T       float64   `json:"t"`
+		Weights []float64 `json:"weights"`
+	} `json:"adaptive"`
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
+
+// TestFeaturesMatchReference checks the query features and the adaptive
+// weights against the NumPy reference.
+func TestFeaturesMatchReference(t *testing.T) {
+	data, err := os.ReadFile("testdata/golden_rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g featuresGolden
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	hits := func(idx ...int) []fuse.Hits {
+		var ws []fuse.Hits
+		for _, i := range idx {
+			ws = append(ws, fuse.Hits{K: g.Windows[i].K, Docs: g.Windows[i].Docs, Scores: g.Windows[i].Scores})
+		}
+		return ws
+	}
+	sets := map[string][]fuse.Hits{"all3": hits(0, 1, 2), "sparse": hits(0, 3)}
+	got := map[string][]float64{}
+	for name, ws := range sets {
+		f, err := fuse.Features(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = f
+		want := g.Features[name]
+		for q := range want {
+			for w := range want[q] {
+				for k, v := range want[q][w] {
+					if g := f[(q*len(ws)+w)*fuse.NumFeatures+k]; !closeTo(g, v) {
+						t.Fatalf("%s query %d window %d %s: %v, want %v", name, q, w, fuse.FeatureName(k), g, v)
+					}
+				}
+			}
+		}
+	}
+	for _, a := range g.Adaptive {
+		w, err := fuse.AdaptiveWeights(got["all3"], 3, a.Feature, a.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range a.Weights {
+			if !closeTo(w[i], v) {
+				t.Fatalf("%s t=%v: weight %d = %v, want %v", fuse.FeatureName(a.Feature), a.T, i, w[i], v)
+			}
 		}
 	}
 }

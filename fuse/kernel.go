@@ -18,14 +18,15 @@ type fuser struct {
 	gen     uint32
 	wstamp  []uint32 // wstamp[d] == wgen when d was met in the current window; not for MaxP
 	wgen    uint32
-	seen    []int32 // MethodRRF with Cap: chunks of d met in the current window, valid with wstamp
-	nwin    []int32 // CombSUM, CombMNZ: windows that retrieved d, valid with stamp
-	first   []int32 // CombSUM, CombMNZ: positions of the documents' first hits in the current window
-	slot    []int32 // output slot of each selected document, -1 otherwise
-	touched []int32 // documents touched by the current query
-	heap    []cand  // top-k candidates, worst at the root
-	evCount []int32 // evidence count per slot of the current query
-	pos     []int32 // next evidence index per slot of the current query
+	seen    []int32   // MethodRRF with Cap: chunks of d met in the current window, valid with wstamp
+	nwin    []int32   // CombSUM, CombMNZ: windows that retrieved d, valid with stamp
+	votes   []float64 // Linear: the chunk votes of d in the current window, valid with wstamp
+	first   []int32   // CombSUM, CombMNZ: positions of the documents' first hits in the current window
+	slot    []int32   // output slot of each selected document, -1 otherwise
+	touched []int32   // documents touched by the current query
+	heap    []cand    // top-k candidates, worst at the root
+	evCount []int32   // evidence count per slot of the current query
+	pos     []int32   // next evidence index per slot of the current query
 }
 
 // newFuser allocates the scratch rule m needs over ndocs documents.
@@ -53,9 +54,12 @@ func newFuser(windows []Hits, ndocs int, opt Options, m Method, out *Ranking) *f
 	if m == MethodRRF && opt.Cap > 0 {
 		f.seen = make([]int32, ndocs)
 	}
-	if m == MethodCombSUM || m == MethodCombMNZ {
+	if m == MethodCombSUM || m == MethodCombMNZ || m == MethodLinear {
 		f.nwin = make([]int32, ndocs)
 		f.first = make([]int32, 0, maxK)
+	}
+	if m == MethodLinear {
+		f.votes = make([]float64, ndocs)
 	}
 	return f
 }
@@ -92,6 +96,8 @@ func (f *fuser) query(q int) error {
 		f.docRRF(q)
 	case MethodCombSUM, MethodCombMNZ:
 		f.comb(q)
+	case MethodLinear:
+		f.linear(q)
 	default:
 		f.maxP(q)
 	}
@@ -102,11 +108,11 @@ func (f *fuser) query(q int) error {
 
 // check returns an error for the first bad hit of query q, in window then
 // position order: a document outside [-1, ndocs), a NaN score where the rule
-// compares scores (MaxP, CombSUM, CombMNZ) or an infinite one where it sums
-// them (CombSUM, CombMNZ).
+// compares scores (MaxP, CombSUM, CombMNZ, Linear) or an infinite one where
+// it sums them (CombSUM, CombMNZ, Linear).
 func (f *fuser) check(q int) error {
-	scored := f.m == MethodMaxP || f.m == MethodCombSUM || f.m == MethodCombMNZ
-	summed := f.m == MethodCombSUM || f.m == MethodCombMNZ
+	summed := f.m == MethodCombSUM || f.m == MethodCombMNZ || f.m == MethodLinear
+	scored := f.m == MethodMaxP || summed
 	for w, h := range f.windows {
 		docs, scores := h.row(q)
 		for j, d := range docs {

@@ -26,14 +26,21 @@ const (
 	// MethodMaxP ranks a document by its best chunk score in any window.
 	// It takes no weights.
 	MethodMaxP
+	// MethodLinear adds, over the windows, weight times a linear
+	// combination ([Options.Linear]) of three features of the document in
+	// the window: its z-score normalised score (the floor when missed, as
+	// CombSUM with NormZScore), 1/(docrank+1), and its chunk votes, the sum
+	// of 1/(rank+1) over its chunks. The coefficients are learned (msrag
+	// tune); CombSUM-z, DocRRF and RRF with c = 1 are special cases.
+	MethodLinear
 
 	numMethods = iota
 )
 
-var methodNames = [numMethods]string{"rrf", "docrrf", "combsum", "combmnz", "maxp"}
+var methodNames = [numMethods]string{"rrf", "docrrf", "combsum", "combmnz", "maxp", "linear"}
 
-// String returns the rule's name: "rrf", "docrrf", "combsum", "combmnz" or
-// "maxp".
+// String returns the rule's name: "rrf", "docrrf", "combsum", "combmnz",
+// "maxp" or "linear".
 func (m Method) String() string {
 	if m < 0 || m >= numMethods {
 		return fmt.Sprintf("Method(%d)", int(m))
@@ -90,3 +97,12 @@ func ParseNorm(s string) (Norm, error) {
 	}
 	return 0, fmt.Errorf("%w: unknown normalisation %q (want one of %q)", ErrOptions, s, normNames)
 }
+
+// Features of a document in one window that MethodLinear combines, in the
+// order of [Options.Linear]'s coefficients.
+const (
+	LinearScore = iota // the z-score normalised document score
+	LinearRank         // 1 / (docrank + 1)
+	LinearVotes        // sum of 1 / (rank + 1) over the document's chunks
+	NumLinear
+)

@@ -87,7 +87,7 @@ func (f *fuser) comb(q int) {
 		if wt <= 0 {
 			continue
 		}
-		st := f.scanWindow(q, w)
+		st := f.scanWindow(q, w, f.opt.Norm)
 		if len(f.first) == 0 {
 			continue // no hits: the window says nothing about any document
 		}
@@ -157,9 +157,9 @@ func (s *winStats) apply(x float64) float64 {
 
 // scanWindow starts window w for query q: it marks the documents the window
 // retrieved, collects into f.first the positions of their first hits in
-// list order, and returns the statistics of those hits' scores. Sums run in
-// list order.
-func (f *fuser) scanWindow(q, w int) winStats {
+// list order, and returns the statistics of those hits' scores for
+// normalisation norm. Sums run in list order.
+func (f *fuser) scanWindow(q, w int, norm Norm) winStats {
 	f.nextWindow()
 	f.first = f.first[:0]
 	docs, scores := f.windows[w].row(q)
@@ -172,7 +172,7 @@ func (f *fuser) scanWindow(q, w int) winStats {
 		s := float64(scores[j])
 		lo, hi, sum = min(lo, s), max(hi, s), sum+s
 	}
-	st := winStats{norm: f.opt.Norm, lo: lo, span: hi - lo}
+	st := winStats{norm: norm, lo: lo, span: hi - lo}
 	switch {
 	case st.norm == NormNone:
 		st.floor = lo
@@ -190,4 +190,57 @@ func (f *fuser) scanWindow(q, w int) winStats {
 	// NormMinMax: the floor is 0, even when span is 0 and the retrieved
 	// documents get 1. NormZScore with span 0: everything is 0.
 	return st
+}
+
+// linear adds, per window with hits, weight times the linear combination of
+// each retrieved document's z-score, 1/(docrank+1) and chunk votes; a
+// document the window missed gets weight times the score coefficient times
+// the window's z floor. Within a window the votes are summed in list order
+// first; a document's term is then ((a*z + b/(docrank+1)) + c*votes), each
+// product rounded before it is added.
+func (f *fuser) linear(q int) {
+	f.touchRetrieved(q)
+	for w, h := range f.windows {
+		wt := f.weight(q, w)
+		if wt <= 0 {
+			continue
+		}
+		st := f.scanWindow(q, w, NormZScore)
+		if len(f.first) == 0 {
+			continue
+		}
+		th := f.opt.Linear[NumLinear*w : NumLinear*(w+1)]
+		docs, scores := h.row(q)
+		f.sumVotes(docs)
+		for dr, j := range f.first {
+			d := docs[j]
+			t := float64(th[LinearScore] * st.apply(float64(scores[j])))
+			t += float64(th[LinearRank] / float64(dr+1))
+			t += float64(th[LinearVotes] * f.votes[d])
+			f.acc[d] += float64(wt * t)
+		}
+		floor := float64(wt * float64(th[LinearScore]*st.floor))
+		for _, d := range f.touched {
+			if f.wstamp[d] != f.wgen {
+				f.acc[d] += floor
+			}
+		}
+	}
+}
+
+// sumVotes sums, for each document of the current window (marked by
+// scanWindow), 1/(rank+1) over its chunks, rank counting the window's
+// non-missing hits from 0, in list order.
+func (f *fuser) sumVotes(docs []int32) {
+	for _, j := range f.first {
+		f.votes[docs[j]] = 0
+	}
+	rank := 0
+	for _, d := range docs {
+		if d < 0 {
+			continue
+		}
+		f.votes[d] += 1 / float64(rank+1)
+		rank++
+	}
 }

@@ -31,6 +31,11 @@ rank, from 0.
     when max == min. zscore: (s - mean) / std, population std, 0 for all
     when every score is equal.
   * combmnz: combsum times the number of windows that retrieved d.
+  * linear: S(d) = sum over windows with hits of
+    wt * ((a*z(d) + b/(docrank(d)+1)) + c*votes(d)), with (a, b, c) the
+    window's coefficients, z the zscore normalisation above (the floor for a
+    missed document, whose docrank and votes terms are 0) and votes(d) the
+    sum of 1/(rank+1) over d's chunks in the window, in list order.
   * Only documents retrieved by a window of positive weight are ranked.
   * Order: score descending, then document index ascending.
   * Evidence: [window, position, rank, chunk score]; rrf, every chunk that
@@ -211,6 +216,31 @@ def comb(ws, wt, norm, mnz):
     return total, seen, firsts
 
 
+def linear(ws, wt, theta):
+    total = np.zeros((NQ, NDOCS))
+    seen = np.zeros((NQ, NDOCS), dtype=bool)
+    firsts = []
+    for w, win in enumerate(ws):
+        a, b, c = theta[3 * w:3 * w + 3]
+        z, floor, has = normalise(win, "zscore")
+        on = (wt[:, w] > 0) & has
+        votes = np.zeros((NQ, NDOCS))
+        for j in range(win.docs.shape[1]):  # list order
+            qs = np.nonzero(win.valid[:, j])[0]
+            votes[qs, win.docs[qs, j]] += 1.0 / (win.rank[qs, j] + 1)
+        dr = win.dense(win.docrank.astype(np.float64), win.first)
+        got = ~np.isnan(z)
+        with np.errstate(invalid="ignore"):
+            term = a * z
+            term = term + b / (dr + 1.0)
+            term = term + c * votes
+        term = np.where(got, term, a * floor[:, None])
+        total = total + np.where(on[:, None], wt[:, w:w + 1] * term, 0.0)
+        seen |= got & on[:, None]
+        firsts.append(win.first & on[:, None])
+    return total, seen, firsts
+
+
 def report(ws, total, seen, evmask, K):
     res = []
     for q in range(NQ):
@@ -229,7 +259,7 @@ def report(ws, total, seen, evmask, K):
 
 
 def case(raw_windows, name, method, idx, K=50, c=1.0, base=0, cap=0, norm="none",
-         weights=None, qweights=None):
+         weights=None, qweights=None, theta=None):
     ws = [Window(raw_windows[i]) for i in idx]
     nw = len(ws)
     wt = np.ones((NQ, nw))
@@ -241,11 +271,54 @@ def case(raw_windows, name, method, idx, K=50, c=1.0, base=0, cap=0, norm="none"
         total, seen, ev = rrf(ws, wt, c, base, cap)
     elif method == "docrrf":
         total, seen, ev = docrrf(ws, wt, c, base)
+    elif method == "linear":
+        total, seen, ev = linear(ws, wt, theta)
     else:
         total, seen, ev = comb(ws, wt, norm, method == "combmnz")
     return {"name": name, "method": method, "k": K, "c": c, "rank_base": base, "cap": cap,
-            "norm": norm, "weights": weights, "query_weights": qweights, "windows": idx,
+            "norm": norm, "weights": weights, "query_weights": qweights, "linear": theta, "windows": idx,
             "queries": report(ws, total, seen, ev, K)}
+
+
+DEPTH, TEMP = 10, 0.05  # fuse.FeatureDepth, fuse.EntropyTemperature
+
+
+def features(raw_windows, idx):
+    """Per query and window: top, gap, entropy and agree of the window's
+    first DEPTH distinct documents (fuse/features.go)."""
+    ws = [Window(raw_windows[i]) for i in idx]
+    out = []
+    for q in range(NQ):
+        tops, scs = [], []
+        for win in ws:
+            firsts = [j for j in range(win.docs.shape[1]) if win.first[q, j]][:DEPTH]
+            tops.append([int(win.docs[q, j]) for j in firsts])
+            scs.append(np.array([win.scores[q, j] for j in firsts]))
+        row = []
+        for w in range(len(ws)):
+            s = scs[w]
+            top = float(s[0]) if len(s) else 0.0
+            gap = float(s[0] - s[-1]) if len(s) else 0.0
+            ent = 1.0
+            if len(s) >= 2:
+                p = np.exp((s - s[0]) / TEMP)
+                p = p / seqsum(p)
+                ent = -seqsum(p * np.log(p)) / np.log(len(s))
+            others = set()
+            for o in range(len(ws)):
+                if o != w:
+                    others |= set(tops[o])
+            agree = sum(d in others for d in tops[w]) / len(tops[w]) if tops[w] else 0.0
+            row.append([top, gap, float(ent), agree])
+        out.append(row)
+    return out
+
+
+def adaptive(feats, feature, t):
+    f = np.array(feats)[:, :, feature] * (-1.0 if feature == 2 else 1.0) / t
+    f = f - f.max(axis=1, keepdims=True)
+    e = np.exp(f)
+    return (f.shape[1] * e / e.sum(axis=1, keepdims=True)).reshape(-1).tolist()
 
 
 def main():
@@ -291,7 +364,19 @@ def main():
         case(windows, "empty_combmnz_zscore", "combmnz", [3, 0], norm="zscore", weights=[1.5, 0.5]),
         case(windows, "empty_only", "combsum", [3], norm="zscore"),
     ]
-    out = {"numpy": np.__version__, "nq": NQ, "ndocs": NDOCS, "windows": windows, "cases": cases}
+    th = [1.0, 0.25, 0.5, 0.0, 2.0, 0.0, 0.5, 0.0, 1.0]
+    cases += [
+        case(windows, "linear", "linear", all3, theta=th),
+        case(windows, "linear_negative_k7", "linear", all3, K=7, theta=[1.5, -0.5, 0.25, -1.0, 0.0, 2.0, 0.75, 1.0, -0.25]),
+        case(windows, "linear_weights", "linear", all3, theta=th, weights=w3),
+        case(windows, "linear_query_weights", "linear", all3, theta=th, qweights=qw),
+        case(windows, "linear_score_only", "linear", all3, theta=[1.0, 0, 0] * 3),
+        case(windows, "linear_empty", "linear", [0, 3], theta=[0.5, 1.0, 0.25, 2.0, 0.5, 1.0]),
+    ]
+    feats = {"all3": features(windows, all3), "sparse": features(windows, [0, 3])}
+    adapt = [{"feature": f, "t": t, "weights": adaptive(feats["all3"], f, t)} for f in range(4) for t in (0.1, 0.5)]
+    out = {"numpy": np.__version__, "nq": NQ, "ndocs": NDOCS, "windows": windows, "cases": cases,
+           "features": feats, "adaptive": adapt}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuse", "testdata", "golden_rules.json")
     with open(path, "w") as f:
         json.dump(out, f, separators=(",", ":"))
