@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/router"
 )
 
 // Fusion says how the windows' chunk lists become one document ranking per
@@ -35,6 +36,24 @@ type Fusion struct {
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.
 	Weights map[string]float64
+	// Score, Rank and Votes are the coefficients of MethodLinear per window
+	// name (fuse.Options.Linear): of the z-scored document score, of
+	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
+	Score, Rank, Votes map[string]float64
+	// Adapt, when set, weighs windows per query by a label-free feature of
+	// their lists (fuse.AdaptiveWeights); not with MaxP.
+	Adapt *Adapt
+	// Router, when set, weighs windows per query by a learned model of the
+	// query's embedding and the lists' features (see FusionModel); it
+	// cannot be written in the text form.
+	Router *router.Model
+}
+
+// Adapt is a query-adaptive weighting: window weights nw * softmax of one
+// feature (fuse.Features) over temperature T.
+type Adapt struct {
+	Feature int
+	T       float64
 }
 
 // Single returns the fusion that ranks by one window alone.
@@ -54,6 +73,10 @@ func (f Fusion) single() bool { return f.Method == fuse.MethodMaxP && len(f.Wind
 //	    norm=minmax      none, minmax or zscore (combsum, combmnz)
 //	    windows=100+200  the windows fused ("full" names the full window)
 //	    weights=100:1/200:0.5/500:2   window weights (not maxp)
+//	    adapt=top:0.03   per-query weights from a feature (top, gap, entropy,
+//	                     agree) at a temperature (not maxp)
+//	linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1
+//	                                           the learned linear rule's coefficients
 //	w100 | w=100 | full                        one window alone
 //	rrf=100+200 | maxp=100+200                 the same as windows=100+200
 func ParseFusion(s string) (Fusion, error) {
@@ -68,7 +91,10 @@ func ParseFusion(s string) (Fusion, error) {
 	var f Fusion
 	var err error
 	if f.Method, err = fuse.ParseMethod(name); err != nil {
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want rrf, docrrf, combsum, combmnz, maxp, wSIZE or full)", s, name)
+		if strings.HasSuffix(name, "+router") {
+			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
+		}
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want rrf, docrrf, combsum, combmnz, linear, maxp, wSIZE or full)", s, name)
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {
@@ -127,9 +153,17 @@ func (f *Fusion) set(p string) error {
 	case "windows":
 		err = f.setWindows(val)
 	case "weights":
-		err = f.setWeights(val)
+		f.Weights, err = windowValues(val)
+	case "score":
+		f.Score, err = windowValues(val)
+	case "rank":
+		f.Rank, err = windowValues(val)
+	case "votes":
+		f.Votes, err = windowValues(val)
+	case "adapt":
+		f.Adapt, err = parseAdapt(val)
 	default:
-		return fmt.Errorf("unknown parameter %q (want c, base, cap, norm, windows or weights)", key)
+		return fmt.Errorf("unknown parameter %q (want c, base, cap, norm, windows, weights, adapt, score, rank or votes)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("parameter %s=%q: %w", key, val, err)
@@ -152,27 +186,45 @@ func (f *Fusion) setWindows(list string) error {
 	return nil
 }
 
-func (f *Fusion) setWeights(list string) error {
-	f.Weights = map[string]float64{}
+// windowValues parses WINDOW:VALUE/WINDOW:VALUE/...
+func windowValues(list string) (map[string]float64, error) {
+	out := map[string]float64{}
 	for _, s := range strings.Split(list, "/") {
 		ws, vs, ok := strings.Cut(s, ":")
 		if !ok {
-			return fmt.Errorf("%q: want WINDOW:WEIGHT", s)
+			return nil, fmt.Errorf("%q: want WINDOW:VALUE", s)
 		}
 		w, err := windowName(ws)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v, err := strconv.ParseFloat(vs, 64)
-		if err != nil {
-			return fmt.Errorf("%q: weight %q is not a number", s, vs)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%q: %q is not a finite number", s, vs)
 		}
-		if _, dup := f.Weights[w]; dup {
-			return fmt.Errorf("window %s weighed twice", w)
+		if _, dup := out[w]; dup {
+			return nil, fmt.Errorf("window %s given twice", w)
 		}
-		f.Weights[w] = v
+		out[w] = v
 	}
-	return nil
+	return out, nil
+}
+
+// parseAdapt parses FEATURE:TEMPERATURE.
+func parseAdapt(s string) (*Adapt, error) {
+	name, ts, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, fmt.Errorf("want FEATURE:TEMPERATURE, such as top:0.03")
+	}
+	f, err := fuse.ParseFeature(name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := strconv.ParseFloat(ts, 64)
+	if err != nil || !(t > 0) || math.IsInf(t, 1) {
+		return nil, fmt.Errorf("temperature %q must be a positive number", ts)
+	}
+	return &Adapt{Feature: f, T: t}, nil
 }
 
 // validate checks that f's parameters fit its rule and are in range.
@@ -186,8 +238,10 @@ func (f Fusion) validate() error {
 		return fmt.Errorf("cap is a parameter of rrf, not %s", f.Method)
 	case f.Norm != fuse.NormNone && !comb:
 		return fmt.Errorf("norm is a parameter of combsum and combmnz, not %s", f.Method)
-	case len(f.Weights) > 0 && f.Method == fuse.MethodMaxP:
+	case (len(f.Weights) > 0 || f.Adapt != nil || f.Router != nil) && f.Method == fuse.MethodMaxP:
 		return fmt.Errorf("maxp takes no weights")
+	case f.Method != fuse.MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
+		return fmt.Errorf("score, rank and votes are coefficients of linear, not %s", f.Method)
 	case f.C < 0 || math.IsNaN(f.C) || math.IsInf(f.C, 0) || f.RankBase < 0:
 		return fmt.Errorf("c %v and base %d must not be negative", f.C, f.RankBase)
 	case rrf && float64(f.RankBase)+f.c() <= 0:
@@ -233,24 +287,38 @@ func (f Fusion) String() string {
 	if len(f.Windows) > 0 {
 		p = append(p, "windows="+strings.Join(mapSlice(f.Windows, shortName), "+"))
 	}
-	if len(f.Weights) > 0 {
-		p = append(p, "weights="+f.weightsString())
+	for _, m := range []struct {
+		key string
+		v   map[string]float64
+	}{{"weights", f.Weights}, {"score", f.Score}, {"rank", f.Rank}, {"votes", f.Votes}} {
+		if len(m.v) > 0 {
+			p = append(p, m.key+"="+valuesString(m.v))
+		}
 	}
-	if len(p) == 0 {
-		return f.Method.String()
+	if f.Adapt != nil {
+		p = append(p, "adapt="+fuse.FeatureName(f.Adapt.Feature)+":"+strconv.FormatFloat(f.Adapt.T, 'g', -1, 64))
 	}
-	return f.Method.String() + ":" + strings.Join(p, ",")
+	s := f.Method.String()
+	if len(p) > 0 {
+		s += ":" + strings.Join(p, ",")
+	}
+	if f.Router != nil {
+		s += "+router"
+	}
+	return s
 }
 
-func (f Fusion) weightsString() string {
-	names := make([]string, 0, len(f.Weights))
-	for w := range f.Weights {
+// valuesString writes per-window values as WINDOW:VALUE/..., windows in
+// order.
+func valuesString(v map[string]float64) string {
+	names := make([]string, 0, len(v))
+	for w := range v {
 		names = append(names, w)
 	}
 	slices.SortFunc(names, compareWindowNames)
 	parts := make([]string, len(names))
 	for i, w := range names {
-		parts[i] = shortName(w) + ":" + strconv.FormatFloat(f.Weights[w], 'g', -1, 64)
+		parts[i] = shortName(w) + ":" + strconv.FormatFloat(v[w], 'g', -1, 64)
 	}
 	return strings.Join(parts, "/")
 }

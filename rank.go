@@ -7,6 +7,7 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/router"
 )
 
 // CheckFusion fails unless every window f fuses or weighs is a window of the
@@ -37,9 +38,20 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 		}
 		sel = append(sel, i)
 	}
-	for w := range f.Weights {
-		if !slices.ContainsFunc(sel, func(i int) bool { return names[i] == w }) {
-			return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
+	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
+		for w := range m {
+			if !slices.ContainsFunc(sel, func(i int) bool { return names[i] == w }) {
+				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
+			}
+		}
+	}
+	if f.Router != nil {
+		fused := make([]string, len(sel))
+		for i, wi := range sel {
+			fused[i] = names[wi]
+		}
+		if !slices.Equal(fused, f.Router.Windows) {
+			return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused)
 		}
 	}
 	return sel, nil
@@ -57,21 +69,69 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	for i, wi := range sel {
 		hits[i] = ch.Hits[wi]
 	}
-	fo := fuse.Options{K: opts.K, C: f.C, RankBase: f.RankBase, Cap: f.Cap, Norm: f.Norm, Workers: 2}
-	if len(f.Weights) > 0 {
-		fo.Weights = make([]float64, len(sel))
-		for i, wi := range sel {
-			fo.Weights[i] = 1
-			if v, ok := f.Weights[ch.Windows[wi].Name()]; ok {
-				fo.Weights[i] = v
-			}
-		}
+	fo, err := fuseOptions(f, ch, sel, hits, opts.K)
+	if err != nil {
+		return nil, err
 	}
 	rk, err := fuse.Fuse(f.Method, hits, ix.NumDocs(), fo)
 	if err != nil {
 		return nil, fmt.Errorf("msrag: fusion %s: %w", f, err)
 	}
 	return ix.hitsOf(ch, sel, rk), nil
+}
+
+// fuseOptions turns f into fuse's options for the selected windows: static
+// weights, linear coefficients and, with Adapt or a Router, query weights.
+func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (fuse.Options, error) {
+	fo := fuse.Options{K: k, C: f.C, RankBase: f.RankBase, Cap: f.Cap, Norm: f.Norm, Workers: 2}
+	name := func(i int) string { return ch.Windows[sel[i]].Name() }
+	if len(f.Weights) > 0 {
+		fo.Weights = make([]float64, len(sel))
+		for i := range sel {
+			fo.Weights[i] = valueOr(f.Weights, name(i), 1)
+		}
+	}
+	if f.Method == fuse.MethodLinear {
+		fo.Linear = make([]float64, 0, fuse.NumLinear*len(sel))
+		for i := range sel {
+			fo.Linear = append(fo.Linear, valueOr(f.Score, name(i), 0), valueOr(f.Rank, name(i), 0), valueOr(f.Votes, name(i), 0))
+		}
+	}
+	if f.Adapt == nil && f.Router == nil {
+		return fo, nil
+	}
+	feats, err := fuse.Features(hits)
+	if err != nil {
+		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
+	}
+	if f.Adapt != nil {
+		fo.QueryWeights, err = fuse.AdaptiveWeights(feats, len(sel), f.Adapt.Feature, f.Adapt.T)
+	} else {
+		fo.QueryWeights, err = routerWeights(f.Router, ch, feats, len(sel))
+	}
+	if err != nil {
+		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
+	}
+	return fo, nil
+}
+
+// routerWeights runs the router over the batch's query vectors and features.
+func routerWeights(r *router.Model, ch *ChunkHits, feats []float64, nw int) ([]float64, error) {
+	if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
+		return nil, fmt.Errorf("a router needs the query vectors (search with SearchVectors)")
+	}
+	x, err := router.Inputs(ch.Queries, ch.Dims, feats, nw, fuse.NumFeatures)
+	if err != nil {
+		return nil, err
+	}
+	return r.Weights(x)
+}
+
+func valueOr(m map[string]float64, k string, def float64) float64 {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return def
 }
 
 // hitsOf turns a fused ranking into Hits with their evidence.

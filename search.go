@@ -61,6 +61,10 @@ type ChunkHits struct {
 	Hits    []fuse.Hits    // per window; Docs are document indices, -1 for none
 	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
 	Start, End [][]int64
+	// Queries holds the query vectors searched (NQ rows of Dims), which a
+	// learned router reads.
+	Queries []float32
+	Dims    int
 }
 
 // Search embeds the queries once, searches every window and fuses the results.
@@ -123,6 +127,7 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 		return nil, fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d); search with a smaller window k", windowK, faiss.MaxGPUK)
 	}
 	out := ix.newChunkHits(len(vecs) / dims)
+	out.Queries, out.Dims = vecs, dims
 	g, gctx := errgroup.WithContext(ctx)
 	for wi := range ix.man.Windows {
 		g.Go(func() error {

@@ -1,0 +1,103 @@
+package msrag
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/fuse"
+)
+
+// TestParseFusion reads every form of the fusion syntax and writes it back
+// in its canonical form, which reads back the same.
+func TestParseFusion(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"rrf", "rrf"},
+		{"RRF", "rrf"},
+		{"rrf:c=1,base=0", "rrf"},
+		{"rrf:base=1,c=60", "rrf:c=60,base=1"},
+		{"rrf:cap=3,weights=500:2/100:1/200:0.5", "rrf:cap=3,weights=100:1/200:0.5/500:2"},
+		{"rrf=100+200", "rrf:windows=100+200"},
+		{"maxp=w100+full", "maxp:windows=100+full"},
+		{"docrrf:c=60,base=1", "docrrf:c=60,base=1"},
+		{"combsum:norm=minmax", "combsum:norm=minmax"},
+		{"combmnz:norm=zscore,adapt=entropy:0.3", "combmnz:norm=zscore,adapt=entropy:0.3"},
+		{"linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1", "linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1"},
+		{"w=100", "w100"},
+		{"w100", "w100"},
+		{"full", "full"},
+	} {
+		f, err := ParseFusion(tc.in)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if got := f.String(); got != tc.want {
+			t.Errorf("%q reads back as %q, want %q", tc.in, got, tc.want)
+		}
+		if g, err := ParseFusion(f.String()); err != nil || g.String() != f.String() {
+			t.Errorf("%q: the canonical form %q does not read back (%v)", tc.in, f.String(), err)
+		}
+	}
+	if f, _ := ParseFusion("w100"); f.Method != fuse.MethodMaxP || len(f.Windows) != 1 || f.Windows[0] != "w100" {
+		t.Errorf("w100 is %+v", f)
+	}
+}
+
+func TestParseFusionErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"bogus", `unknown rule "bogus"`},
+		{"rrf:c=-1", "must not be negative"},
+		{"rrf:x=1", `unknown parameter "x"`},
+		{"rrf:c", "want NAME=VALUE"},
+		{"maxp:weights=100:2", "maxp takes no weights"},
+		{"maxp:adapt=top:0.1", "maxp takes no weights"},
+		{"combsum:cap=2", "cap is a parameter of rrf"},
+		{"rrf:norm=minmax", "norm is a parameter of combsum"},
+		{"combsum:c=60", "c and base are parameters of rrf and docrrf"},
+		{"rrf:score=100:1", "coefficients of linear"},
+		{"rrf:weights=100:-1", "must be finite and not negative"},
+		{"rrf:weights=100:1/100:2", "window w100 given twice"},
+		{"rrf:windows=100+100", "window w100 given twice"},
+		{"rrf:windows=abc", "is not a window"},
+		{"rrf:adapt=bogus:1", "unknown feature"},
+		{"rrf:adapt=top:0", "must be a positive number"},
+		{"linear+router", "fusion model file"},
+	} {
+		_, err := ParseFusion(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestCheckFusionWindows(t *testing.T) {
+	windows := []chunk.Window{{Size: 100}, {Size: 200}, {Size: 507, Truncate: true}}
+	for _, tc := range []struct {
+		in   string
+		want []int
+		err  string
+	}{
+		{"rrf", []int{0, 1}, ""},
+		{"rrf:windows=200+full", []int{1, 2}, ""},
+		{"full", []int{2}, ""},
+		{"w300", nil, "the index has no window w300"},
+		{"rrf:windows=100,weights=200:2", nil, "weight for window w200, which it does not fuse"},
+		{"linear:score=full:1", nil, "weight for window full, which it does not fuse"},
+	} {
+		f, err := ParseFusion(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := fusedWindows(windows, f)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(sel) != len(tc.want) || (len(sel) > 0 && sel[0] != tc.want[0]) {
+			t.Errorf("%s: windows %v, %v; want %v", tc.in, sel, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+// Package router learns to weigh windows per query: a multinomial logistic
+// regression from a query's embedding and the label-free features of every
+// window's list (fuse.Features) to a distribution over the windows, trained
+// on soft targets made from each training query's own per-window scores (as
+// Mix-of-Granularity routes between granularities). A query's window weights
+// are then the number of windows times that distribution: they average 1.
+//
+// Inputs are standardised with the training set's mean and deviation; the
+// model is fitted by full-batch gradient descent on the cross-entropy to the
+// soft targets plus an L2 penalty (not on the bias), from zeros, for a fixed
+// number of steps, so a fit is deterministic.
+package router
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrShape marks inputs whose sizes do not agree.
+var ErrShape = errors.New("router: inconsistent shape")
+
+// Model is a fitted router. Its fields are what a fusion model file stores.
+type Model struct {
+	// Windows names the windows, in the order of the outputs.
+	Windows []string `json:"windows"`
+	// Inputs is the length of an input row: embedding dims plus
+	// len(Windows) * the number of features per window.
+	Inputs int `json:"inputs"`
+	// Mean and Std standardise the inputs.
+	Mean []float64 `json:"mean"`
+	Std  []float64 `json:"std"`
+	// W holds (Inputs+1) x len(Windows) coefficients, row-major; the last
+	// row is the bias.
+	W []float64 `json:"w"`
+	// Lambda is the L2 penalty it was fitted with.
+	Lambda float64 `json:"lambda"`
+}
+
+// Steps and Rate are the gradient descent's step count and step size.
+const (
+	Steps = 300
+	Rate  = 0.5
+)
+
+// Fit fits a router to n input rows x (n*inputs values) and soft targets y
+// (n*len(windows) values, each row a distribution) with L2 penalty lambda.
+func Fit(x []float64, inputs int, y []float64, windows []string, lambda float64) (*Model, error) {
+	k := len(windows)
+	if inputs <= 0 || k == 0 || len(x)%inputs != 0 || len(y) != len(x)/inputs*k || len(x) == 0 {
+		return nil, fmt.Errorf("%w: %d inputs of %d, %d targets for %d windows", ErrShape, len(x), inputs, len(y), k)
+	}
+	m := &Model{Windows: windows, Inputs: inputs, Lambda: lambda, W: make([]float64, (inputs+1)*k)}
+	m.Mean, m.Std = standardisation(x, inputs)
+	xs := m.standardise(x)
+	n := len(x) / inputs
+	grad := make([]float64, len(m.W))
+	p := make([]float64, k)
+	for range Steps {
+		clear(grad)
+		for i := range n {
+			m.softmax(p, xs[i*(inputs+1):(i+1)*(inputs+1)])
+			for c := range k {
+				p[c] -= y[i*k+c]
+			}
+			addOuter(grad, xs[i*(inputs+1):(i+1)*(inputs+1)], p)
+		}
+		for j := range grad {
+			g := grad[j] / float64(n)
+			if j < inputs*k {
+				g += lambda * m.W[j]
+			}
+			m.W[j] -= Rate * g
+		}
+	}
+	return m, nil
+}
+
+// standardisation returns the mean and the deviation (1 where it is 0) of
+// each input column.
+func standardisation(x []float64, inputs int) (mean, std []float64) {
+	n := float64(len(x) / inputs)
+	mean, std = make([]float64, inputs), make([]float64, inputs)
+	for i, v := range x {
+		mean[i%inputs] += v
+	}
+	for j := range mean {
+		mean[j] /= n
+	}
+	for i, v := range x {
+		d := v - mean[i%inputs]
+		std[i%inputs] += d * d
+	}
+	for j := range std {
+		std[j] = math.Sqrt(std[j] / n)
+		if std[j] == 0 {
+			std[j] = 1
+		}
+	}
+	return mean, std
+}
+
+// standardise returns the rows of x standardised, each with a 1 appended.
+func (m *Model) standardise(x []float64) []float64 {
+	n := len(x) / m.Inputs
+	out := make([]float64, 0, n*(m.Inputs+1))
+	for i := range n {
+		for j, v := range x[i*m.Inputs : (i+1)*m.Inputs] {
+			out = append(out, (v-m.Mean[j])/m.Std[j])
+		}
+		out = append(out, 1)
+	}
+	return out
+}
+
+// softmax writes into p the model's distribution for one standardised row.
+func (m *Model) softmax(p, row []float64) {
+	k := len(m.Windows)
+	hi := math.Inf(-1)
+	for c := range k {
+		z := 0.0
+		for j, v := range row {
+			z += v * m.W[j*k+c]
+		}
+		p[c] = z
+		hi = max(hi, z)
+	}
+	sum := 0.0
+	for c := range k {
+		p[c] = math.Exp(p[c] - hi)
+		sum += p[c]
+	}
+	for c := range k {
+		p[c] /= sum
+	}
+}
+
+// addOuter adds row x (p) to g, a len(row) x len(p) matrix.
+func addOuter(g, row, p []float64) {
+	k := len(p)
+	for j, v := range row {
+		for c, pc := range p {
+			g[j*k+c] += v * pc
+		}
+	}
+}
+
+// Predict returns the distribution over the windows for each input row.
+func (m *Model) Predict(x []float64) ([]float64, error) {
+	if len(x)%m.Inputs != 0 {
+		return nil, fmt.Errorf("%w: %d inputs is not a multiple of %d", ErrShape, len(x), m.Inputs)
+	}
+	k := len(m.Windows)
+	xs := m.standardise(x)
+	n := len(x) / m.Inputs
+	out := make([]float64, n*k)
+	for i := range n {
+		m.softmax(out[i*k:(i+1)*k], xs[i*(m.Inputs+1):(i+1)*(m.Inputs+1)])
+	}
+	return out, nil
+}
+
+// Weights returns each row's window weights: len(Windows) times its
+// distribution.
+func (m *Model) Weights(x []float64) ([]float64, error) {
+	p, err := m.Predict(x)
+	for i := range p {
+		p[i] *= float64(len(m.Windows))
+	}
+	return p, err
+}
+
+// Inputs builds the input rows of a batch: each query's embedding (dims
+// float32) followed by the features of every window (fuse.Features layout:
+// nw*nf per query).
+func Inputs(queries []float32, dims int, feats []float64, nw, nf int) ([]float64, error) {
+	if dims <= 0 || len(queries)%dims != 0 || len(feats) != len(queries)/dims*nw*nf {
+		return nil, fmt.Errorf("%w: %d query floats of %d dims, %d features for %d windows of %d", ErrShape, len(queries), dims, len(feats), nw, nf)
+	}
+	n := len(queries) / dims
+	row := dims + nw*nf
+	out := make([]float64, 0, n*row)
+	for q := range n {
+		for _, v := range queries[q*dims : (q+1)*dims] {
+			out = append(out, float64(v))
+		}
+		out = append(out, feats[q*nw*nf:(q+1)*nw*nf]...)
+	}
+	return out, nil
+}
+
+// SoftTargets turns per-query per-window scores (n*k, e.g. nDCG@10) into
+// distributions: softmax over the windows of score/temperature.
+func SoftTargets(scores []float64, k int, temperature float64) []float64 {
+	out := make([]float64, len(scores))
+	for i := 0; i < len(scores); i += k {
+		hi := math.Inf(-1)
+		for _, v := range scores[i : i+k] {
+			hi = max(hi, v)
+		}
+		sum := 0.0
+		for c, v := range scores[i : i+k] {
+			out[i+c] = math.Exp((v - hi) / temperature)
+			sum += out[i+c]
+		}
+		for c := range k {
+			out[i+c] /= sum
+		}
+	}
+	return out
+}
