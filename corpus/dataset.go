@@ -148,3 +148,26 @@ func (d *Dataset) ReadJudgements(split string) (map[string]map[string]int, error
 	}
 	return out, nil
 }
+
+// JudgedQueries reads the judgements of split (see ReadJudgements) and the
+// queries they judge, in the queries file's order. A split without
+// judgements, or whose judged queries are not in the queries file, is an
+// error.
+func (d *Dataset) JudgedQueries(split string) (map[string]map[string]int, []Query, error) {
+	j, err := d.ReadJudgements(split)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(j) == 0 {
+		return nil, nil, fmt.Errorf("corpus: dataset %s: split %q has no judgements: %w", d.Dir, split, ErrEmpty)
+	}
+	queries, err := d.ReadQueries(Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	queries = slices.DeleteFunc(queries, func(q Query) bool { return j[q.ID] == nil })
+	if len(queries) == 0 {
+		return nil, nil, fmt.Errorf("corpus: dataset %s: no query of %s has judgements in split %q: %w", d.Dir, d.Queries, split, ErrEmpty)
+	}
+	return j, queries, nil
+}

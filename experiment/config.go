@@ -17,9 +17,25 @@ import (
 type Config struct {
 	// Name names the configuration in reports and run files.
 	Name   string
-	Kind   string // report.KindWindow, KindFull, KindOracle or the rule's name
+	Kind   string // report.KindWindow, KindFull, KindOracle, KindLearned or the rule's name
 	Fusion msrag.Fusion
 	Oracle bool
+	// CV marks the cross-validated configurations: each fold has its own
+	// fitted rule, so Fusion is not used.
+	CV bool
+}
+
+// fileName is the configuration's run file name, without the directory.
+func (c Config) fileName() string {
+	return strings.NewReplacer(":", "_", "/", "_").Replace(c.Name) + ".trec"
+}
+
+// fusionText is the rule in msrag's text form, "" when there is not one.
+func (c Config) fusionText() string {
+	if c.Oracle || c.CV {
+		return ""
+	}
+	return c.Fusion.String()
 }
 
 // FusionConfig is the configuration of one fusion rule.
@@ -115,4 +131,29 @@ func checkWindows(f msrag.Fusion, windows []chunk.Window) error {
 		}
 	}
 	return nil
+}
+
+// KindLearned is the kind of the configurations of a fusion model and of
+// cross-validated fitting.
+const KindLearned = "learned"
+
+// learnedConfigs are the configurations of a fusion model: its rule, and the
+// rule with its router when it has one.
+func learnedConfigs(m *msrag.FusionModel) ([]Config, error) {
+	f, err := m.Fusion(false)
+	if err != nil {
+		return nil, err
+	}
+	out := []Config{{Name: "learned", Kind: KindLearned, Fusion: f}}
+	if m.Router != nil {
+		r, _ := m.Fusion(true)
+		out = append(out, Config{Name: "learned+router", Kind: KindLearned, Fusion: r})
+	}
+	return out, nil
+}
+
+// cvConfigs are the configurations of cross-validated fitting.
+var cvConfigs = []Config{
+	{Name: "learned-cv", Kind: KindLearned, CV: true},
+	{Name: "learned+router-cv", Kind: KindLearned, CV: true},
 }

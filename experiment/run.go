@@ -14,6 +14,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/tune"
 )
 
 // Result is what Run produced.
@@ -41,10 +42,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	qrels, queries, err := judgedQueries(ds, spec.Split)
+	j, queries, err := ds.JudgedQueries(spec.Split)
 	if err != nil {
 		return nil, err
 	}
+	qrels := eval.Qrels(j)
 	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
@@ -54,13 +56,19 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	if spec.Configs, err = addLearned(spec, ix, queries); err != nil {
+		return nil, err
+	}
 	for _, c := range spec.Configs {
-		if err := ix.CheckFusion(c.Fusion); !c.Oracle && err != nil {
+		if err := ix.CheckFusion(c.Fusion); !c.Oracle && !c.CV && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
-	runs, err := search(ctx, spec, ix, queries, &tm)
+	runs, batches, err := search(ctx, spec, ix, queries, &tm)
 	if err != nil {
+		return nil, err
+	}
+	if err := crossValidate(spec, ix, queries, batches, qrels, runs); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
@@ -77,46 +85,32 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, nil
 }
 
-// judgedQueries reads the split's judgements and the queries they judge.
-func judgedQueries(ds *corpus.Dataset, split string) (eval.Qrels, []corpus.Query, error) {
-	j, err := ds.ReadJudgements(split)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(j) == 0 {
-		return nil, nil, fmt.Errorf("experiment: the qrels of split %q of %s have no judgements", split, ds.Dir)
-	}
-	queries, err := ds.ReadQueries(corpus.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	queries = slices.DeleteFunc(queries, func(q corpus.Query) bool { return j[q.ID] == nil })
-	if len(queries) == 0 {
-		return nil, nil, fmt.Errorf("experiment: no query of %s has judgements in split %q", ds.Queries, split)
-	}
-	return eval.Qrels(j), queries, nil
-}
-
 // search embeds and searches the queries batch by batch and fuses every
-// configuration from the same chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, error) {
+// configuration from the same chunk lists; with cross-validation it also
+// returns the batches' chunk lists.
+func search(ctx context.Context, spec Spec, ix *msrag.Index, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
-		if !c.Oracle {
+		if !c.Oracle && !c.CV {
 			runs[c.Name] = eval.Run{}
 		}
 	}
+	var batches []*msrag.ChunkHits
 	for lo := 0; lo < len(queries); lo += spec.Batch {
 		batch := queries[lo:min(lo+spec.Batch, len(queries))]
-		if err := searchBatch(ctx, spec, ix, batch, runs, tm); err != nil {
-			return nil, fmt.Errorf("experiment: queries %d to %d: %w", lo+1, lo+len(batch), err)
+		ch, err := searchBatch(ctx, spec, ix, batch, runs, tm)
+		if err != nil {
+			return nil, nil, fmt.Errorf("experiment: queries %d to %d: %w", lo+1, lo+len(batch), err)
+		}
+		if spec.CVFolds > 1 {
+			batches = append(batches, ch)
 		}
 		fmt.Fprintf(spec.Log, "eval: searched %d of %d queries\n", lo+len(batch), len(queries))
 	}
-	return runs, nil
+	return runs, batches, nil
 }
 
-func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus.Query, runs map[string]eval.Run, tm *report.Timings) error {
+func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus.Query, runs map[string]eval.Run, tm *report.Timings) (*msrag.ChunkHits, error) {
 	texts := make([]string, len(batch))
 	for i, q := range batch {
 		texts[i] = q.Text
@@ -124,21 +118,21 @@ func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus
 	t0 := time.Now()
 	vecs, err := ix.EmbedQueries(ctx, texts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t1 := time.Now()
 	ch, err := ix.SearchVectors(ctx, vecs, spec.WindowK)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t2 := time.Now()
 	for _, c := range spec.Configs {
-		if c.Oracle {
+		if c.Oracle || c.CV {
 			continue
 		}
 		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion})
 		if err != nil {
-			return fmt.Errorf("configuration %s: %w", c.Name, err)
+			return nil, fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
 		for qi, q := range batch {
 			row := make([]eval.Hit, len(hits[qi]))
@@ -151,6 +145,64 @@ func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus
 	tm.Embed += t1.Sub(t0).Seconds()
 	tm.Search += t2.Sub(t1).Seconds()
 	tm.Fuse += time.Since(t2).Seconds()
+	return ch, nil
+}
+
+// addLearned checks spec's fusion model against the index and the queries
+// and adds its configurations, and those of cross-validation.
+func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
+	configs := spec.Configs
+	if m := spec.FusionModel; m != nil {
+		if err := ix.CheckFusionModel(m); err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(queries))
+		for i, q := range queries {
+			ids[i] = q.ID
+		}
+		if seen := m.Overlap(ids); len(seen) > 0 {
+			return nil, fmt.Errorf("experiment: the fusion model was trained on %d of these %d queries (%q, ...: %s split %s); evaluate it on queries it has not seen",
+				len(seen), len(ids), seen[0], m.Training.Dataset, m.Training.Split)
+		}
+		lc, err := learnedConfigs(m)
+		if err != nil {
+			return nil, err
+		}
+		configs = append(slices.Clone(configs), lc...)
+	}
+	if spec.CVFolds > 1 {
+		configs = append(slices.Clone(configs), cvConfigs...)
+	}
+	return configs, nil
+}
+
+// crossValidate adds the runs of the cross-validated configurations.
+func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches []*msrag.ChunkHits, qrels eval.Qrels, runs map[string]eval.Run) error {
+	if spec.CVFolds < 2 {
+		return nil
+	}
+	ids := make([]string, len(queries))
+	for i, q := range queries {
+		ids[i] = q.ID
+	}
+	group := func(id string) string { return id }
+	if re := spec.CVGroup; re != nil {
+		group = func(id string) string {
+			m := re.FindStringSubmatch(id)
+			switch {
+			case len(m) > 1:
+				return m[1]
+			case len(m) == 1:
+				return m[0]
+			}
+			return id
+		}
+	}
+	lin, routed, err := tune.CrossValidate(ix, tune.NewSet(ids, batches, qrels), group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
+	if err != nil {
+		return fmt.Errorf("experiment: cross-validation: %w", err)
+	}
+	runs["learned-cv"], runs["learned+router-cv"] = lin, routed
 	return nil
 }
 

@@ -22,14 +22,43 @@ func score(spec Spec, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.Kind, Fusion: c.Fusion.String(),
-			Windows: windowSizes(c), RunFile: filepath.Join("runs", c.Fusion.FileName()+".trec"), Results: r})
+		res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.Kind, Fusion: c.fusionText(),
+			Windows: windowSizes(c), RunFile: filepath.Join("runs", c.fileName()), Results: r})
 		if c.Kind == report.KindWindow {
 			names, singles = append(names, c.Name), append(singles, r)
 		}
 	}
 	if o := res.Report.Config(report.KindOracle); o != nil {
-		return fillOracle(res.Report, o, names, singles)
+		if err := fillOracle(res.Report, o, names, singles); err != nil {
+			return err
+		}
+	}
+	return pair(res.Report)
+}
+
+// PairedMetric is the metric configurations are compared on, query by query.
+const PairedMetric = "ndcg_cut_10"
+
+// pair compares every configuration with the best single window (chosen
+// after the fact, which flatters it) and with rrf.
+func pair(e *report.Eval) error {
+	e.PairedMetric = PairedMetric
+	base := map[string]*report.Config{"best_window": e.BestWindow(PairedMetric), "rrf": e.Config("rrf")}
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		for name, b := range base {
+			if b == nil || b == c {
+				continue
+			}
+			p, err := eval.Compare(c.Results, b.Results, PairedMetric)
+			if err != nil {
+				return fmt.Errorf("experiment: comparing %s with %s: %w", c.Name, b.Name, err)
+			}
+			if c.Paired == nil {
+				c.Paired = map[string]eval.Paired{}
+			}
+			c.Paired[name] = p
+		}
 	}
 	return nil
 }

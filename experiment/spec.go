@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"github.com/msrag/msrag"
@@ -44,6 +45,17 @@ type Spec struct {
 	Corpus corpus.Options
 	// Progress receives the counters of a build.
 	Progress func(msrag.Progress)
+	// FusionModel, when set, adds the configurations "learned" (its rule)
+	// and "learned+router"; it must not have been trained on any query of
+	// the split evaluated.
+	FusionModel *msrag.FusionModel
+	// CVFolds > 1 adds "learned-cv" and "learned+router-cv": each query
+	// ranked by a rule and router fitted (package tune) on the queries of
+	// the other folds, for a split without a training split of its own.
+	// CVGroup, when set, keeps the queries whose ids it maps to one value
+	// (its first submatch, else the whole match) in one fold.
+	CVFolds int
+	CVGroup *regexp.Regexp
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer

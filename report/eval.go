@@ -46,6 +46,8 @@ type Eval struct {
 	Configs []Config `json:"configs"`
 	// Oracle says how the oracle configuration was formed; nil without one.
 	Oracle *Oracle `json:"oracle,omitempty"`
+	// PairedMetric is the metric of the configurations' paired comparisons.
+	PairedMetric string `json:"paired_metric,omitempty"`
 }
 
 // Model identifies the embedding model.
@@ -99,6 +101,10 @@ type Config struct {
 	// UpperBound marks the oracle: it looks at the labels.
 	UpperBound bool         `json:"upper_bound,omitempty"`
 	Results    eval.Results `json:"results"`
+	// Paired compares it query by query on Eval.PairedMetric with the
+	// baselines: "best_window" (the single window with the best mean,
+	// chosen after the fact) and "rrf".
+	Paired map[string]eval.Paired `json:"paired,omitempty"`
 }
 
 // Oracle describes the oracle configuration.

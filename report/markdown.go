@@ -218,6 +218,7 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 	if err := e.writeOracle(bw); err != nil {
 		return err
 	}
+	e.writePaired(bw)
 
 	fmt.Fprintf(bw, "## All configurations\n\n")
 	t := &table{head: []string{"configuration", "queries"}, right: []bool{false, true}}
@@ -240,6 +241,40 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 
 	e.writeRun(bw)
 	return bw.Flush()
+}
+
+// writePaired writes every configuration's paired differences from the best
+// window and from rrf.
+func (e *Eval) writePaired(bw io.Writer) {
+	if e.PairedMetric == "" {
+		return
+	}
+	m := metricLabel(e.PairedMetric)
+	best := e.BestWindow(e.PairedMetric)
+	fmt.Fprintf(bw, "## Paired comparisons (%s)\n\n", m)
+	fmt.Fprintf(bw, "Per configuration, the mean difference in %s from the best single window", m)
+	if best != nil {
+		fmt.Fprintf(bw, " (%s, chosen after the fact, which flatters it)", best.Name)
+	}
+	fmt.Fprintf(bw, " and from rrf, over the same queries, with a 95%% paired bootstrap interval "+
+		"(10,000 resamplings of the queries) and the queries it wins, ties and loses.\n\n")
+	t := &table{head: []string{"configuration", "− best window", "95% interval", "win/tie/loss", "− rrf", "95% interval", "win/tie/loss"},
+		right: []bool{false, true, true, true, true, true, true}}
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		row := []string{c.label()}
+		for _, b := range []string{"best_window", "rrf"} {
+			p, ok := c.Paired[b]
+			if !ok {
+				row = append(row, "—", "—", "—")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%+.2f", 100*p.Diff), fmt.Sprintf("[%+.2f, %+.2f]", 100*p.Lo, 100*p.Hi),
+				fmt.Sprintf("%d/%d/%d", p.Wins, p.Ties, p.Losses))
+		}
+		t.rows = append(t.rows, row)
+	}
+	t.write(bw)
 }
 
 // writeOracle writes the histogram of the oracle's picks, if there is an oracle.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/report"
 )
@@ -48,6 +50,9 @@ func init() {
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines when building (0: all cores)"},
 			&cli.BoolFlag{Name: "rebuild", Usage: "build the index even when the one in --index matches"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of the index instead of failing"},
+			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: adds learned and learned+router (refused for queries it was trained on)"},
+			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
+			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 		}, corpusFlags()...), deviceFlags()...),
 		Action: evalAction,
@@ -78,7 +83,30 @@ func evalSpec(c *cli.Context) (experiment.Spec, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
-	return spec, nil
+	return spec, learnedFlags(c, &spec)
+}
+
+// learnedFlags reads --fusion-model, --cv-folds and --cv-group.
+func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
+	if p := c.String("fusion-model"); p != "" {
+		m, err := msrag.ReadFusionModel(p)
+		if err != nil {
+			return usageError{err}
+		}
+		spec.FusionModel = m
+	}
+	spec.CVFolds = c.Int("cv-folds")
+	if spec.CVFolds == 1 || spec.CVFolds < 0 {
+		return usagef("eval: --cv-folds %d: want 0 (none) or at least 2", spec.CVFolds)
+	}
+	if g := c.String("cv-group"); g != "" {
+		re, err := regexp.Compile(g)
+		if err != nil {
+			return usagef("eval: --cv-group: %w", err)
+		}
+		spec.CVGroup = re
+	}
+	return nil
 }
 
 func evalAction(c *cli.Context) error {

@@ -34,6 +34,7 @@ func init() {
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
 			&cli.StringFlag{Name: "fusion", Value: "rrf", Usage: "fusion rule (see above)"},
+			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
@@ -63,11 +64,15 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
 		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
 	}
-	f, err := msrag.ParseFusion(c.String("fusion"))
-	if err != nil {
-		return opts, 0, usagef("search: --fusion: %w", err)
+	if c.String("fusion-model") == "" {
+		f, err := msrag.ParseFusion(c.String("fusion"))
+		if err != nil {
+			return opts, 0, usagef("search: --fusion: %w", err)
+		}
+		opts.Fusion = f
+	} else if fu := c.String("fusion"); c.IsSet("fusion") && fu != "learned" && fu != "learned+router" {
+		return opts, 0, usagef("search: with --fusion-model, --fusion is learned or learned+router, not %q", fu)
 	}
-	opts.Fusion = f
 	format, err := output.ParseRunFormat(c.String("format"))
 	if err != nil {
 		return opts, 0, usagef("search: --format: %w", err)
@@ -88,6 +93,9 @@ func searchAction(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
+	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
+		return err
+	}
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
@@ -102,6 +110,23 @@ func searchAction(c *cli.Context) error {
 	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
 		return searchAll(c, ix, queries, qpath, opts, output.NewRunWriter(w, format, c.String("tag")))
 	})
+}
+
+// modelFusion returns the rule of --fusion-model (checked against the
+// index), or f when there is none.
+func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion, error) {
+	p := c.String("fusion-model")
+	if p == "" {
+		return f, nil
+	}
+	m, err := msrag.ReadFusionModel(p)
+	if err != nil {
+		return f, usageError{err}
+	}
+	if err := ix.CheckFusionModel(m); err != nil {
+		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
+	}
+	return m.Fusion(c.String("fusion") == "learned+router")
 }
 
 // searchAll searches the queries batch by batch and writes the hits.

@@ -1,0 +1,161 @@
+package msrag
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/router"
+)
+
+// FusionModelFormat is the format version of a fusion model file.
+const FusionModelFormat = 1
+
+// FusionModel is a fusion rule learned on labelled training queries (msrag
+// tune writes it as fusion.json): the static rule, an optional query router,
+// what it was trained on and how it was chosen. It serves only indices of
+// the same model with the same windows.
+type FusionModel struct {
+	Format int `json:"format"`
+	// Model is the embedding model of the index it was trained on.
+	Model ModelInfo `json:"model"`
+	// Windows are the index windows the rule fuses, in order.
+	Windows []ModelWindow `json:"windows"`
+	// Rule is the learned static rule in ParseFusion's form.
+	Rule string `json:"rule"`
+	// Router weighs the windows per query; nil when none was fitted.
+	Router *router.Model `json:"router,omitempty"`
+	// Training says which queries it saw.
+	Training Training `json:"training"`
+	// Choice records the candidates and their cross-validated scores.
+	Choice  json.RawMessage `json:"choice,omitempty"`
+	Created time.Time       `json:"created"`
+}
+
+// ModelWindow is a window as a fusion model records it.
+type ModelWindow struct {
+	Name     string `json:"name"`
+	Size     int    `json:"size"`
+	Stride   int    `json:"stride,omitempty"`
+	Truncate bool   `json:"truncate,omitempty"`
+}
+
+// Training describes the queries a fusion model was fitted on.
+type Training struct {
+	Dataset string `json:"dataset"`
+	Split   string `json:"split"`
+	// QueryIDs are the training queries' ids, sorted: evaluating on any of
+	// them is refused.
+	QueryIDs []string `json:"query_ids"`
+}
+
+// Fusion returns the model's rule, with its router when withRouter is set.
+func (m *FusionModel) Fusion(withRouter bool) (Fusion, error) {
+	f, err := ParseFusion(m.Rule)
+	if err != nil {
+		return Fusion{}, fmt.Errorf("msrag: fusion model rule: %w", err)
+	}
+	if withRouter {
+		if m.Router == nil {
+			return Fusion{}, fmt.Errorf("msrag: the fusion model has no router")
+		}
+		f.Router = m.Router
+	}
+	return f, nil
+}
+
+// Overlap returns the queries of ids the model was trained on.
+func (m *FusionModel) Overlap(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if _, ok := slices.BinarySearch(m.Training.QueryIDs, id); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// CheckFusionModel fails unless m was trained on an index of this index's
+// model with the windows it fuses.
+func (ix *Index) CheckFusionModel(m *FusionModel) error {
+	if m.Model != ix.man.Model {
+		return fmt.Errorf("msrag: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
+			m.Model.Name, m.Model.ModelSHA256, ix.man.Model.Name, ix.man.Model.ModelSHA256, ErrIndexMismatch)
+	}
+	have := ix.Windows()
+	for _, w := range m.Windows {
+		want := chunk.Window{Size: w.Size, Stride: w.Stride, Truncate: w.Truncate}
+		if !slices.Contains(have, want) {
+			return fmt.Errorf("msrag: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
+				w.Name, w.Size, windowList(have), ErrIndexMismatch)
+		}
+	}
+	return nil
+}
+
+func windowList(ws []chunk.Window) string {
+	s := ""
+	for i, w := range ws {
+		if i > 0 {
+			s += ", "
+		}
+		s += w.Name()
+	}
+	return s
+}
+
+// modelWindows records windows for a fusion model.
+func modelWindows(ws []chunk.Window) []ModelWindow {
+	out := make([]ModelWindow, len(ws))
+	for i, w := range ws {
+		out[i] = ModelWindow{Name: w.Name(), Size: w.Size, Stride: w.Stride, Truncate: w.Truncate}
+	}
+	return out
+}
+
+// NewFusionModel starts a fusion model for rule, trained on ix.
+func (ix *Index) NewFusionModel(rule Fusion, fused []chunk.Window, tr Training) *FusionModel {
+	slices.Sort(tr.QueryIDs)
+	static := rule
+	static.Router = nil
+	return &FusionModel{Format: FusionModelFormat, Model: ix.man.Model, Windows: modelWindows(fused), Rule: static.String(),
+		Router: rule.Router, Training: tr, Created: time.Now().UTC().Truncate(time.Second)}
+}
+
+// ReadFusionModel reads a fusion model file.
+func ReadFusionModel(path string) (*FusionModel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: %w", err)
+	}
+	var m FusionModel
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("msrag: fusion model %s: %w", path, err)
+	}
+	if m.Format != FusionModelFormat {
+		return nil, fmt.Errorf("msrag: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
+	}
+	if _, err := m.Fusion(false); err != nil {
+		return nil, fmt.Errorf("msrag: fusion model %s: %w", path, err)
+	}
+	if !slices.IsSorted(m.Training.QueryIDs) {
+		slices.Sort(m.Training.QueryIDs)
+	}
+	return &m, nil
+}
+
+// Write writes the model to path, atomically.
+func (m *FusionModel) Write(path string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = safefile.WriteFile(path, append(data, '\n'))
+	}
+	if err != nil {
+		return fmt.Errorf("msrag: writing fusion model %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package tune
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/eval"
+)
+
+// Options says how to fit. The zero value uses 5 folds and seed 1.
+type Options struct {
+	Folds int
+	Seed  uint64
+	// Log receives a line per step; nil discards them.
+	Log io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.Folds < 2 {
+		o.Folds = 5
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return o
+}
+
+// Choice records what fitting tried, for the fusion model file.
+type Choice struct {
+	// Train holds the mean nDCG@10 on the training queries of the rules
+	// the learned one is measured against, and of the learned one.
+	Train  map[string]float64 `json:"train_ndcg_cut_10"`
+	Start  string             `json:"linear_start"`
+	Router *RouterChoice      `json:"router"`
+}
+
+// Fit learns a linear rule over every window of ix and a router for it on
+// s, and returns them as a fusion model that records tr.
+func Fit(ix *msrag.Index, s *Set, tr msrag.Training, o Options) (*msrag.FusionModel, error) {
+	o = o.withDefaults()
+	windows, sliding := names(ix.Windows())
+	ch := &Choice{Train: map[string]float64{}}
+	for _, b := range append([]string{"rrf", "combsum:norm=zscore"}, sliding...) {
+		f, _ := msrag.ParseFusion(b)
+		_, sc, err := s.Score(ix, f)
+		if err != nil {
+			return nil, err
+		}
+		ch.Train[f.String()] = sc
+	}
+	lin, err := FitLinear(ix, s, windows, sliding)
+	if err != nil {
+		return nil, err
+	}
+	ch.Train["learned"], ch.Start = lin.Score, lin.Start
+	fmt.Fprintf(o.Log, "tune: linear rule from %s: train nDCG@10 %.4f: %s\n", lin.Start, lin.Score, lin.Fusion)
+	r, rc, err := FitRouter(ix, s, lin.Fusion, windows, o.Folds, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	ch.Router = rc
+	fmt.Fprintf(o.Log, "tune: router penalty %g (%d-fold cross-validated nDCG@10 %v)\n", rc.Lambda, rc.Folds, rc.CV)
+	rule := lin.Fusion
+	rule.Router = r
+	tr.QueryIDs = slices.Clone(s.IDs)
+	m := ix.NewFusionModel(rule, ix.Windows(), tr)
+	if m.Choice, err = json.Marshal(ch); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// names returns the names of all windows and of the sliding ones.
+func names(ws []chunk.Window) (all, sliding []string) {
+	for _, w := range ws {
+		all = append(all, w.Name())
+		if !w.Truncate {
+			sliding = append(sliding, w.Name())
+		}
+	}
+	return all, sliding
+}
+
+// CrossValidate ranks every query of s with rules fitted on the other folds:
+// the queries are split into folds by group (every query of a group in one
+// fold), and for each fold the linear rule and its router are fitted on the
+// rest. It returns the held-out runs of the linear rule and of the rule with
+// its router, k documents per query.
+func CrossValidate(ix *msrag.Index, s *Set, group func(id string) string, o Options, k int) (linear, routed eval.Run, err error) {
+	o = o.withDefaults()
+	fold := groupFolds(s.IDs, group, o.Folds, o.Seed)
+	linear, routed = eval.Run{}, eval.Run{}
+	for f := range o.Folds {
+		var train, test []int
+		for q, g := range fold {
+			if g == f {
+				test = append(test, q)
+			} else {
+				train = append(train, q)
+			}
+		}
+		if len(test) == 0 || len(train) == 0 {
+			continue
+		}
+		if err := foldRuns(ix, s, train, test, o, k, linear, routed); err != nil {
+			return nil, nil, fmt.Errorf("tune: fold %d of %d: %w", f+1, o.Folds, err)
+		}
+		fmt.Fprintf(o.Log, "tune: fold %d of %d: %d training queries, %d held out\n", f+1, o.Folds, len(train), len(test))
+	}
+	return linear, routed, nil
+}
+
+// foldRuns fits on train and adds the runs of test to linear and routed.
+func foldRuns(ix *msrag.Index, s *Set, train, test []int, o Options, k int, linear, routed eval.Run) error {
+	tr, te := s.Subset(train), s.Subset(test)
+	windows, sliding := names(ix.Windows())
+	lin, err := FitLinear(ix, tr, windows, sliding)
+	if err != nil {
+		return err
+	}
+	r, _, err := FitRouter(ix, tr, lin.Fusion, windows, o.Folds, o.Seed)
+	if err != nil {
+		return err
+	}
+	withRouter := lin.Fusion
+	withRouter.Router = r
+	for _, p := range []struct {
+		f   msrag.Fusion
+		run eval.Run
+	}{{lin.Fusion, linear}, {withRouter, routed}} {
+		run, err := te.Run(ix, p.f, k)
+		if err != nil {
+			return err
+		}
+		for id, hits := range run {
+			p.run[id] = hits
+		}
+	}
+	return nil
+}
+
+// groupFolds assigns each query the fold of its group: groups shuffled with
+// seed and dealt round robin.
+func groupFolds(ids []string, group func(string) string, folds int, seed uint64) []int {
+	var groups []string
+	of := map[string]int{}
+	for _, id := range ids {
+		g := group(id)
+		if _, ok := of[g]; !ok {
+			of[g] = len(groups)
+			groups = append(groups, g)
+		}
+	}
+	slices.Sort(groups)
+	deal := assignFolds(len(groups), folds, seed)
+	gf := map[string]int{}
+	for i, g := range groups {
+		gf[g] = deal[i]
+	}
+	out := make([]int, len(ids))
+	for q, id := range ids {
+		out[q] = gf[group(id)]
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package tune
+
+import (
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fuse"
+)
+
+// Grid is the values coordinate ascent tries for each coefficient.
+var Grid = []float64{0, 0.25, 0.5, 1, 2, 4}
+
+// Passes is the most rounds of coordinate ascent over all coefficients.
+const Passes = 3
+
+// Linear is a fitted linear rule and its training score.
+type Linear struct {
+	Fusion msrag.Fusion
+	Score  float64 // mean nDCG@10 on the set it was fitted on
+	Start  string  // the starting rule it was fitted from
+}
+
+// FitLinear fits the linear rule's coefficients over windows (names) by
+// coordinate ascent on mean nDCG@10 of s, once from each rule it generalises
+// (CombSUM-z: every score coefficient 1; RRF: every votes coefficient 1;
+// DocRRF: every rank coefficient 1) over the sliding windows, keeping the
+// best. Each pass tries every value of Grid for every coefficient in turn and
+// keeps a change only when it raises the score.
+func FitLinear(ix *msrag.Index, s *Set, windows []string, sliding []string) (*Linear, error) {
+	var best *Linear
+	for i, start := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
+		theta := make([]float64, fuse.NumLinear*len(windows))
+		for w, name := range windows {
+			if contains(sliding, name) {
+				theta[fuse.NumLinear*w+[]int{fuse.LinearScore, fuse.LinearVotes, fuse.LinearRank}[i]] = 1
+			}
+		}
+		l, err := ascend(ix, s, windows, theta)
+		if err != nil {
+			return nil, err
+		}
+		l.Start = start
+		if best == nil || l.Score > best.Score {
+			best = l
+		}
+	}
+	return best, nil
+}
+
+// ascend runs coordinate ascent from theta.
+func ascend(ix *msrag.Index, s *Set, windows []string, theta []float64) (*Linear, error) {
+	_, score, err := s.Score(ix, linearFusion(windows, theta))
+	if err != nil {
+		return nil, err
+	}
+	for range Passes {
+		improved := false
+		for i := range theta {
+			old := theta[i]
+			for _, v := range Grid {
+				if v == old {
+					continue
+				}
+				theta[i] = v
+				_, sc, err := s.Score(ix, linearFusion(windows, theta))
+				if err != nil {
+					return nil, err
+				}
+				if sc > score+1e-12 {
+					score, old, improved = sc, v, true
+				}
+			}
+			theta[i] = old
+		}
+		if !improved {
+			break
+		}
+	}
+	return &Linear{Fusion: linearFusion(windows, theta), Score: score}, nil
+}
+
+// linearFusion is the linear rule with coefficients theta over windows.
+func linearFusion(windows []string, theta []float64) msrag.Fusion {
+	f := msrag.Fusion{Method: fuse.MethodLinear, Windows: windows,
+		Score: map[string]float64{}, Rank: map[string]float64{}, Votes: map[string]float64{}}
+	for w, name := range windows {
+		for m, v := range map[*map[string]float64]float64{
+			&f.Score: theta[fuse.NumLinear*w+fuse.LinearScore],
+			&f.Rank:  theta[fuse.NumLinear*w+fuse.LinearRank],
+			&f.Votes: theta[fuse.NumLinear*w+fuse.LinearVotes],
+		} {
+			if v != 0 {
+				(*m)[name] = v
+			}
+		}
+	}
+	return f
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fuse"
+)
+
+// Set is a split's queries, searched once.
+type Set struct {
+	IDs   []string
+	Hits  *msrag.ChunkHits // every window's lists, all queries in one
+	Qrels eval.Qrels
+}
+
+// Load searches the judged queries of a dataset's split in ix.
+func Load(ctx context.Context, ix *msrag.Index, dataset, split string, batch, windowK int) (*Set, error) {
+	ds, err := corpus.OpenDataset(dataset)
+	if err != nil {
+		return nil, err
+	}
+	j, queries, err := ds.JudgedQueries(split)
+	if err != nil {
+		return nil, err
+	}
+	return Search(ctx, ix, queries, eval.Qrels(j), batch, windowK)
+}
+
+// Search embeds and searches queries in batches of batch and gathers the
+// chunk lists of every window (windowK chunks each) into one Set.
+func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
+	set := &Set{Qrels: qrels}
+	var parts []*msrag.ChunkHits
+	for lo := 0; lo < len(queries); lo += batch {
+		b := queries[lo:min(lo+batch, len(queries))]
+		texts := make([]string, len(b))
+		for i, q := range b {
+			texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
+		}
+		ch, err := ix.SearchChunks(ctx, texts, windowK)
+		if err != nil {
+			return nil, fmt.Errorf("tune: queries %d to %d: %w", lo+1, lo+len(b), err)
+		}
+		parts = append(parts, ch)
+	}
+	set.Hits = concat(parts)
+	return set, nil
+}
+
+// NewSet makes a Set of queries ids searched in consecutive batches.
+func NewSet(ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) *Set {
+	return &Set{IDs: ids, Hits: concat(batches), Qrels: qrels}
+}
+
+// concat joins chunk hits of consecutive batches.
+func concat(parts []*msrag.ChunkHits) *msrag.ChunkHits {
+	out := &msrag.ChunkHits{Windows: parts[0].Windows, Dims: parts[0].Dims}
+	nw := len(out.Windows)
+	out.Hits, out.Start, out.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
+	for _, p := range parts {
+		out.NQ += p.NQ
+		out.Queries = append(out.Queries, p.Queries...)
+		for w := range nw {
+			h := &out.Hits[w]
+			h.K = p.Hits[w].K
+			h.Docs = append(h.Docs, p.Hits[w].Docs...)
+			h.Scores = append(h.Scores, p.Hits[w].Scores...)
+			out.Start[w] = append(out.Start[w], p.Start[w]...)
+			out.End[w] = append(out.End[w], p.End[w]...)
+		}
+	}
+	return out
+}
+
+// Subset returns the set of the queries at positions idx.
+func (s *Set) Subset(idx []int) *Set {
+	ch := s.Hits
+	out := &Set{Qrels: s.Qrels}
+	sub := &msrag.ChunkHits{NQ: len(idx), Windows: ch.Windows, Dims: ch.Dims}
+	nw := len(ch.Windows)
+	sub.Hits, sub.Start, sub.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
+	for _, q := range idx {
+		out.IDs = append(out.IDs, s.IDs[q])
+		sub.Queries = append(sub.Queries, ch.Queries[q*ch.Dims:(q+1)*ch.Dims]...)
+		for w := range nw {
+			k := ch.Hits[w].K
+			h := &sub.Hits[w]
+			h.K = k
+			h.Docs = append(h.Docs, ch.Hits[w].Docs[q*k:(q+1)*k]...)
+			h.Scores = append(h.Scores, ch.Hits[w].Scores[q*k:(q+1)*k]...)
+			sub.Start[w] = append(sub.Start[w], ch.Start[w][q*k:(q+1)*k]...)
+			sub.End[w] = append(sub.End[w], ch.End[w][q*k:(q+1)*k]...)
+		}
+	}
+	out.Hits = sub
+	return out
+}
+
+// Run fuses the set with f into a run of k documents per query.
+func (s *Set) Run(ix *msrag.Index, f msrag.Fusion, k int) (eval.Run, error) {
+	hits, err := ix.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f})
+	if err != nil {
+		return nil, err
+	}
+	run := make(eval.Run, len(s.IDs))
+	for q, id := range s.IDs {
+		row := make([]eval.Hit, len(hits[q]))
+		for j, h := range hits[q] {
+			row[j] = eval.Hit{Doc: h.DocID, Score: h.Score}
+		}
+		run[id] = row
+	}
+	return run, nil
+}
+
+// Metric is what fitting maximises: mean nDCG@10.
+const Metric = "ndcg_cut_10"
+
+// Score returns each query's nDCG@10 under f, in the order of s.IDs, and
+// their mean.
+func (s *Set) Score(ix *msrag.Index, f msrag.Fusion) ([]float64, float64, error) {
+	run, err := s.Run(ix, f, 100)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, err := eval.Evaluate(s.Qrels, run, Metric)
+	if err != nil {
+		return nil, 0, err
+	}
+	per := make([]float64, len(s.IDs))
+	for i, id := range s.IDs {
+		per[i] = r.PerQuery[id][Metric]
+	}
+	return per, r.Mean[Metric], nil
+}

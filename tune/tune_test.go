@@ -1,0 +1,101 @@
+package tune
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/onnx"
+)
+
+// tinySet builds an index of the test dataset and searches its train split.
+func tinySet(t *testing.T) (*msrag.Index, *Set) {
+	t.Helper()
+	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	emb, err := testembed.OpenNamed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if err := testembed.WriteDataset(data, 160); err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := corpus.OpenDataset(data)
+	src, err := ds.OpenCorpus(corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: append(chunk.Sizes(8, 16, 32), chunk.Full)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	set, err := Load(context.Background(), ix, data, "train", 16, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, set
+}
+
+// TestFitLinearNeverLosesToItsStarts: coordinate ascent only keeps changes
+// that raise the training score, so the fitted rule scores at least as well
+// on the training queries as each rule it starts from.
+func TestFitLinearNeverLosesToItsStarts(t *testing.T) {
+	ix, set := tinySet(t)
+	all, sliding := names(ix.Windows())
+	lin, err := FitLinear(ix, set, all, sliding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
+		f, _ := msrag.ParseFusion(s)
+		_, sc, err := set.Score(ix, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lin.Score < sc-1e-12 {
+			t.Errorf("learned %s scores %v on its training queries, below %s's %v", lin.Fusion, lin.Score, s, sc)
+		}
+	}
+	if _, sc, _ := set.Score(ix, lin.Fusion); sc != lin.Score {
+		t.Errorf("the fitted rule scores %v again, %v when fitted", sc, lin.Score)
+	}
+}
+
+func TestSubsetAndFolds(t *testing.T) {
+	ix, set := tinySet(t)
+	sub := set.Subset([]int{2, 0})
+	if sub.Hits.NQ != 2 || sub.IDs[0] != set.IDs[2] || len(sub.Hits.Queries) != 2*set.Hits.Dims {
+		t.Fatalf("subset: %d queries, ids %v", sub.Hits.NQ, sub.IDs)
+	}
+	a, _, _ := set.Score(ix, msrag.Single("w8"))
+	b, _, _ := sub.Score(ix, msrag.Single("w8"))
+	if b[0] != a[2] || b[1] != a[0] {
+		t.Errorf("a subset scores its queries as the whole set did: %v vs %v", b, []float64{a[2], a[0]})
+	}
+	ids := []string{"m1-a", "m2-a", "m1-b", "m3-a", "m2-b", "m3-b", "m4-a"}
+	group := func(id string) string { return id[:2] }
+	fold := groupFolds(ids, group, 3, 7)
+	byGroup := map[string]int{}
+	seen := map[int]bool{}
+	for q, id := range ids {
+		if f, ok := byGroup[group(id)]; ok && f != fold[q] {
+			t.Errorf("group %s is split over folds %d and %d", group(id), f, fold[q])
+		}
+		byGroup[group(id)] = fold[q]
+		seen[fold[q]] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("4 groups dealt into %d of 3 folds", len(seen))
+	}
+}
