@@ -7,14 +7,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -241,17 +244,61 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		qps(b)
 	})
-	b.Run("stage=fuse", func(b *testing.B) {
-		ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := ix.Fuse(ch, opts); err != nil {
-				b.Fatal(err)
+	ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rule := range benchRules(b, ix) {
+		b.Run("stage=fuse/rule="+rule.name, func(b *testing.B) {
+			o := opts
+			o.Fusion = rule.f
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ix.Fuse(ch, o); err != nil {
+					b.Fatal(err)
+				}
 			}
+			qps(b)
+		})
+	}
+}
+
+// benchRules are the fusion rules BenchmarkSearch times: plain RRF, the
+// label-free rules, and a learned linear rule with and without a router (its
+// coefficients arbitrary: the cost does not depend on them).
+func benchRules(tb testing.TB, ix *Index) []struct {
+	name string
+	f    Fusion
+} {
+	var out []struct {
+		name string
+		f    Fusion
+	}
+	for _, s := range []string{"rrf", "combmnz:norm=minmax", "combsum:norm=zscore,adapt=entropy:0.3",
+		"linear:score=100:0.25/500:1,rank=100:1/200:0.25,votes=100:1/200:0.25"} {
+		f, err := ParseFusion(s)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		qps(b)
-	})
+		out = append(out, struct {
+			name string
+			f    Fusion
+		}{strings.SplitN(s, ":", 2)[0], f})
+	}
+	lin := out[len(out)-1].f
+	names := []string{"w100", "w200", "w500"}
+	in := benchDims + len(names)*fuse.NumFeatures
+	m := &router.Model{Windows: names, Inputs: in, Mean: make([]float64, in), Std: make([]float64, in), W: make([]float64, (in+1)*len(names))}
+	for i := range m.Std {
+		m.Std[i] = 1
+	}
+	for i := range m.W {
+		m.W[i] = float64(i%7-3) / 100
+	}
+	lin.Router = m
+	out[1].name, out[2].name = "combmnz", "combsum-adapt"
+	return append(out, struct {
+		name string
+		f    Fusion
+	}{"linear+router", lin})
 }

@@ -1,6 +1,8 @@
 package msrag
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,6 +53,26 @@ type Training struct {
 	// QueryIDs are the training queries' ids, sorted: evaluating on any of
 	// them is refused.
 	QueryIDs []string `json:"query_ids"`
+	// Fingerprint is the sha256 of the training judgements, one
+	// "query<TAB>document<TAB>level" line each, sorted.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// JudgementsFingerprint is the sha256 of judgements as Training.Fingerprint
+// records them.
+func JudgementsFingerprint(q map[string]map[string]int) string {
+	var lines []string
+	for qid, docs := range q {
+		for d, l := range docs {
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%d\n", qid, d, l))
+		}
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Fusion returns the model's rule, with its router when withRouter is set.

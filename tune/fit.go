@@ -70,6 +70,11 @@ func Fit(ix *msrag.Index, s *Set, tr msrag.Training, o Options) (*msrag.FusionMo
 	rule := lin.Fusion
 	rule.Router = r
 	tr.QueryIDs = slices.Clone(s.IDs)
+	judged := map[string]map[string]int{}
+	for _, id := range s.IDs {
+		judged[id] = s.Qrels[id]
+	}
+	tr.Fingerprint = msrag.JudgementsFingerprint(judged)
 	m := ix.NewFusionModel(rule, ix.Windows(), tr)
 	if m.Choice, err = json.Marshal(ch); err != nil {
 		return nil, err
