@@ -33,6 +33,9 @@ type RouterChoice struct {
 // penalty that k-fold cross-validation on s finds best, and reports the
 // choice.
 func FitRouter(ix *msrag.Index, s *Set, rule msrag.Fusion, windows []string, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
+	if len(s.IDs) < 2*folds {
+		return nil, nil, fmt.Errorf("tune: %d training queries are too few for %d-fold cross-validation (at least %d)", len(s.IDs), folds, 2*folds)
+	}
 	x, y, err := routerData(ix, s, windows)
 	if err != nil {
 		return nil, nil, err

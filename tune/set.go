@@ -83,13 +83,15 @@ func (s *Set) Subset(idx []int) *Set {
 	sub := &msrag.ChunkHits{NQ: len(idx), Windows: ch.Windows, Dims: ch.Dims}
 	nw := len(ch.Windows)
 	sub.Hits, sub.Start, sub.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
+	for w := range nw {
+		sub.Hits[w].K = ch.Hits[w].K
+	}
 	for _, q := range idx {
 		out.IDs = append(out.IDs, s.IDs[q])
 		sub.Queries = append(sub.Queries, ch.Queries[q*ch.Dims:(q+1)*ch.Dims]...)
 		for w := range nw {
 			k := ch.Hits[w].K
 			h := &sub.Hits[w]
-			h.K = k
 			h.Docs = append(h.Docs, ch.Hits[w].Docs[q*k:(q+1)*k]...)
 			h.Scores = append(h.Scores, ch.Hits[w].Scores[q*k:(q+1)*k]...)
 			sub.Start[w] = append(sub.Start[w], ch.Start[w][q*k:(q+1)*k]...)

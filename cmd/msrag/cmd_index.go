@@ -68,6 +68,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
+	if _, err := embedderOptions(c); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	copts := corpusOptions(c)
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	cfg := msrag.Config{

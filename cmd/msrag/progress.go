@@ -21,7 +21,8 @@ type progressBar struct {
 	tty      bool
 	interval time.Duration
 	mu       sync.Mutex
-	last     time.Time
+	last     time.Time // the last drawing, or when the bar was made
+	drawn    bool
 	p        msrag.Progress
 }
 
@@ -30,7 +31,7 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 	if w == nil {
 		return nil
 	}
-	b := &progressBar{w: w, label: label, interval: 5 * time.Second}
+	b := &progressBar{w: w, label: label, interval: 5 * time.Second, last: time.Now()}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		b.tty, b.interval = true, 250*time.Millisecond
 	}
@@ -45,7 +46,7 @@ func (b *progressBar) update(p msrag.Progress) {
 	if time.Since(b.last) < b.interval {
 		return
 	}
-	b.last = time.Now()
+	b.last, b.drawn = time.Now(), true
 	b.draw(false)
 }
 
@@ -57,14 +58,15 @@ func (b *progressBar) callback() func(msrag.Progress) {
 	return b.update
 }
 
-// finish draws the last state and ends the line.
+// finish draws the last state and ends the line, when the bar has been
+// drawn at all (a build shorter than one interval prints nothing).
 func (b *progressBar) finish() {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.last.IsZero() {
+	if b.drawn {
 		b.draw(true)
 	}
 }
