@@ -1,14 +1,37 @@
 // Package msrag indexes a corpus at several chunk sizes and searches it with
-// Reciprocal Rank Fusion: the same documents are cut into windows of, say, 100,
-// 200 and 500 tokens, each window size gets its own FAISS index, a batch of
-// queries searches every index, and the retrieved chunks vote for their
-// documents.
+// fusion of the per-size rankings: the same documents are cut into windows
+// of, say, 100, 200 and 500 tokens, each window gets its own FAISS index, a
+// batch of queries searches every index, and the retrieved chunks vote for
+// their documents (Reciprocal Rank Fusion by default).
+//
+// This package holds the core nouns:
+//
+//   - [Build] reads a corpus and writes an [Index]: one builder runs named
+//     stages (read, prepare, order, embed, add) under one errgroup, so a
+//     failing or cancelled stage stops the others within a batch, and a
+//     bounded reorder buffer keeps memory flat; the index directory is
+//     staged, hashed as it is written and published whole under a lock
+//     (package internal/store). [Config] says how.
+//   - [Open] and [OpenWith] open an index, or shards of one corpus as one.
+//   - [Index.Search] embeds queries, searches every window (flat indices'
+//     scores made canonical, so shards rank as one index whatever the
+//     batch) and fuses them with a [Fusion]: a typed rule that
+//     [ParseFusion] reads from text. [FusionModel] is a rule learned on
+//     training queries (package tune), with an optional query router.
+//   - [Embedder] is the model behind an index (package embed states the
+//     contract; [OpenEmbedder] opens an ONNX model).
 //
 // The parts live in their own packages: [github.com/msrag/msrag/tokenizer]
 // (Hugging Face tokenizer.json in pure Go), [github.com/msrag/msrag/chunk]
-// (windows over token spans), [github.com/msrag/msrag/onnx] (the embedder),
+// (windows over token spans), [github.com/msrag/msrag/embed] (what an
+// embedder is), [github.com/msrag/msrag/onnx] (the in-process embedder),
+// [github.com/msrag/msrag/remote] (embedding servers),
 // [github.com/msrag/msrag/faiss] (the FAISS binding),
-// [github.com/msrag/msrag/fuse] (RRF and MaxP over whole batches),
-// [github.com/msrag/msrag/eval] (metrics as trec_eval computes them) and
-// [github.com/msrag/msrag/corpus] (streaming readers).
+// [github.com/msrag/msrag/fuse] (fusion rules over whole batches),
+// [github.com/msrag/msrag/router] (the learned query router),
+// [github.com/msrag/msrag/eval] (metrics as trec_eval computes them, paired
+// comparisons) and [github.com/msrag/msrag/corpus] (streaming readers,
+// datasets, judgements). Built on this package: experiment (evaluations),
+// tune (learned fusion), output (result and vector formats), report
+// (results.json and report.md) and cmd/msrag (the command line).
 package msrag
