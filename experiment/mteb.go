@@ -43,6 +43,10 @@ type MTEBOptions struct {
 	Languages []string
 	// MainScore is the MTEB name of the main metric; default ndcg_at_10.
 	MainScore string
+	// Model is MODEL in the model name msrag/MODEL-CONFIG; default the
+	// embedder's name. A suite that runs one model with several window
+	// sets names each set here.
+	Model string
 }
 
 // mtebTasks maps BEIR/MTEB dataset names (directory names, and the NAME of
@@ -75,7 +79,8 @@ func TaskName(dir string) string {
 
 // resolve fills in the defaults for the dataset ds with fingerprint fp.
 func (o MTEBOptions) resolve(ds *corpus.Dataset, fp string) *report.MTEBInfo {
-	info := &report.MTEBInfo{Task: o.Task, DatasetRevision: o.Revision, Languages: slices.Clone(o.Languages), MainScore: o.MainScore}
+	info := &report.MTEBInfo{Task: o.Task, DatasetRevision: o.Revision, Languages: slices.Clone(o.Languages),
+		MainScore: o.MainScore, Model: o.Model}
 	if info.Task == "" {
 		info.Task = TaskName(ds.Dir)
 	}
@@ -214,7 +219,7 @@ type MTEBProvenance struct {
 
 // MTEBFile is one configuration's result in MTEB's layout.
 type MTEBFile struct {
-	// Model is the model name MTEB sees: msrag/MODEL-CONFIG.
+	// Model is the model name MTEB sees: msrag/MODEL-CONFIG (see MTEBFiles).
 	Model string
 	// Revision is the model revision: the first 12 hex digits of the ONNX
 	// model's sha256, or no_revision_available.
@@ -228,7 +233,11 @@ type MTEBFile struct {
 }
 
 // MTEBFiles returns the MTEB result of every configuration of e (the
-// oracle included, named as such and marked upper_bound). e.MTEB must be set.
+// oracle included, named as such and marked upper_bound). e.MTEB must be
+// set. The model MTEB sees is msrag/MODEL-CONFIG, MODEL being e.MTEB.Model
+// or else e.Model.Name, and CONFIG the name of the configuration's run file
+// (w100, rrf, rrf-100+200) or "oracle"; characters other than letters,
+// digits and ._+=,-_ are written "-".
 func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 	if e.MTEB == nil {
 		return nil, fmt.Errorf("experiment: results of %s have no MTEB names", e.Dataset)
@@ -240,7 +249,11 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		name := "msrag/" + pathSafe(e.Model.Name) + "-" + configFileName(c)
+		model := e.MTEB.Model
+		if model == "" {
+			model = e.Model.Name
+		}
+		name := "msrag/" + pathSafe(model) + "-" + configFileName(c)
 		f := MTEBFile{Model: name, Revision: rev,
 			Path: "results/" + strings.ReplaceAll(name, "/", "__") + "/" + rev + "/" + e.MTEB.Task + ".json",
 			Result: TaskResult{

@@ -69,6 +69,9 @@ type MTEBInfo struct {
 	Languages []string `json:"languages"`
 	// MainScore is the MTEB name of the task's main metric (ndcg_at_10).
 	MainScore string `json:"main_score"`
+	// Model is MODEL of the model names msrag/MODEL-CONFIG when it is not
+	// the embedder's name.
+	Model string `json:"model,omitempty"`
 }
 
 // Model identifies the embedding model.

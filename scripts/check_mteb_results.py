@@ -69,7 +69,7 @@ def expectations(results_files):
         if not m:
             sys.exit("check_mteb_results: %s has no mteb block (written by an older msrag?)" % path)
         for c in e["configs"]:
-            name = "msrag/%s-%s" % (safe(e["model"]["name"]), config_file_name(c))
+            name = "msrag/%s-%s" % (safe(m.get("model") or e["model"]["name"]), config_file_name(c))
             key = (name, m["task"])
             if key in out:
                 sys.exit("check_mteb_results: %s: model %s and task %s come twice" % (path, name, m["task"]))
