@@ -23,7 +23,18 @@ var (
 	// ErrModel reports a model that does not open (not fetched, unknown),
 	// or whose window sizes do not fit it.
 	ErrModel = errors.New("model not usable")
+	// ErrInvalid reports a suite that is wrong in itself: a file that does
+	// not parse, a missing or contradictory field, a configuration that
+	// does not apply to a window set.
+	ErrInvalid = errors.New("suite not valid")
 )
+
+// invalid marks err as ErrInvalid without changing its text.
+type invalid struct{ err error }
+
+func (e invalid) Error() string        { return e.err.Error() }
+func (e invalid) Unwrap() error        { return e.err }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
 
 // Check validates s and everything it names without running anything: the
 // suite's fields, every dataset (its directory opens and has the qrels of

@@ -42,8 +42,17 @@ type Plan struct {
 // opens every dataset and model.
 func PlanOf(s Suite) (*Plan, error) { return s.plan() }
 
-// plan validates s and lays out its runs. It reads no file.
+// plan validates s and lays out its runs. It reads no file. Its errors
+// wrap ErrInvalid.
 func (s *Suite) plan() (*Plan, error) {
+	p, err := s.layout()
+	if err != nil {
+		return nil, invalid{err}
+	}
+	return p, nil
+}
+
+func (s *Suite) layout() (*Plan, error) {
 	if err := s.checkFields(); err != nil {
 		return nil, err
 	}

@@ -95,25 +95,26 @@ type Model struct {
 	Configs string `json:"configs,omitempty"`
 }
 
-// Parse reads a suite from JSON, rejecting unknown fields.
+// Parse reads a suite from JSON, rejecting unknown fields. Its errors wrap
+// ErrInvalid.
 func Parse(data []byte) (Suite, error) {
 	s, err := parse(data)
 	if err != nil {
-		return s, fmt.Errorf("suite: %w", err)
+		return s, invalid{fmt.Errorf("suite: %w", err)}
 	}
 	return s, nil
 }
 
 // Load reads the suite file at path; its relative paths are relative to the
-// file's directory.
+// file's directory. Its errors wrap ErrInvalid.
 func Load(path string) (Suite, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Suite{}, fmt.Errorf("suite: %w", err)
+		return Suite{}, invalid{fmt.Errorf("suite: %w", err)}
 	}
 	s, err := parse(data)
 	if err != nil {
-		return s, fmt.Errorf("suite: %s: %w", path, err)
+		return s, invalid{fmt.Errorf("suite: %s: %w", path, err)}
 	}
 	s.Dir, s.File = filepath.Dir(path), path
 	return s, nil

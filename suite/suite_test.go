@@ -62,7 +62,7 @@ func TestParseRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := suite.Parse([]byte(tc.json))
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
+			if !errors.Is(err, suite.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
 				t.Errorf("Parse: %v, want an error with %q", err, tc.want)
 			}
 		})
@@ -102,8 +102,8 @@ func TestPlanRejects(t *testing.T) {
 			s := base()
 			tc.edit(&s)
 			_, err := suite.PlanOf(s)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
-				t.Errorf("plan: %v, want an error with %q", err, tc.want)
+			if !errors.Is(err, suite.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
+				t.Errorf("plan: %v, want ErrInvalid with %q", err, tc.want)
 			}
 		})
 	}

@@ -138,16 +138,7 @@ func (sum *Summary) write(mteb bool) error {
 			sum.Files.MTEB = append(sum.Files.MTEB, paths...)
 		}
 	}
-	title := "Suite " + sum.Name
-	intro := fmt.Sprintf("%d runs, %.0f s in all.", len(sum.Runs), sum.Seconds)
-	if sum.File != "" {
-		intro = fmt.Sprintf("Suite file %s; %s", sum.File, intro)
-	}
-	if sum.Description != "" {
-		intro = sum.Description + "\n\n" + intro
-	}
-	err := writeFile(sum.Files.Report, func(w io.Writer) error { return report.WriteSuiteMarkdown(w, title, intro, runs) })
-	if err != nil {
+	if err := writeFile(sum.Files.Report, sum.WriteMarkdown); err != nil {
 		return err
 	}
 	return writeFile(sum.Files.Summary, func(w io.Writer) error {
@@ -155,6 +146,19 @@ func (sum *Summary) write(mteb bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	})
+}
+
+// WriteMarkdown writes summary.md: the suite's description, then the tables
+// of report.WriteSuiteMarkdown.
+func (sum *Summary) WriteMarkdown(w io.Writer) error {
+	intro := fmt.Sprintf("%d runs, %.0f s in all.", len(sum.Runs), sum.Seconds)
+	if sum.File != "" {
+		intro = fmt.Sprintf("Suite file %s; %s", sum.File, intro)
+	}
+	if sum.Description != "" {
+		intro = sum.Description + "\n\n" + intro
+	}
+	return report.WriteSuiteMarkdown(w, "Suite "+sum.Name, intro, sum.suiteRuns())
 }
 
 func (sum *Summary) anyDone() bool {
