@@ -60,7 +60,23 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	out := filepath.Join(root, "out")
+	checkOutput(t, filepath.Join(root, "out"), sum, progress)
+
+	// Again: every index is reused.
+	sum, err = suite.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sum.Runs {
+		if !r.IndexReused {
+			t.Errorf("second run of %s built its index again", r.Name)
+		}
+	}
+}
+
+// checkOutput checks what TestRun's suite wrote into out.
+func checkOutput(t *testing.T, out string, sum *suite.Summary, progress map[string]int) {
+	t.Helper()
 	names := []string{"alpha-hash-test-embedder-w8-16", "alpha-hash-test-embedder-w24", "beta-hash-test-embedder-w8-16", "beta-hash-test-embedder-w24"}
 	if len(sum.Runs) != 4 {
 		t.Fatalf("%d runs", len(sum.Runs))
@@ -93,17 +109,6 @@ func TestRun(t *testing.T) {
 		"| alpha | test | hash-test-embedder | 8, 16 |", "[beta-hash-test-embedder-w24/report.md](beta-hash-test-embedder-w24/report.md)"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
-		}
-	}
-
-	// Again: every index is reused.
-	sum, err = suite.Run(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range sum.Runs {
-		if !r.IndexReused {
-			t.Errorf("second run of %s built its index again", r.Name)
 		}
 	}
 }
