@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build
+.PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
 
 setup:
 	@scripts/setup.sh
@@ -69,3 +69,28 @@ demo: build
 	bin/msrag eval --dataset $(DEMO_DATA) --split test --model $(DEMO_MODEL) \
 		--windows $(DEMO_WINDOWS) --out $(DEMO_OUT) $(DEMO_FLAGS)
 	@echo "report: $(DEMO_OUT)/report.md, plots: $(DEMO_OUT)/*.png"
+
+# Benchmark suites (msrag bench, docs/suites.md); SUITE_FLAGS go to msrag bench (--check,
+# --out DIR, --device cuda, ...). Indices are kept in the suite's output directory and
+# reused by the next run, which then costs the queries only.
+#
+# make suite-seed: suites/seed.json, what the method's authors ran that can be run here:
+# SciFact, NFCorpus, QMSum (dev) and LongEmbed's QMSum, each with e5-small-v2 (windows
+# 100,200,500) and all-MiniLM-L6-v2 (100,200,254), every configuration. About 3 h 45 min on
+# 2 cores, estimated from the measured runs of docs/results.md (docs/suites.md has the
+# estimate per run); a few minutes once its indices exist.
+# make suite-quick: suites/quick.json, subsets of SciFact (300 queries, 1,283 documents) and
+# NFCorpus (50 queries, 1,347 documents) with all-MiniLM-L6-v2 int8 at 64,128,254: 6 min 39 s
+# measured on 2 cores shared with other jobs (load average 6 to 8).
+SUITE_FLAGS ?=
+SHARED_DATA ?= ../shared/data
+
+suite-seed: build
+	scripts/fetch-model.sh e5-small-v2 all-minilm-l6-v2
+	bin/msrag bench --suite suites/seed.json $(SUITE_FLAGS)
+
+suite-quick: build
+	scripts/fetch-model.sh all-minilm-l6-v2-int8
+	scripts/subset-dataset.sh $(SHARED_DATA)/scifact .cache/data/scifact-quick1000 test 1000
+	scripts/subset-dataset.sh $(SHARED_DATA)/nfcorpus .cache/data/nfcorpus-quick300-q50 test 300 50
+	bin/msrag bench --suite suites/quick.json $(SUITE_FLAGS)

@@ -29,7 +29,7 @@ func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.
 		if err != nil || ix != nil {
 			tm.Open = time.Since(t0).Seconds()
 			fmt.Fprintf(spec.Log, "eval: reusing index %s (%s)\n", spec.Index, reason)
-			return ix, report.IndexInfo{Dir: spec.Index, Reused: true, Why: reason}, err
+			return ix, report.IndexInfo{Dir: spec.Index, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, err
 		}
 		why = reason
 		if msrag.IsIndex(spec.Index) && !hasSource(spec.Index) {
@@ -40,7 +40,7 @@ func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.
 	}
 	fmt.Fprintf(spec.Log, "eval: building index %s: %s\n", spec.Index, why)
 	ix, err := build(ctx, spec, ds, src, lock, tm)
-	return ix, report.IndexInfo{Dir: spec.Index, Why: why}, err
+	return ix, report.IndexInfo{Dir: spec.Index, Why: why, CorpusSHA256: src.SHA256}, err
 }
 
 func hasSource(ixDir string) bool {

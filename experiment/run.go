@@ -73,6 +73,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	t0 := time.Now()
 	res := &Result{Runs: runs, Qrels: qrels, Report: newReport(spec, ds, ix, info, len(queries))}
+	if res.Report.DatasetFingerprint, err = fingerprint(ds, spec.Split, info.CorpusSHA256); err != nil {
+		return nil, err
+	}
+	res.Report.MTEB = spec.MTEB.resolve(ds, res.Report.DatasetFingerprint)
 	if err := score(spec, res); err != nil {
 		return nil, err
 	}

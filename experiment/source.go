@@ -79,6 +79,7 @@ func (s *corpusSource) matches(rec *corpusSource) (bool, error) {
 		return false, nil
 	}
 	if s.MTime == rec.MTime && rec.SHA256 != "" {
+		s.SHA256 = rec.SHA256 // trusted as the index is
 		return true, nil
 	}
 	if err := s.checksum(); err != nil {

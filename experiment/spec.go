@@ -43,6 +43,9 @@ type Spec struct {
 	Workers int
 	// Corpus names the corpus's columns.
 	Corpus corpus.Options
+	// MTEB names the run in the MTEB result files written beside
+	// results.json (see WriteMTEB); its zero value derives every name.
+	MTEB MTEBOptions
 	// Progress receives the counters of a build.
 	Progress func(msrag.Progress)
 	// FusionModel, when set, adds the configurations "learned" (its rule)

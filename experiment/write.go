@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,6 +22,9 @@ type Files struct {
 	Runs    []string // one TREC run per configuration (runs/NAME.trec)
 	Metrics string   // runs/metrics.json: the scores per configuration, for the check
 	Qrels   string   // the judgements as one TSV file
+	// MTEB are the MTEB result files, one per configuration, under
+	// mteb/results/ (WriteMTEB).
+	MTEB []string
 }
 
 // write writes every output file into spec.Out, each atomically.
@@ -45,6 +49,13 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	if err := writeJSON(f.Metrics, scores); err != nil {
 		return f, err
 	}
+	mteb, err := MTEBFiles(res.Report)
+	if errors.Is(err, ErrMainScore) {
+		fmt.Fprintf(spec.Log, "eval: no MTEB result files: %v\n", err)
+		res.Report.MTEB = nil
+	} else if err != nil {
+		return f, err
+	}
 	if err := writeJSON(f.Results, res.Report); err != nil {
 		return f, err
 	}
@@ -56,6 +67,9 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 		return f, err
 	}
 	f.Plots = plots
+	if f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb); err != nil {
+		return f, err
+	}
 	f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
 	return f, err
 }

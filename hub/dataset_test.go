@@ -124,6 +124,12 @@ func TestFetchDataset(t *testing.T) {
 			if got := readBack(t, dir); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("read back %+v\nwant %+v", got, tc.want)
 			}
+			if repo, rev, c, ok := hub.Fetched(dir); !ok || repo != "mteb/small" || rev != tc.rev || c != commit {
+				t.Errorf("Fetched(%s) = %s, %s, %s, %v; want mteb/small, %s, %s, true", dir, repo, rev, c, ok, tc.rev, commit)
+			}
+			if _, _, _, ok := hub.Fetched(root); ok {
+				t.Errorf("Fetched(%s) is true for a directory without a stamp", root)
+			}
 			if got := entries(t, dir); !reflect.DeepEqual(got, tc.layout) {
 				t.Errorf("dataset directory holds %v, want %v", got, tc.layout)
 			}

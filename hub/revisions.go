@@ -33,12 +33,21 @@ func PinnedRevision(name string) (string, bool) {
 	return rev, ok
 }
 
-// pinnedNames lists the names with a pinned revision as "hf:mteb/NAME", sorted.
-func pinnedNames() string {
+// Pinned returns the names (NAME of mteb/NAME) that have a pinned revision, sorted.
+func Pinned() []string {
 	var names []string
 	for n := range pinned {
-		names = append(names, "hf:mteb/"+n)
+		names = append(names, n)
 	}
 	slices.Sort(names)
+	return names
+}
+
+// pinnedNames lists the names with a pinned revision as "hf:mteb/NAME", sorted.
+func pinnedNames() string {
+	names := Pinned()
+	for i, n := range names {
+		names[i] = "hf:mteb/" + n
+	}
 	return strings.Join(names, ", ")
 }

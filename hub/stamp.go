@@ -69,3 +69,19 @@ func present(dir string) error {
 	_, err = corpus.OpenDataset(dir)
 	return err
 }
+
+// Fetched says where a dataset directory made by [FetchDataset] came from:
+// the repository (mteb/NAME), the revision as asked (or pinned) and the
+// commit its files were downloaded at. ok is false for a directory without
+// a readable [StampFile], such as a dataset laid out by hand.
+func Fetched(dir string) (repo, revision, commit string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(dir, StampFile))
+	if err != nil {
+		return "", "", "", false
+	}
+	var st stamp
+	if err := json.Unmarshal(data, &st); err != nil || st.Commit == "" {
+		return "", "", "", false
+	}
+	return st.Repo, st.Revision, st.Commit, true
+}

@@ -15,6 +15,11 @@
 //     [WriteSummary] writes its first two tables alone, for a terminal.
 //   - [WritePlots] draws the recall@K curves and the histogram of the window
 //     the oracle picks per query, each as PNG and SVG.
+//   - For a suite of runs (package suite), [WriteSuiteMarkdown] writes the
+//     summary's tables over every [SuiteRun] (the best single window against
+//     RRF per dataset and model, the oracle's headroom, the runs and links to
+//     their reports) and [WriteSuitePlots] draws the recall@K curves of every
+//     dataset in one figure, one panel per model and window set.
 //
 // Values in the tables are the metric means times 100, with two decimals, as
 // retrieval papers print them. The package reads nothing but its arguments;

@@ -27,7 +27,11 @@ type Eval struct {
 	Dataset    string `json:"dataset"`
 	DatasetDir string `json:"dataset_dir"`
 	Split      string `json:"split"`
-	Model      Model  `json:"model"`
+	// DatasetFingerprint is "sha256:" and the sha256 over the sha256 of
+	// the corpus, the queries and the split's qrels files: it names the
+	// data the run was scored on.
+	DatasetFingerprint string `json:"dataset_fingerprint,omitempty"`
+	Model              Model  `json:"model"`
 	// Windows are the window sizes in content tokens; FullWindow the content
 	// tokens of the full-document window (0: none).
 	Windows    []int `json:"windows"`
@@ -48,6 +52,28 @@ type Eval struct {
 	Oracle *Oracle `json:"oracle,omitempty"`
 	// PairedMetric is the metric of the configurations' paired comparisons.
 	PairedMetric string `json:"paired_metric,omitempty"`
+	// MTEB says how the run is named in MTEB's result files; nil when
+	// none were written.
+	MTEB *MTEBInfo `json:"mteb,omitempty"`
+}
+
+// MTEBInfo names a run in the result files of MTEB (the mteb Python
+// package's TaskResult JSON).
+type MTEBInfo struct {
+	// Task is the MTEB task name (SciFact, NFCorpus, LEMBQMSumRetrieval),
+	// or the dataset's name when it is no MTEB task.
+	Task string `json:"task"`
+	// DatasetRevision is the dataset's revision on the hub it was fetched
+	// from, else DatasetFingerprint.
+	DatasetRevision string `json:"dataset_revision"`
+	// Languages are the task's languages as ISO 639-3 code and script
+	// (eng-Latn).
+	Languages []string `json:"languages"`
+	// MainScore is the MTEB name of the task's main metric (ndcg_at_10).
+	MainScore string `json:"main_score"`
+	// Model is MODEL of the model names msrag/MODEL-CONFIG when it is not
+	// the embedder's name.
+	Model string `json:"model,omitempty"`
 }
 
 // Model identifies the embedding model.
@@ -65,6 +91,8 @@ type IndexInfo struct {
 	Reused bool   `json:"reused"`
 	// Why says why the index was (re)built, or that it matched.
 	Why string `json:"why"`
+	// CorpusSHA256 is the sha256 of the corpus the index was built from.
+	CorpusSHA256 string `json:"corpus_sha256,omitempty"`
 }
 
 // Timings are wall-clock seconds of the stages. Embed, Search and Fuse add

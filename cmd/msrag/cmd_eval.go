@@ -32,8 +32,10 @@ func init() {
 			"               (rrf:c=60;base=1), since ',' separates configurations\n\n" +
 			"Writes into --out: results.json (every configuration x metric, means and per-query values,\n" +
 			"model, windows, versions, timings), report.md, recall_at_k.{png,svg},\n" +
-			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, and prints the command\n" +
-			"that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
+			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, one MTEB result file per\n" +
+			"configuration (mteb/results/msrag__MODEL-CONFIG/REVISION/TASK.json, which the mteb package's\n" +
+			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
+			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
 			"the @1000 metrics need --k 1000 to mean what MTEB's do.",
 		Flags: append(append([]cli.Flag{
@@ -54,6 +56,8 @@ func init() {
 			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
 			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
+			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 		}, corpusFlags()...), deviceFlags()...),
 		Action: evalAction,
 	})
@@ -76,6 +80,7 @@ func evalSpec(c *cli.Context) (experiment.Spec, error) {
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
 		Windows: windows, Configs: configs, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
 		Rebuild: c.Bool("rebuild"), Wait: c.Bool("wait"), Workers: c.Int("workers"), Corpus: corpusOptions(c),
+		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision")},
 	}
 	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
 		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")
@@ -140,6 +145,10 @@ func printEval(stdout, stderr io.Writer, res *experiment.Result) error {
 	f := res.Files
 	fmt.Fprintf(stderr, "eval: wrote %s, %s, %s and %d run files in %s (%.1f s)\n",
 		f.Results, f.Report, strings.Join(f.Plots, ", "), len(f.Runs), filepath.Dir(f.Metrics), res.Report.Timings.Total)
+	if len(f.MTEB) > 0 {
+		fmt.Fprintf(stderr, "eval: wrote %d MTEB result files under %s (scripts/check_mteb_results.py loads them with mteb)\n",
+			len(f.MTEB), filepath.Join(filepath.Dir(f.Results), "mteb"))
+	}
 	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (from the repository root, in the Python environment scripts/check_metrics.py describes):\n\n  %s\n", f.CheckCommand())
 	return nil
 }

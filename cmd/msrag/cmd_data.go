@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag/hub"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "data",
+		Usage: "fetch evaluation datasets",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "fetch",
+				Usage:     "fetch MTEB retrieval datasets from a Hugging Face hub (MSRAG_HF_ENDPOINT) into the cache",
+				ArgsUsage: "hf:mteb/NAME[@REVISION]...",
+				Description: "Lists the dataset repository mteb/NAME at REVISION (a commit, branch or tag; without one,\n" +
+					"the revision MTEB's task metadata pins: " + strings.Join(hub.Pinned(), ", ") + "), downloads its corpus,\n" +
+					"queries and the qrels of every split, checks each file against the listing (size and sha256\n" +
+					"or git blob id), opens the result as a dataset and only then moves it into place as\n" +
+					"DIR/hf--mteb--NAME@REVISION. Prints that directory, which msrag eval --dataset and a suite's\n" +
+					"datasets take. A dataset already present is not fetched again (--force fetches it anyway).\n\n" +
+					"The hub is $MSRAG_HF_ENDPOINT (there is no default); $HF_TOKEN, if set, is sent as a bearer token.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "dir", Usage: "directory that holds the datasets (default: the cache's data directory, " + hub.EnvCache + "/data)"},
+					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
+					&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
+				},
+				Action: dataFetch,
+			},
+		},
+	})
+}
+
+func dataFetch(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("data fetch: name at least one dataset, as hf:mteb/NAME[@REVISION]")
+	}
+	// Every name is checked before anything is fetched.
+	for _, name := range c.Args().Slice() {
+		if _, err := hub.ParseDatasetName(name); err != nil {
+			return usageError{err}
+		}
+	}
+	opts := hub.DatasetOptions{Dir: c.String("dir"), Force: c.Bool("force")}
+	if !c.Bool("quiet") {
+		opts.Log = c.App.ErrWriter
+	}
+	for _, name := range c.Args().Slice() {
+		dir, err := hub.FetchDataset(c.Context, name, opts)
+		if err != nil {
+			if errors.Is(err, hub.ErrEndpoint) {
+				return usageError{err}
+			}
+			return err
+		}
+		fmt.Fprintln(c.App.Writer, dir)
+	}
+	return nil
+}

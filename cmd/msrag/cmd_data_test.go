@@ -1,0 +1,161 @@
+package main
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/hub"
+)
+
+// tinyCommit is the commit the test hub serves.
+const tinyCommit = "89abcdef0123456789abcdef0123456789abcdef"
+
+// tinyHub serves testdata/hub/mteb-tiny as the dataset repository mteb/tiny
+// through the three endpoints of a Hugging Face hub that package hub uses:
+// the revision API, the tree API and the resolve URLs. corpus.jsonl is listed
+// as an LFS file (checked by sha256), the others as git blobs (checked by
+// blob id). It counts the requests.
+func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	root := filepath.Join("testdata", "hub", "mteb-tiny")
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(root, path)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests atomic.Int64
+	const api, resolve = "/api/datasets/mteb/tiny/", "/datasets/mteb/tiny/resolve/"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		switch p := r.URL.Path; {
+		case p == api+"revision/main" || p == api+"revision/"+tinyCommit:
+			json.NewEncoder(w).Encode(map[string]string{"id": "mteb/tiny", "sha": tinyCommit})
+		case p == api+"tree/"+tinyCommit && r.URL.Query().Get("recursive") == "true":
+			json.NewEncoder(w).Encode(tinyListing(files))
+		case strings.HasPrefix(p, resolve+tinyCommit+"/") && files[strings.TrimPrefix(p, resolve+tinyCommit+"/")] != nil:
+			w.Write(files[strings.TrimPrefix(p, resolve+tinyCommit+"/")])
+		default:
+			w.Header().Set("X-Error-Code", "RepoNotFound")
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &requests
+}
+
+// tinyListing is the tree API's answer for files.
+func tinyListing(files map[string][]byte) []map[string]any {
+	var out []map[string]any
+	for path, data := range files {
+		blob := sha1.New()
+		fmt.Fprintf(blob, "blob %d\x00", len(data))
+		blob.Write(data)
+		e := map[string]any{"type": "file", "path": path, "size": len(data), "oid": hex.EncodeToString(blob.Sum(nil))}
+		if path == "corpus.jsonl" {
+			sum := sha256.Sum256(data)
+			e["lfs"] = map[string]any{"oid": hex.EncodeToString(sum[:]), "size": len(data), "pointerSize": 130}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestDataFetch(t *testing.T) {
+	srv, requests := tinyHub(t)
+	t.Setenv(hub.EnvEndpoint, srv.URL)
+	t.Setenv(hub.EnvToken, "")
+	root := t.TempDir()
+
+	code, stdout, stderr := runCLI(t, "", "data", "fetch", "--dir", root, "hf:mteb/tiny@main")
+	if code != exitOK {
+		t.Fatalf("data fetch: code %d\n%s", code, stderr)
+	}
+	dir := strings.TrimSpace(stdout)
+	if want := filepath.Join(root, "hf--mteb--tiny@main"); dir != want {
+		t.Fatalf("data fetch printed %q, want %q", dir, want)
+	}
+	ds, err := corpus.OpenDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qrels, err := ds.ReadJudgements("test"); err != nil || len(qrels) != 2 {
+		t.Errorf("test judgements of the fetched dataset: %v, %v", qrels, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+		t.Errorf("the fetched dataset holds README.md, which is not part of a dataset")
+	}
+	if repo, _, commit, ok := hub.Fetched(dir); !ok || repo != "mteb/tiny" || commit != tinyCommit {
+		t.Errorf("stamp: %s at %s (%v)", repo, commit, ok)
+	}
+
+	// Present now: the same directory, no request; --quiet says nothing.
+	asked := requests.Load()
+	code, stdout, stderr = runCLI(t, "", "data", "fetch", "--quiet", "--dir", root, "hf:mteb/tiny@main")
+	if code != exitOK || strings.TrimSpace(stdout) != dir || stderr != "" || requests.Load() != asked {
+		t.Errorf("second fetch: code %d, stdout %q, stderr %q, %d requests", code, stdout, stderr, requests.Load()-asked)
+	}
+
+	// msrag eval takes the printed directory as its dataset.
+	hashTokenizer(t)
+	out := t.TempDir()
+	code, _, stderr = runCLI(t, "", "eval", "--quiet", "--dataset", dir, "--model", "hash-test-embedder",
+		"--windows", "8", "--out", out, "--k", "3", "--window-k", "3")
+	if code != exitOK {
+		t.Fatalf("eval of the fetched dataset: code %d\n%s", code, stderr)
+	}
+	if e := readEval(t, out); e.Queries != 2 || e.Docs != 3 {
+		t.Errorf("eval of the fetched dataset: %d queries, %d documents; want 2 and 3", e.Queries, e.Docs)
+	}
+}
+
+func TestDataFetchErrors(t *testing.T) {
+	srv, _ := tinyHub(t)
+	for _, tc := range []struct {
+		name, endpoint string
+		args           []string
+		code           int
+		want           string
+	}{
+		{"no name", srv.URL, nil, exitUsage, "name at least one dataset"},
+		{"not an mteb dataset", srv.URL, []string{"hf:someone/tiny@main"}, exitUsage, "want hf:mteb/NAME"},
+		{"no pinned revision", srv.URL, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
+		{"a bad name after a good one fetches nothing", srv.URL, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
+		{"no endpoint", "", []string{"hf:mteb/tiny@main"}, exitUsage, hub.EnvEndpoint},
+		{"no such repository", srv.URL, []string{"hf:mteb/absent@main"}, exitFailure, "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(hub.EnvEndpoint, tc.endpoint)
+			root := t.TempDir()
+			code, stdout, stderr := runCLI(t, "", append([]string{"data", "fetch", "--dir", root}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("code %d, stderr %q; want code %d and %q", code, stderr, tc.code, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if es, _ := os.ReadDir(root); len(es) != 0 {
+				t.Errorf("%s holds %d entries after a failed fetch", root, len(es))
+			}
+		})
+	}
+}

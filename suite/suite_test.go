@@ -1,0 +1,181 @@
+package suite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/internal/cache"
+	"github.com/msrag/msrag/suite"
+)
+
+func TestLoadSeed(t *testing.T) {
+	s, err := suite.Load(filepath.Join("..", "suites", "seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dir != filepath.Join("..", "suites") || s.Name != "seed" || len(s.Datasets) != 4 || len(s.Models) != 2 {
+		t.Fatalf("seed: dir %q, name %q, %d datasets, %d models", s.Dir, s.Name, len(s.Datasets), len(s.Models))
+	}
+	p, err := suite.PlanOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range p.Runs {
+		names = append(names, r.Name)
+	}
+	want := []string{
+		"scifact-e5-small-v2-w100-200-500", "scifact-all-minilm-l6-v2-w100-200-254",
+		"nfcorpus-e5-small-v2-w100-200-500", "nfcorpus-all-minilm-l6-v2-w100-200-254",
+		"qmsum-e5-small-v2-w100-200-500", "qmsum-all-minilm-l6-v2-w100-200-254",
+		"qmsum-lembed-e5-small-v2-w100-200-500", "qmsum-lembed-all-minilm-l6-v2-w100-200-254",
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("runs %v, want %v", names, want)
+	}
+	// Paths are relative to the suite file: the data is ../shared/data from
+	// the repository root, the output out/suite-seed.
+	r := p.Runs[4]
+	if r.Dataset.Dir != filepath.Join("..", "..", "shared", "data", "qmsum") || r.Dataset.Split != "dev" || r.MTEB.Task != "qmsum" {
+		t.Errorf("qmsum run: dir %s, split %s, task %s", r.Dataset.Dir, r.Dataset.Split, r.MTEB.Task)
+	}
+	if p.Out != filepath.Join("..", "out", "suite-seed") ||
+		r.Index != filepath.Join("..", "out", "suite-seed", "indices", "qmsum-e5-small-v2-w100-200-500") {
+		t.Errorf("out %s, index %s", p.Out, r.Index)
+	}
+	if p.Runs[7].MTEB.Task != "LEMBQMSumRetrieval" || len(p.Runs[0].Configs) != 7 {
+		t.Errorf("lembed task %s; %d configurations of scifact", p.Runs[7].MTEB.Task, len(p.Runs[0].Configs))
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"unknown field", `{"name": "x", "out": "o", "windows": [1]}`, `unknown field "windows"`},
+		{"two values", `{"out": "o"} {}`, "more than one JSON value"},
+		{"not json", `out: o`, "invalid character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := suite.Parse([]byte(tc.json))
+			if !errors.Is(err, suite.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
+				t.Errorf("Parse: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanRejects(t *testing.T) {
+	base := func() suite.Suite {
+		return suite.Suite{Name: "t", Out: "out",
+			Datasets: []suite.Dataset{{Dir: "data/a"}, {Dir: "data/b", Split: "dev"}},
+			Models:   []suite.Model{{Name: "m", WindowSets: [][]int{{10, 20}}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*suite.Suite)
+		want string
+	}{
+		{"no out", func(s *suite.Suite) { s.Out = "" }, `set "out"`},
+		{"no dataset", func(s *suite.Suite) { s.Datasets = nil }, "no dataset"},
+		{"no model", func(s *suite.Suite) { s.Models = nil }, "no model"},
+		{"negative k", func(s *suite.Suite) { s.K = -1 }, "must not be negative"},
+		{"no window set", func(s *suite.Suite) { s.Models[0].WindowSets = nil }, "has no window set"},
+		{"empty window set", func(s *suite.Suite) { s.Models[0].WindowSets = [][]int{{}} }, "no window size"},
+		{"window repeated", func(s *suite.Suite) { s.Models[0].WindowSets = [][]int{{10, 10}} }, "window 10 is repeated"},
+		{"window zero", func(s *suite.Suite) { s.Models[0].WindowSets = [][]int{{0}} }, "not positive"},
+		{"set twice", func(s *suite.Suite) { s.Models[0].WindowSets = [][]int{{10}, {10}} }, "given twice"},
+		{"model twice", func(s *suite.Suite) { s.Models = append(s.Models, s.Models[0]) }, "listed twice"},
+		{"dataset without dir", func(s *suite.Suite) { s.Datasets[1].Dir = "" }, `dataset 2 has no "dir"`},
+		{"dataset name twice", func(s *suite.Suite) { s.Datasets[1].Name = "a" }, "name a is used twice"},
+		{"two corpora, one name", func(s *suite.Suite) { s.Datasets[1] = suite.Dataset{Name: "a2", Dir: "other/a"} }, "same name a"},
+		{"one MTEB task twice", func(s *suite.Suite) {
+			s.Datasets[1] = suite.Dataset{Name: "a-dev", Dir: "data/a", Split: "dev"}
+		}, `"task" of its own`},
+		{"bad configuration", func(s *suite.Suite) { s.Configs = "rrf=10+30" }, "window w30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base()
+			tc.edit(&s)
+			_, err := suite.PlanOf(s)
+			if !errors.Is(err, suite.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "suite: ") {
+				t.Errorf("plan: %v, want ErrInvalid with %q", err, tc.want)
+			}
+		})
+	}
+	// Two splits of one directory share its index when their tasks differ.
+	s := base()
+	s.Datasets[1] = suite.Dataset{Name: "a-dev", Dir: "data/a", Split: "dev", Task: "ADev"}
+	p, err := suite.PlanOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs[0].Index != p.Runs[1].Index || p.Runs[0].Name == p.Runs[1].Name {
+		t.Errorf("runs %s and %s: indices %s and %s", p.Runs[0].Name, p.Runs[1].Name, p.Runs[0].Index, p.Runs[1].Index)
+	}
+	// Several window sets of one model are several MTEB models.
+	s = base()
+	s.Models[0].WindowSets = [][]int{{10, 20}, {30}}
+	if p, err = suite.PlanOf(s); err != nil || len(p.Runs) != 4 || p.Runs[1].MTEB.Model != "m-w30" || p.Runs[0].MTEB.Model != "m-w10-20" {
+		t.Errorf("two window sets: %v runs, err %v", p, err)
+	}
+}
+
+// TestCheckNamesEveryMissingPart checks that a suite whose models are not
+// fetched and whose dataset is absent fails before any work, naming each
+// model with the command that fetches it, and the dataset.
+func TestCheckNamesEveryMissingPart(t *testing.T) {
+	t.Setenv(cache.Env, t.TempDir()) // an empty cache: no model is fetched
+	out := t.TempDir()
+	s := suite.Suite{Name: "t", Out: out,
+		Datasets: []suite.Dataset{{Dir: filepath.Join(t.TempDir(), "absent")}},
+		Models: []suite.Model{{Name: "e5-small-v2", WindowSets: [][]int{{100}}},
+			{Name: "all-minilm-l6-v2-int8", WindowSets: [][]int{{64}}}}}
+	_, err := suite.Run(context.Background(), s)
+	if !errors.Is(err, suite.ErrModel) || !errors.Is(err, suite.ErrDataset) {
+		t.Fatalf("Run: %v; want ErrModel and ErrDataset", err)
+	}
+	for _, want := range []string{"model e5-small-v2", "msrag model fetch e5-small-v2", "msrag model fetch all-minilm-l6-v2-int8", "dataset absent"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	if es, _ := os.ReadDir(out); len(es) != 0 {
+		t.Errorf("a suite that fails its check wrote %d entries into %s", len(es), out)
+	}
+}
+
+// writeDataset writes a BEIR dataset of docs documents and queries judged
+// queries into dir; bad adds a line that is not JSON at the end of the corpus.
+func writeDataset(tb testing.TB, dir string, docs, queries int, bad bool) {
+	tb.Helper()
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi")
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	var c, q, r strings.Builder
+	for d := range docs {
+		var text []string
+		for i := range 3 + (d*5)%40 {
+			text = append(text, words[(d+i*i)%len(words)])
+		}
+		fmt.Fprintf(&c, `{"_id": "d%d", "title": "", "text": %q}`+"\n", d, strings.Join(text, " "))
+	}
+	if bad {
+		c.WriteString("not json\n")
+	}
+	r.WriteString("query-id\tcorpus-id\tscore\n")
+	for i := range queries {
+		fmt.Fprintf(&q, `{"_id": "q%d", "text": "%s %s"}`+"\n", i, words[i%len(words)], words[(i*3)%len(words)])
+		fmt.Fprintf(&r, "q%d\td%d\t1\n", i, (i*3)%docs)
+	}
+	for name, s := range map[string]string{"corpus.jsonl": c.String(), "queries.jsonl": q.String(), "qrels/test.tsv": r.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
