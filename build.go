@@ -79,6 +79,10 @@ type builder struct {
 	spec    embed.Spec
 	chunker *chunk.Chunker
 	windows []*window // the chunker's windows, in order; nil once the Index owns them
+	// late is the embedder of a Late build (nil otherwise); segment and
+	// overlap are its segments' content tokens and their overlap.
+	late             embed.TokenEmbedder
+	segment, overlap int
 
 	// ids and titles are written by the order stage only.
 	ids, titles []string
@@ -106,6 +110,11 @@ func newBuilder(cfg Config) (*builder, error) {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
 	b := &builder{cfg: cfg, spec: spec, chunker: ch, start: time.Now()}
+	if cfg.Embedding == Late {
+		if b.late, b.segment, b.overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
+			return nil, err
+		}
+	}
 	for _, w := range ch.Config().Windows {
 		fi, err := faiss.New(spec.Dims, cfg.Factory, cfg.Metric)
 		if err != nil {
@@ -162,7 +171,11 @@ func (b *builder) index() (*Index, error) {
 		Tokens:        b.tokens.Load(),
 		Skipped:       b.skipped.Load(),
 		Shard:         b.cfg.Shard,
+		Embedding:     b.cfg.Embedding.String(),
 		Created:       time.Now().UTC().Truncate(time.Second),
+	}
+	if b.late != nil {
+		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: "segment"}
 	}
 	for _, w := range b.windows {
 		man.Windows = append(man.Windows, WindowInfo{

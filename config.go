@@ -28,6 +28,12 @@ type Config struct {
 	// its stride) and at most one full window (chunk.Full: each document's
 	// first tokens, as many as the model takes); default DefaultWindows.
 	Windows []chunk.Window
+	// Embedding is how windows become vectors; default Independent. With
+	// Late, LateOverlap is the number of content tokens consecutive segments
+	// of a long document share; 0 means a quarter of a segment
+	// (late.DefaultOverlap). A segment is as long as the model takes.
+	Embedding   Embedding
+	LateOverlap int
 	// Factory is the FAISS index factory string for every window; default "Flat".
 	Factory string
 	// Metric is the FAISS metric; default inner product (vectors are normalised).
@@ -87,6 +93,14 @@ func (c Config) withDefaults() (Config, error) {
 	c.Windows = slices.Clone(c.Windows)
 	if len(c.Windows) > 64 {
 		return c, fmt.Errorf("msrag: %d windows; at most 64", len(c.Windows))
+	}
+	switch {
+	case c.Embedding != Independent && c.Embedding != Late:
+		return c, fmt.Errorf("msrag: %v: want Independent or Late", c.Embedding)
+	case c.LateOverlap < 0:
+		return c, fmt.Errorf("msrag: late overlap %d: want 0 (a quarter of a segment) or more tokens", c.LateOverlap)
+	case c.LateOverlap > 0 && c.Embedding != Late:
+		return c, fmt.Errorf("msrag: a late overlap (%d) is for late embedding only, and the embedding is %v", c.LateOverlap, c.Embedding)
 	}
 	if c.Factory == "" {
 		c.Factory = "Flat"

@@ -53,6 +53,9 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("msrag: %w", err)
 		}
+		if _, err := ParseEmbedding(man.Embedding); err != nil {
+			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
+		}
 		if i == 0 {
 			ix.man = man
 		} else if err := sameLayout(ix.man, man, dirs[0], dir); err != nil {
@@ -125,6 +128,9 @@ func sameLayout(a, b *Manifest, da, db string) error {
 	if a.Model != b.Model {
 		return fmt.Errorf("msrag: shards %s and %s were built with different models (%s, %s): %w", da, db, a.Model.Name, b.Model.Name, ErrIndexMismatch)
 	}
+	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {
+		return fmt.Errorf("msrag: shards %s and %s were embedded differently (%s, %s); search them apart: %w", da, db, ea, eb, ErrIndexMismatch)
+	}
 	if a.Metric != b.Metric || len(a.Windows) != len(b.Windows) {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}
@@ -134,6 +140,19 @@ func sameLayout(a, b *Manifest, da, db string) error {
 		}
 	}
 	return nil
+}
+
+// embeddingOf describes how an index's windows were embedded: the mode,
+// and a late index's segments.
+func embeddingOf(m *Manifest) string {
+	e, err := ParseEmbedding(m.Embedding)
+	if err != nil {
+		return m.Embedding
+	}
+	if l := m.Late; l != nil {
+		return fmt.Sprintf("%s (segments of %d tokens, overlap %d, edges %s)", e, l.SegmentTokens, l.Overlap, l.Edges)
+	}
+	return e.String()
 }
 
 // openShard reads one index directory, checking every file against the

@@ -14,17 +14,25 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/tokenizer"
 )
 
 // docBatch is a batch of documents on its way from read to order, with the
 // chunks prepare cut from them.
 type docBatch struct {
-	seq    int   // place in input order
-	base   int32 // document index of docs[0]
-	docs   []corpus.Doc
-	items  []item
-	tokens int64
+	seq   int   // place in input order
+	base  int32 // document index of docs[0]
+	docs  []corpus.Doc
+	items []item
+	segs  []segment // a Late build's segments, in document order
+}
+
+// segment is one span of a document a Late build encodes in one pass.
+type segment struct {
+	doc  int32
+	span chunk.Span // content tokens of the document
+	ids  []int32    // their ids
 }
 
 // item is one unique chunk on its way to the embedder.
@@ -35,11 +43,15 @@ type item struct {
 	member             uint64  // bit i: the chunk is a window of builder.windows[i]
 	ids                []int32 // content token ids (a slice of the document's)
 	text               string  // the chunk's text (a substring of the document's)
+	// pieces say, in a Late build, which segments' rows the chunk pools;
+	// their Seg indexes the segments of the batch that holds the item.
+	pieces []late.Piece
 }
 
 // embedBatch is a batch of chunks for the embedder, and then their vectors.
 type embedBatch struct {
 	items  []item
+	segs   []segment
 	tokens int64
 	vecs   []float32
 }
@@ -195,14 +207,33 @@ func (b *builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 			ids:  enc.IDs[c.Tokens.Start:c.Tokens.End:c.Tokens.End],
 			text: text[c.Bytes.Start:c.Bytes.End],
 		})
-		bt.tokens += int64(c.Tokens.Len())
 	}
 	for wi, list := range res.Windows {
 		for _, ci := range list {
 			bt.items[first+int(ci)].member |= 1 << wi
 		}
 	}
+	if b.late != nil && len(res.Chunks) > 0 {
+		b.cutSegments(bt, doc, enc.IDs, bt.items[first:])
+	}
 	return nil
+}
+
+// cutSegments appends the segments of document doc (content ids) to bt and
+// gives each of its items the pieces of its pool.
+func (b *builder) cutSegments(bt *docBatch, doc int32, ids []int32, items []item) {
+	base := int32(len(bt.segs))
+	spans := late.Segments(nil, len(ids), b.segment, b.overlap)
+	for _, sp := range spans {
+		bt.segs = append(bt.segs, segment{doc: doc, span: sp, ids: ids[sp.Start:sp.End:sp.End]})
+	}
+	for i := range items {
+		it := &items[i]
+		it.pieces = late.Pieces(nil, spans, chunk.Span{Start: int(it.tokStart), End: int(it.tokEnd)})
+		for k := range it.pieces {
+			it.pieces[k].Seg += base
+		}
+	}
 }
 
 // order is the third stage: it puts batches back in input order, records
@@ -242,9 +273,41 @@ func (b *builder) emit(ctx context.Context, bt *docBatch, cur *embedBatch, out c
 		b.ids = append(b.ids, d.ID)
 		b.titles = append(b.titles, d.Title)
 	}
+	if b.late != nil {
+		return b.emitLate(ctx, bt, cur, out)
+	}
 	for _, it := range bt.items {
 		cur.items = append(cur.items, it)
 		cur.tokens += int64(len(it.ids))
+		if cur.tokens >= int64(b.cfg.BatchTokens) {
+			if err := send(ctx, out, cur); err != nil {
+				return nil, err
+			}
+			cur = &embedBatch{}
+		}
+	}
+	return cur, nil
+}
+
+// emitLate adds the segments and chunks of bt to cur a document at a time,
+// so that a document's segments and the chunks pooled from them travel in
+// one batch, and sends cur on whenever its segments' tokens fill it.
+func (b *builder) emitLate(ctx context.Context, bt *docBatch, cur *embedBatch, out chan<- *embedBatch) (*embedBatch, error) {
+	ii, si := 0, 0
+	for di := range bt.docs {
+		doc := bt.base + int32(di)
+		rebase := int32(len(cur.segs) - si) // from bt.segs to cur.segs
+		for ; si < len(bt.segs) && bt.segs[si].doc == doc; si++ {
+			cur.segs = append(cur.segs, bt.segs[si])
+			cur.tokens += int64(bt.segs[si].span.Len())
+		}
+		for ; ii < len(bt.items) && bt.items[ii].doc == doc; ii++ {
+			it := bt.items[ii]
+			for k := range it.pieces {
+				it.pieces[k].Seg += rebase
+			}
+			cur.items = append(cur.items, it)
+		}
 		if cur.tokens >= int64(b.cfg.BatchTokens) {
 			if err := send(ctx, out, cur); err != nil {
 				return nil, err
@@ -263,26 +326,40 @@ func (b *builder) embed(ctx context.Context, in <-chan *embedBatch, out chan<- *
 		if !ok {
 			return err
 		}
-		chunks = chunks[:0]
-		for _, it := range bt.items {
-			chunks = append(chunks, embed.Chunk{IDs: it.ids, Text: it.text})
-		}
 		t0 := time.Now()
-		bt.vecs, err = b.cfg.Embedder.EmbedChunks(ctx, chunks, embed.Passage)
+		if b.late != nil {
+			err = b.embedLate(ctx, bt)
+		} else {
+			chunks, err = b.embedChunks(ctx, bt, chunks)
+		}
 		b.busyNano.Add(int64(time.Since(t0)))
 		if err != nil {
 			return err
 		}
-		if len(bt.vecs) != len(chunks)*b.spec.Dims {
-			return fmt.Errorf("msrag: embedder %s returned %d floats for %d chunks of %d dims", b.spec.Name, len(bt.vecs), len(chunks), b.spec.Dims)
-		}
-		b.chunks.Add(int64(len(chunks)))
+		b.chunks.Add(int64(len(bt.items)))
 		b.tokens.Add(bt.tokens)
 		b.report()
 		if err := send(ctx, out, bt); err != nil {
 			return err
 		}
 	}
+}
+
+// embedChunks embeds every chunk of bt alone; chunks is a reused buffer.
+func (b *builder) embedChunks(ctx context.Context, bt *embedBatch, chunks []embed.Chunk) ([]embed.Chunk, error) {
+	chunks = chunks[:0]
+	for _, it := range bt.items {
+		chunks = append(chunks, embed.Chunk{IDs: it.ids, Text: it.text})
+	}
+	var err error
+	bt.vecs, err = b.cfg.Embedder.EmbedChunks(ctx, chunks, embed.Passage)
+	if err != nil {
+		return chunks, err
+	}
+	if len(bt.vecs) != len(chunks)*b.spec.Dims {
+		return chunks, fmt.Errorf("msrag: embedder %s returned %d floats for %d chunks of %d dims", b.spec.Name, len(bt.vecs), len(chunks), b.spec.Dims)
+	}
+	return chunks, nil
 }
 
 // add is the last stage: every vector goes to the index of each window that

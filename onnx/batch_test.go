@@ -98,14 +98,4 @@ func TestPool(t *testing.T) {
 			}
 		})
 	}
-	v := []float32{3, 4}
-	normalize(v)
-	if v[0] != 0.6 || v[1] != 0.8 {
-		t.Fatalf("normalize(3, 4) = %v, want (0.6, 0.8)", v)
-	}
-	z := []float32{0, 0}
-	normalize(z)
-	if z[0] != 0 || z[1] != 0 {
-		t.Fatalf("normalize(0, 0) = %v", z)
-	}
 }

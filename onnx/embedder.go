@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,6 +62,7 @@ type Embedder struct {
 	device    string
 	tok       *tokenizer.Tokenizer
 	prefix    [2][]int32 // prefix content ids by Role
+	lead      int        // special tokens the tokenizer puts before the content
 	budget    int
 	maxBatch  int
 
@@ -135,6 +135,7 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 			e.prefix[r] = tok.EncodeWith(p, tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs
 		}
 	}
+	e.lead = leadingSpecials(tok)
 	if n := tok.NumSpecialTokens() + max(len(e.prefix[0]), len(e.prefix[1])); n >= info.MaxTokens {
 		return nil, fmt.Errorf("onnx: model %s: prefix and special tokens (%d) leave no room in %d tokens: %w",
 			info.Name, n, info.MaxTokens, ErrModelFiles)
@@ -147,6 +148,17 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// leadingSpecials counts the special tokens the tokenizer puts in front of
+// a sequence's content.
+func leadingSpecials(tok *tokenizer.Tokenizer) int {
+	enc := tok.AddSpecial([]int32{tok.PadID()})
+	n := 0
+	for n < len(enc.SpecialTokensMask) && enc.SpecialTokensMask[n] == 1 {
+		n++
+	}
+	return n
 }
 
 // openSession reads the model's inputs and outputs and creates the session.
@@ -474,7 +486,7 @@ func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, er
 // normalised as the model says) into row i of out.
 func (e *Embedder) pooler(out []float32) rowFunc {
 	dims := e.info.Dims
-	return func(i int, states []float32, mask []int64) {
+	return func(i int, states []float32, mask []int64) error {
 		dst := out[i*dims : (i+1)*dims]
 		if e.pooling == PoolNone {
 			copy(dst, states)
@@ -482,16 +494,17 @@ func (e *Embedder) pooler(out []float32) rowFunc {
 			pool(dst, states, mask, e.pooling)
 		}
 		if e.info.Normalize {
-			normalize(dst)
+			embed.Normalize(dst)
 		}
+		return nil
 	}
 }
 
 // rowFunc receives the model's output for sequence i of a call: its token
 // states (seqLen rows of the hidden size, padding included, or one pooled
 // row for a model that pools itself) and its attention mask. The slices are
-// reused by the next batch.
-type rowFunc func(i int, states []float32, mask []int64)
+// reused by the next batch. An error stops the call.
+type rowFunc func(i int, states []float32, mask []int64) error
 
 // runAll plans the batches of full and runs them one by one, handing every
 // sequence's output to row.
@@ -532,10 +545,12 @@ func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, row rowFunc) 
 	if e.pooling != PoolNone {
 		per = seqLen * e.hidden
 	}
+	defer runtime.KeepAlive(full)
 	for r, i := range idx {
-		row(i, states[r*per:(r+1)*per], e.mask[r*seqLen:(r+1)*seqLen])
+		if err := row(i, states[r*per:(r+1)*per], e.mask[r*seqLen:(r+1)*seqLen]); err != nil {
+			return err
+		}
 	}
-	runtime.KeepAlive(full)
 	return nil
 }
 
@@ -636,20 +651,6 @@ func pool(dst, tokens []float32, mask []int64, p Pooling) {
 	inv := 1 / count
 	for k := range dst {
 		dst[k] *= inv
-	}
-}
-
-// normalize scales v to unit L2 norm (as torch.nn.functional.normalize, with the
-// norm kept away from 0 by 1e-12).
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	n := math.Max(math.Sqrt(s), 1e-12)
-	inv := float32(1 / n)
-	for k := range v {
-		v[k] *= inv
 	}
 }
 

@@ -165,6 +165,22 @@ func (p *Pool) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]fl
 		return a.embedFull(ctx, full)
 	}
 	out := make([]float32, len(full)*a.info.Dims)
+	// Rows of different batches are disjoint, so the sessions write into
+	// out without a lock.
+	if err := p.runAll(ctx, full, func(e *Embedder) rowFunc { return e.pooler(out) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runAll plans the batches of full as one session would and runs batch j on
+// session j mod n, the sessions at the same time; each session hands its
+// sequences' output to its own rowFunc.
+func (p *Pool) runAll(ctx context.Context, full [][]int32, rowOf func(*Embedder) rowFunc) error {
+	a := p.members[0]
+	if len(p.members) == 1 {
+		return a.runAll(ctx, full, rowOf(a))
+	}
 	lens := make([]int, len(full))
 	for i, s := range full {
 		lens[i] = len(s)
@@ -178,15 +194,14 @@ func (p *Pool) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]fl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			row := rowOf(e)
 			for j := k; j < len(batches); j += len(p.members) {
 				if err := ctx.Err(); err != nil {
 					errs[k] = fmt.Errorf("onnx: embedding: %w", err)
 					return
 				}
 				b := batches[j]
-				// Rows of different batches are disjoint, so the sessions
-				// write into out without a lock.
-				if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, e.pooler(out)); err != nil {
+				if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, row); err != nil {
 					errs[k] = fmt.Errorf("onnx: session %d of %d: %w", k+1, len(p.members), err)
 					cancel()
 					return
@@ -197,11 +212,8 @@ func (p *Pool) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]fl
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
+			return err
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return errors.Join(errs...)
 }

@@ -43,7 +43,7 @@ func init() {
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, corpusFlags()...), deviceFlags()...),
+		}, append(corpusFlags(), embeddingFlags(false)...)...), deviceFlags()...),
 		Action: indexAction,
 	})
 }
@@ -71,11 +71,15 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
+	modes, overlap, err := embeddingsFlag(c, false)
+	if err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	copts := corpusOptions(c)
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	cfg := msrag.Config{
 		Out: c.String("out"), Windows: windows, Factory: c.String("factory"), Metric: metric,
-		Workers: c.Int("workers"), Wait: c.Bool("wait"),
+		Workers: c.Int("workers"), Wait: c.Bool("wait"), Embedding: modes[0], LateOverlap: overlap,
 	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
@@ -114,10 +118,19 @@ func indexAction(c *cli.Context) error {
 	}
 	defer ix.Close()
 	st := src.Stats()
-	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s: %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
-		cfg.Out, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
+	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
+		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	return nil
+}
+
+// embeddingOf describes how an index's windows were embedded.
+func embeddingOf(ix *msrag.Index) string {
+	m := ix.Manifest()
+	if m.Late == nil {
+		return m.Embedding + " embedding"
+	}
+	return fmt.Sprintf("late embedding: segments of %d tokens sharing %d", m.Late.SegmentTokens, m.Late.Overlap)
 }
 
 func windowNames(ws []chunk.Window) string {

@@ -232,3 +232,44 @@ func queriesPath(path string) (string, error) {
 	}
 	return path, nil
 }
+
+// embeddingFlags are the flags of how windows become vectors; eval takes a
+// list of modes.
+func embeddingFlags(list bool) []cli.Flag {
+	usage := "independent (each chunk encoded alone) or late (each document encoded once in segments of the model's maximum length, every window pooled from its tokens' vectors)"
+	if list {
+		usage = "independent, late, or both (independent,late: both indices, reported side by side with paired statistics)"
+	}
+	return []cli.Flag{
+		&cli.StringFlag{Name: "embedding", Value: "independent", Usage: usage},
+		&cli.IntFlag{Name: "late-overlap", Usage: "with --embedding late: content tokens consecutive segments of a long document share (0: a quarter of a segment)"},
+	}
+}
+
+// embeddingsFlag parses --embedding (a list where list is set) and checks
+// --late-overlap against it.
+func embeddingsFlag(c *cli.Context, list bool) ([]msrag.Embedding, int, error) {
+	var out []msrag.Embedding
+	names := []string{c.String("embedding")}
+	if list {
+		names = strings.Split(names[0], ",")
+	}
+	for _, n := range names {
+		e, err := msrag.ParseEmbedding(strings.TrimSpace(n))
+		if err != nil || strings.TrimSpace(n) == "" {
+			return nil, 0, usagef("--embedding %q: want independent or late", c.String("embedding"))
+		}
+		if slices.Contains(out, e) {
+			return nil, 0, usagef("--embedding %q: %v is repeated", c.String("embedding"), e)
+		}
+		out = append(out, e)
+	}
+	overlap := c.Int("late-overlap")
+	switch {
+	case overlap < 0:
+		return nil, 0, usagef("--late-overlap %d: want 0 (a quarter of a segment) or more tokens", overlap)
+	case overlap > 0 && !slices.Contains(out, msrag.Late):
+		return nil, 0, usagef("--late-overlap is for --embedding late")
+	}
+	return out, overlap, nil
+}

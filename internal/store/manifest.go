@@ -79,8 +79,27 @@ type Manifest struct {
 	Tokens        int64        `json:"tokens"`
 	Skipped       int64        `json:"skipped_docs"`
 	Shard         string       `json:"shard,omitempty"`
-	Created       time.Time    `json:"created"`
-	BuildSeconds  float64      `json:"build_seconds"`
+	// Embedding is how the windows were embedded: "late", or "independent"
+	// (or absent, as before it was recorded). Late describes a late build's
+	// segments.
+	Embedding    string    `json:"embedding"`
+	Late         *LateInfo `json:"late,omitempty"`
+	Created      time.Time `json:"created"`
+	BuildSeconds float64   `json:"build_seconds"`
+}
+
+// LateInfo describes the segments of a late-chunked index.
+type LateInfo struct {
+	// SegmentTokens is a segment's length in content tokens, SequenceTokens
+	// with the prefix and the special tokens, Overlap the content tokens
+	// consecutive segments share.
+	SegmentTokens  int `json:"segment_tokens"`
+	SequenceTokens int `json:"sequence_tokens"`
+	Overlap        int `json:"overlap"`
+	// Edges says which rows besides a window's tokens it pools: "segment"
+	// (the prefix and leading special tokens when it starts its segment,
+	// the trailing ones when it ends it).
+	Edges string `json:"edges"`
 }
 
 // IsIndex reports whether dir holds a manifest.

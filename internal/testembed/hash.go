@@ -112,14 +112,42 @@ func (h *Hash) EmbedChunks(ctx context.Context, chunks []embed.Chunk, role embed
 	return out, nil
 }
 
+// EmbedTokenStates hands fn each sequence's token vectors: one per content
+// token, no prefix or special tokens (embed.TokenEmbedder). A window's mean
+// of them, normalised, is its vector from EmbedChunks.
+func (h *Hash) EmbedTokenStates(ctx context.Context, seqs [][]int32, role embed.Role, fn func(int, embed.TokenStates) error) error {
+	limit := h.Spec().MaxContent(role)
+	for i, ids := range seqs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(ids) > limit {
+			return fmt.Errorf("testembed: sequence %d has %d tokens, more than the %d that fit", i, len(ids), limit)
+		}
+		rows := make([]float32, len(ids)*h.dims)
+		for j, id := range ids {
+			h.add(rows[j*h.dims:(j+1)*h.dims], id)
+		}
+		if err := fn(i, embed.TokenStates{Rows: rows, Content: len(ids)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds token id's vector to row.
+func (h *Hash) add(row []float32, id int32) {
+	s := h.seed ^ (uint64(uint32(id)) * 0x9e3779b97f4a7c15)
+	for d := range row {
+		s = splitmix(s)
+		row[d] += float32(int32(s>>32)) * (1.0 / (1 << 31))
+	}
+}
+
 // vector writes the normalised sum of the tokens' vectors into row.
 func (h *Hash) vector(row []float32, ids []int32) {
 	for _, id := range ids {
-		s := h.seed ^ (uint64(uint32(id)) * 0x9e3779b97f4a7c15)
-		for d := range row {
-			s = splitmix(s)
-			row[d] += float32(int32(s>>32)) * (1.0 / (1 << 31))
-		}
+		h.add(row, id)
 	}
 	var n float64
 	for _, v := range row {
@@ -141,4 +169,4 @@ func splitmix(x uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-var _ embed.Embedder = (*Hash)(nil)
+var _ embed.TokenEmbedder = (*Hash)(nil)
