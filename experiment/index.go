@@ -10,6 +10,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/report"
 )
 
@@ -73,11 +74,15 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		}
 		return nil, "it does not open: " + err.Error(), nil
 	}
-	if why := mismatch(ix, spec.indexWindows()); why != "" {
+	why := mismatch(ix, spec.indexWindows())
+	if why == "" {
+		why = embeddingMismatch(ix.Manifest(), spec)
+	}
+	if why != "" {
 		ix.Close()
 		return nil, why, nil
 	}
-	return ix, "same model, windows, full window and corpus", nil
+	return ix, "same model, windows, full window, embedding and corpus", nil
 }
 
 // mismatch says why an open index does not have the windows wanted (in any
@@ -106,6 +111,25 @@ func mismatch(ix *msrag.Index, want []chunk.Window) string {
 	return ""
 }
 
+// embeddingMismatch says why an index's embedding is not the one spec
+// asks for, or "" when it is.
+func embeddingMismatch(m msrag.Manifest, spec Spec) string {
+	have, err := msrag.ParseEmbedding(m.Embedding)
+	switch {
+	case err != nil:
+		return err.Error()
+	case have != spec.Embedding:
+		return fmt.Sprintf("its windows were embedded %s, not %s", have, spec.Embedding)
+	case have == msrag.Late && m.Late == nil:
+		return "it records no late segments"
+	case have == msrag.Late && spec.LateOverlap != 0 && m.Late.Overlap != spec.LateOverlap:
+		return fmt.Sprintf("its late segments overlap by %d tokens, not %d", m.Late.Overlap, spec.LateOverlap)
+	case have == msrag.Late && spec.LateOverlap == 0 && m.Late.Overlap != late.DefaultOverlap(m.Late.SegmentTokens):
+		return fmt.Sprintf("its late segments overlap by %d tokens, not the default %d", m.Late.Overlap, late.DefaultOverlap(m.Late.SegmentTokens))
+	}
+	return ""
+}
+
 // build builds the index under lock and records its corpus. The old record
 // goes first: an interrupted build must not leave a new index next to a stale
 // record, nor an old index next to a new one.
@@ -124,7 +148,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	t0 := time.Now()
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
 		Embedder: spec.Embedder, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
-		Progress: spec.Progress, Lock: lock,
+		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap,
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +159,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 		ix.Close()
 		return nil, err
 	}
-	fmt.Fprintf(spec.Log, "eval: built %s: %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s (embedder busy %.0f%%)\n",
-		spec.Index, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, 100*tm.BuildEmbed/tm.Build)
+	fmt.Fprintf(spec.Log, "eval: built %s (%s embedding): %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s (embedder busy %.0f%%)\n",
+		spec.Index, spec.Embedding, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, 100*tm.BuildEmbed/tm.Build)
 	return ix, nil
 }

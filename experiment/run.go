@@ -120,7 +120,7 @@ func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus
 		texts[i] = q.Text
 	}
 	t0 := time.Now()
-	vecs, err := ix.EmbedQueries(ctx, texts)
+	vecs, err := embedQueries(ctx, spec, ix, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +150,35 @@ func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus
 	tm.Search += t2.Sub(t1).Seconds()
 	tm.Fuse += time.Since(t2).Seconds()
 	return ch, nil
+}
+
+// embedQueries embeds texts, taking the vectors spec.queries already holds
+// and keeping the new ones there.
+func embedQueries(ctx context.Context, spec Spec, ix *msrag.Index, texts []string) ([]float32, error) {
+	if spec.queries == nil {
+		return ix.EmbedQueries(ctx, texts)
+	}
+	var missing []string
+	for _, t := range texts {
+		if _, ok := spec.queries[t]; !ok && !slices.Contains(missing, t) {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		vecs, err := ix.EmbedQueries(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		dims := len(vecs) / len(missing)
+		for i, t := range missing {
+			spec.queries[t] = vecs[i*dims : (i+1)*dims]
+		}
+	}
+	var out []float32
+	for _, t := range texts {
+		out = append(out, spec.queries[t]...)
+	}
+	return out, nil
 }
 
 // addLearned checks spec's fusion model against the index and the queries
@@ -219,6 +248,10 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
 			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens},
 		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
+		Embedding: spec.Embedding.String(),
+	}
+	if l := m.Late; l != nil {
+		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap}
 	}
 	for _, w := range ix.Windows() {
 		if w.Truncate {

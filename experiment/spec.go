@@ -29,6 +29,10 @@ type Spec struct {
 	Embedder msrag.Embedder
 	// Windows are the sliding windows; the index also gets the full window.
 	Windows []chunk.Window
+	// Embedding and LateOverlap say how the index embeds its windows (see
+	// msrag.Config); an index embedded otherwise is not reused.
+	Embedding   msrag.Embedding
+	LateOverlap int
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs).
 	Configs []Config
 	// K is the number of documents ranked per query (default 100), WindowK
@@ -59,6 +63,9 @@ type Spec struct {
 	// (its first submatch, else the whole match) in one fold.
 	CVFolds int
 	CVGroup *regexp.Regexp
+	// queries, when set, keeps the query vectors of earlier runs by text
+	// (RunModes), so that every mode is searched with the same vectors.
+	queries map[string][]float32
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer

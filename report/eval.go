@@ -38,9 +38,13 @@ type Eval struct {
 	FullWindow int   `json:"full_window,omitempty"`
 	// K is the number of documents ranked per query, WindowK the number of
 	// chunks each window's index returns.
-	K       int `json:"k"`
-	WindowK int `json:"window_k"`
-	Docs    int `json:"docs"`
+	// Embedding is how the index embedded its windows: "independent" or
+	// "late"; Late describes a late index's segments.
+	Embedding string `json:"embedding,omitempty"`
+	Late      *Late  `json:"late,omitempty"`
+	K         int    `json:"k"`
+	WindowK   int    `json:"window_k"`
+	Docs      int    `json:"docs"`
 	// Queries is the number of queries searched: those of the split's qrels
 	// found in the queries file.
 	Queries int       `json:"queries"`
@@ -74,6 +78,13 @@ type MTEBInfo struct {
 	// Model is MODEL of the model names msrag/MODEL-CONFIG when it is not
 	// the embedder's name.
 	Model string `json:"model,omitempty"`
+}
+
+// Late describes the segments of a late-chunked index: their content
+// tokens and the tokens consecutive ones share.
+type Late struct {
+	SegmentTokens int `json:"segment_tokens"`
+	Overlap       int `json:"overlap"`
 }
 
 // Model identifies the embedding model.

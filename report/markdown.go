@@ -167,6 +167,10 @@ func (e *Eval) header(w io.Writer) {
 		"%d chunks per window, %d documents per query; rrf is RRF over every window with c = 1 and ranks from 0 "+
 		"unless its name says otherwise.\n\n",
 		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K)
+	if l := e.Late; l != nil {
+		fmt.Fprintf(w, "Late chunking: each document encoded once, in segments of %d content tokens sharing %d, "+
+			"every window's vector the mean of its tokens' vectors from that pass.\n\n", l.SegmentTokens, l.Overlap)
+	}
 	if e.Model.Name == hashEmbedderName {
 		fmt.Fprintf(w, "**%s is a non-semantic test embedder: these numbers say nothing about retrieval quality.**\n\n", hashEmbedderName)
 	}

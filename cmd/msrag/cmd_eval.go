@@ -37,7 +37,11 @@ func init() {
 			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
 			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
-			"the @1000 metrics need --k 1000 to mean what MTEB's do.",
+			"the @1000 metrics need --k 1000 to mean what MTEB's do.\n\n" +
+			"--embedding independent,late evaluates both embeddings (each in OUT/MODE, its index in\n" +
+			"OUT/MODE/index, or --index for independent and INDEX-late for late), embeds the queries once\n" +
+			"for both, and writes OUT/modes.md and modes.json: every configuration under each embedding,\n" +
+			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
@@ -58,16 +62,31 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
-		}, corpusFlags()...), deviceFlags()...),
+		}, append(corpusFlags(), embeddingFlags(true)...)...), deviceFlags()...),
 		Action: evalAction,
 	})
 }
 
-// evalSpec maps the flags to an experiment (no embedder yet).
-func evalSpec(c *cli.Context) (experiment.Spec, error) {
+// evalSpec maps the flags to an experiment (no embedder yet) and the
+// embeddings to evaluate it with.
+func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
-		return experiment.Spec{}, usagef("eval: unexpected arguments %v", c.Args().Slice())
+		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
+	modes, overlap, err := embeddingsFlag(c, true)
+	if err != nil {
+		return experiment.Spec{}, nil, err
+	}
+	spec, err := evalFlags(c)
+	spec.Embedding, spec.LateOverlap = modes[0], overlap
+	if len(modes) == 1 && modes[0] != msrag.Late {
+		spec.LateOverlap = 0
+	}
+	return spec, modes, err
+}
+
+// evalFlags maps every flag but the embedding's to an experiment.
+func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	windows, err := windowsFlag(c)
 	if err != nil {
 		return experiment.Spec{}, err
@@ -115,7 +134,7 @@ func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
 }
 
 func evalAction(c *cli.Context) error {
-	spec, err := evalSpec(c)
+	spec, modes, err := evalSpec(c)
 	if err != nil {
 		return err
 	}
@@ -129,12 +148,32 @@ func evalAction(c *cli.Context) error {
 		bar = newProgressBar(c.App.ErrWriter, "index")
 		spec.Progress = bar.callback()
 	}
+	if len(modes) > 1 {
+		res, err := experiment.RunModes(c.Context, spec, modes)
+		bar.finish()
+		if err != nil {
+			return asUsage(err)
+		}
+		return printModes(c.App.Writer, c.App.ErrWriter, res)
+	}
 	res, err := experiment.Run(c.Context, spec)
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
 	}
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
+}
+
+// printModes prints the comparison of the embeddings and what was written.
+func printModes(stdout, stderr io.Writer, res *experiment.ModesResult) error {
+	if err := report.WriteModesMarkdown(stdout, res.Modes); err != nil {
+		return err
+	}
+	for _, r := range res.Runs {
+		fmt.Fprintf(stderr, "eval: %s embedding: wrote %s and %s\n", r.Report.Embedding, r.Files.Results, r.Files.Report)
+	}
+	fmt.Fprintf(stderr, "eval: wrote %s and %s\n", res.Markdown, res.JSON)
+	return nil
 }
 
 // printEval prints the summary tables, what was written and the check command.

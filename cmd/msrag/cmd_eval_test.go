@@ -279,3 +279,40 @@ func TestEvalUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalEmbeddings runs eval with both embeddings from the command line and
+// checks the flags' usage errors, found before any work.
+func TestEvalEmbeddings(t *testing.T) {
+	hashTokenizer(t)
+	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
+	writeTinyDataset(t, data)
+	base := []string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--quiet"}
+	code, stdout, stderr := runCLI(t, "", append(base, "--embedding", "independent,late", "--late-overlap", "40")...)
+	if code != exitOK {
+		t.Fatalf("code %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "late − independent") || !strings.Contains(stdout, "| rrf |") {
+		t.Errorf("stdout lacks the comparison:\n%s", stdout)
+	}
+	for _, f := range []string{"modes.md", "modes.json", "independent/results.json", "late/results.json", "late/index/manifest.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if r := readEval(t, filepath.Join(out, "late")); r.Embedding != "late" || r.Late == nil || r.Late.Overlap != 40 {
+		t.Errorf("late results.json: embedding %q, late %+v", r.Embedding, r.Late)
+	}
+	for _, tc := range []struct{ name, embedding, overlap, want string }{
+		{"unknown", "contextual", "0", "want independent or late"},
+		{"repeated", "late,late", "0", "late is repeated"},
+		{"overlap without late", "independent", "10", "--late-overlap is for --embedding late"},
+		{"negative overlap", "late", "-3", "--late-overlap -3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", "eval", "--dataset", t.TempDir(), "--out", t.TempDir(), "--embedding", tc.embedding, "--late-overlap", tc.overlap)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("code %d, want %d saying %q: %s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+}

@@ -202,3 +202,33 @@ func TestExpectedUnits(t *testing.T) {
 		t.Errorf("JSONL: %d units, want 0 (not counted)", got)
 	}
 }
+
+// TestIndexLateCLI builds a late index, searches it without a flag, and
+// refuses a late shard beside an independent one.
+func TestIndexLateCLI(t *testing.T) {
+	needHashTokenizer(t)
+	dir := t.TempDir()
+	corpusPath := writeCorpus(t, dir)
+	late, ind := filepath.Join(dir, "late"), filepath.Join(dir, "ind")
+	code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", late, "--model", "hash-test-embedder", "--windows", "4,8", "--embedding", "late", "--quiet")
+	if code != exitOK || !strings.Contains(errOut, "late embedding: segments of 510 tokens sharing 127") {
+		t.Fatalf("index --embedding late: code %d: %s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", ind, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet"); code != exitOK {
+		t.Fatalf("index: code %d: %s", code, errOut)
+	}
+	queries := filepath.Join(dir, "queries.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\n"), 0o644)
+	code, out, errOut := runCLI(t, "", "search", "--index", late, "--queries", queries, "--k", "1")
+	if code != exitOK || !strings.HasPrefix(out, "q1 Q0 c 1 ") {
+		t.Fatalf("search of a late index: code %d: %s%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "search", "--index", late+","+ind, "--queries", queries)
+	if code == exitOK || !strings.Contains(errOut, "embedded differently") {
+		t.Fatalf("search of a late and an independent index together: code %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "x"), "--late-overlap", "10")
+	if code != exitUsage || !strings.Contains(errOut, "--late-overlap is for --embedding late") {
+		t.Fatalf("--late-overlap without late: code %d: %s", code, errOut)
+	}
+}
