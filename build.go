@@ -175,7 +175,7 @@ func (b *builder) index() (*Index, error) {
 		Created:       time.Now().UTC().Truncate(time.Second),
 	}
 	if b.late != nil {
-		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: "segment"}
+		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: b.cfg.LateEdges.String()}
 	}
 	for _, w := range b.windows {
 		man.Windows = append(man.Windows, WindowInfo{

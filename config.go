@@ -9,6 +9,7 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/late"
 )
 
 // DefaultWindows are the windows used when Config.Windows is empty: 100, 200
@@ -34,6 +35,9 @@ type Config struct {
 	// (late.DefaultOverlap). A segment is as long as the model takes.
 	Embedding   Embedding
 	LateOverlap int
+	// LateEdges says which rows besides a window's own tokens a Late build
+	// pools; default late.EdgesSegment (the paper's choice).
+	LateEdges late.Edges
 	// Factory is the FAISS index factory string for every window; default "Flat".
 	Factory string
 	// Metric is the FAISS metric; default inner product (vectors are normalised).
@@ -99,8 +103,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("msrag: %v: want Independent or Late", c.Embedding)
 	case c.LateOverlap < 0:
 		return c, fmt.Errorf("msrag: late overlap %d: want 0 (a quarter of a segment) or more tokens", c.LateOverlap)
-	case c.LateOverlap > 0 && c.Embedding != Late:
-		return c, fmt.Errorf("msrag: a late overlap (%d) is for late embedding only, and the embedding is %v", c.LateOverlap, c.Embedding)
+	case c.LateEdges != late.EdgesSegment && c.LateEdges != late.EdgesNone:
+		return c, fmt.Errorf("msrag: %v: want late.EdgesSegment or late.EdgesNone", c.LateEdges)
+	case (c.LateOverlap > 0 || c.LateEdges != late.EdgesSegment) && c.Embedding != Late:
+		return c, fmt.Errorf("msrag: a late overlap or edges are for late embedding only, and the embedding is %v", c.Embedding)
 	}
 	if c.Factory == "" {
 		c.Factory = "Flat"

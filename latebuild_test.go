@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/late"
 )
 
 // rowVectors returns, for every row of window wi of ix's first shard, the
@@ -146,6 +147,7 @@ func TestLateBuildRefusals(t *testing.T) {
 		"overlap = segment": {Config{Embedder: emb, Embedding: Late, LateOverlap: 126}, "the overlap must be"},
 		"negative overlap":  {Config{Embedder: emb, Embedding: Late, LateOverlap: -1}, "late overlap -1"},
 		"overlap, not late": {Config{Embedder: emb, LateOverlap: 10}, "for late embedding only"},
+		"edges, not late":   {Config{Embedder: emb, LateEdges: late.EdgesNone}, "for late embedding only"},
 		"unknown mode":      {Config{Embedder: emb, Embedding: Embedding(7)}, "Embedding(7)"},
 	} {
 		t.Run(name, func(t *testing.T) {

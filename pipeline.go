@@ -230,6 +230,7 @@ func (b *builder) cutSegments(bt *docBatch, doc int32, ids []int32, items []item
 	for i := range items {
 		it := &items[i]
 		it.pieces = late.Pieces(nil, spans, chunk.Span{Start: int(it.tokStart), End: int(it.tokEnd)})
+		b.cfg.LateEdges.Apply(it.pieces)
 		for k := range it.pieces {
 			it.pieces[k].Seg += base
 		}

@@ -126,6 +126,8 @@ func embeddingMismatch(m msrag.Manifest, spec Spec) string {
 		return fmt.Sprintf("its late segments overlap by %d tokens, not %d", m.Late.Overlap, spec.LateOverlap)
 	case have == msrag.Late && spec.LateOverlap == 0 && m.Late.Overlap != late.DefaultOverlap(m.Late.SegmentTokens):
 		return fmt.Sprintf("its late segments overlap by %d tokens, not the default %d", m.Late.Overlap, late.DefaultOverlap(m.Late.SegmentTokens))
+	case have == msrag.Late && m.Late.Edges != spec.LateEdges.String():
+		return fmt.Sprintf("its late windows pool edges %s, not %s", m.Late.Edges, spec.LateEdges)
 	}
 	return ""
 }
@@ -148,7 +150,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	t0 := time.Now()
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
 		Embedder: spec.Embedder, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
-		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap,
+		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap, LateEdges: spec.LateEdges,
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/report"
 )
 
@@ -34,7 +35,7 @@ func ModeSpec(spec Spec, mode msrag.Embedding) Spec {
 		s.Index = spec.Index + "-" + mode.String()
 	}
 	if mode != msrag.Late {
-		s.LateOverlap = 0
+		s.LateOverlap, s.LateEdges = 0, late.EdgesSegment
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/late"
 )
 
 // Spec says what to evaluate. Dataset, Out, Embedder and Windows are
@@ -33,6 +34,7 @@ type Spec struct {
 	// msrag.Config); an index embedded otherwise is not reused.
 	Embedding   msrag.Embedding
 	LateOverlap int
+	LateEdges   late.Edges
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs).
 	Configs []Config
 	// K is the number of documents ranked per query (default 100), WindowK

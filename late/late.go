@@ -144,3 +144,44 @@ func Mean(sum []float32, count int, normalize bool) {
 		embed.Normalize(sum)
 	}
 }
+
+// Edges says which rows besides a window's own tokens its pool takes in.
+type Edges int
+
+const (
+	// EdgesSegment takes in the rows before the content (the leading special
+	// tokens and the prefix) for a piece that starts its segment, and the
+	// rows after it for one that ends it, as the paper does (Pieces).
+	EdgesSegment Edges = iota
+	// EdgesNone pools a window's own tokens only.
+	EdgesNone
+)
+
+var edgesNames = [...]string{EdgesSegment: "segment", EdgesNone: "none"}
+
+func (e Edges) String() string {
+	if e < 0 || int(e) >= len(edgesNames) {
+		return fmt.Sprintf("Edges(%d)", int(e))
+	}
+	return edgesNames[e]
+}
+
+// ParseEdges returns the Edges named s ("segment" or "none").
+func ParseEdges(s string) (Edges, error) {
+	for e, name := range edgesNames {
+		if s == name {
+			return Edges(e), nil
+		}
+	}
+	return 0, fmt.Errorf("late: edges %q: want segment or none: %w", s, ErrConfig)
+}
+
+// Apply drops the edge rows from pieces under EdgesNone.
+func (e Edges) Apply(pieces []Piece) {
+	if e != EdgesNone {
+		return
+	}
+	for i := range pieces {
+		pieces[i].Lead, pieces[i].Trail = false, false
+	}
+}

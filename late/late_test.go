@@ -147,3 +147,23 @@ func TestAddAndMean(t *testing.T) {
 		t.Fatalf("Mean normalized = %v, want [1/3 2/3 2/3]", v)
 	}
 }
+
+func TestEdges(t *testing.T) {
+	for _, e := range []Edges{EdgesSegment, EdgesNone} {
+		if got, err := ParseEdges(e.String()); err != nil || got != e {
+			t.Errorf("ParseEdges(%q) = %v, %v", e, got, err)
+		}
+	}
+	if _, err := ParseEdges("all"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseEdges(all): %v", err)
+	}
+	ps := []Piece{{Seg: 0, Tokens: sp(0, 4), Lead: true, Trail: true}}
+	EdgesSegment.Apply(ps)
+	if !ps[0].Lead || !ps[0].Trail {
+		t.Errorf("EdgesSegment changed the piece: %+v", ps[0])
+	}
+	EdgesNone.Apply(ps)
+	if ps[0].Lead || ps[0].Trail {
+		t.Errorf("EdgesNone kept an edge: %+v", ps[0])
+	}
+}

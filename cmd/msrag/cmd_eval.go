@@ -73,15 +73,12 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
-	modes, overlap, err := embeddingsFlag(c, true)
+	modes, lf, err := embeddingsFlag(c, true)
 	if err != nil {
 		return experiment.Spec{}, nil, err
 	}
 	spec, err := evalFlags(c)
-	spec.Embedding, spec.LateOverlap = modes[0], overlap
-	if len(modes) == 1 && modes[0] != msrag.Late {
-		spec.LateOverlap = 0
-	}
+	spec.Embedding, spec.LateOverlap, spec.LateEdges = modes[0], lf.overlap, lf.edges
 	return spec, modes, err
 }
 

@@ -305,7 +305,7 @@ func TestEvalEmbeddings(t *testing.T) {
 	for _, tc := range []struct{ name, embedding, overlap, want string }{
 		{"unknown", "contextual", "0", "want independent or late"},
 		{"repeated", "late,late", "0", "late is repeated"},
-		{"overlap without late", "independent", "10", "--late-overlap is for --embedding late"},
+		{"overlap without late", "independent", "10", "--late-overlap and --late-edges are for --embedding late"},
 		{"negative overlap", "late", "-3", "--late-overlap -3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

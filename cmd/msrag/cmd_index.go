@@ -71,7 +71,7 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
-	modes, overlap, err := embeddingsFlag(c, false)
+	modes, lf, err := embeddingsFlag(c, false)
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
@@ -79,7 +79,7 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	cfg := msrag.Config{
 		Out: c.String("out"), Windows: windows, Factory: c.String("factory"), Metric: metric,
-		Workers: c.Int("workers"), Wait: c.Bool("wait"), Embedding: modes[0], LateOverlap: overlap,
+		Workers: c.Int("workers"), Wait: c.Bool("wait"), Embedding: modes[0], LateOverlap: lf.overlap, LateEdges: lf.edges,
 	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
@@ -130,7 +130,7 @@ func embeddingOf(ix *msrag.Index) string {
 	if m.Late == nil {
 		return m.Embedding + " embedding"
 	}
-	return fmt.Sprintf("late embedding: segments of %d tokens sharing %d", m.Late.SegmentTokens, m.Late.Overlap)
+	return fmt.Sprintf("late embedding: segments of %d tokens sharing %d, edges %s", m.Late.SegmentTokens, m.Late.Overlap, m.Late.Edges)
 }
 
 func windowNames(ws []chunk.Window) string {

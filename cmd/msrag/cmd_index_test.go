@@ -211,7 +211,7 @@ func TestIndexLateCLI(t *testing.T) {
 	corpusPath := writeCorpus(t, dir)
 	late, ind := filepath.Join(dir, "late"), filepath.Join(dir, "ind")
 	code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", late, "--model", "hash-test-embedder", "--windows", "4,8", "--embedding", "late", "--quiet")
-	if code != exitOK || !strings.Contains(errOut, "late embedding: segments of 510 tokens sharing 127") {
+	if code != exitOK || !strings.Contains(errOut, "late embedding: segments of 510 tokens sharing 127, edges segment") {
 		t.Fatalf("index --embedding late: code %d: %s", code, errOut)
 	}
 	if code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", ind, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet"); code != exitOK {
@@ -227,8 +227,17 @@ func TestIndexLateCLI(t *testing.T) {
 	if code == exitOK || !strings.Contains(errOut, "embedded differently") {
 		t.Fatalf("search of a late and an independent index together: code %d: %s", code, errOut)
 	}
+	code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "none"), "--model", "hash-test-embedder",
+		"--windows", "4,8", "--embedding", "late", "--late-edges", "none", "--late-overlap", "60", "--quiet")
+	if code != exitOK || !strings.Contains(errOut, "segments of 510 tokens sharing 60, edges none") {
+		t.Fatalf("index --late-edges none: code %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "x"), "--embedding", "late", "--late-edges", "all")
+	if code != exitUsage || !strings.Contains(errOut, "want segment or none") {
+		t.Fatalf("--late-edges all: code %d: %s", code, errOut)
+	}
 	code, _, errOut = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "x"), "--late-overlap", "10")
-	if code != exitUsage || !strings.Contains(errOut, "--late-overlap is for --embedding late") {
+	if code != exitUsage || !strings.Contains(errOut, "--late-overlap and --late-edges are for --embedding late") {
 		t.Fatalf("--late-overlap without late: code %d: %s", code, errOut)
 	}
 }

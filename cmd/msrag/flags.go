@@ -15,6 +15,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -243,12 +244,19 @@ func embeddingFlags(list bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "embedding", Value: "independent", Usage: usage},
 		&cli.IntFlag{Name: "late-overlap", Usage: "with --embedding late: content tokens consecutive segments of a long document share (0: a quarter of a segment)"},
+		&cli.StringFlag{Name: "late-edges", Value: "segment", Usage: "with --embedding late: segment (a window that starts or ends its segment also pools [CLS] and the prefix, or [SEP]) or none (its own tokens only)"},
 	}
 }
 
+// lateFlags are the late embedding's settings.
+type lateFlags struct {
+	overlap int
+	edges   late.Edges
+}
+
 // embeddingsFlag parses --embedding (a list where list is set) and checks
-// --late-overlap against it.
-func embeddingsFlag(c *cli.Context, list bool) ([]msrag.Embedding, int, error) {
+// --late-overlap and --late-edges against it.
+func embeddingsFlag(c *cli.Context, list bool) ([]msrag.Embedding, lateFlags, error) {
 	var out []msrag.Embedding
 	names := []string{c.String("embedding")}
 	if list {
@@ -257,19 +265,23 @@ func embeddingsFlag(c *cli.Context, list bool) ([]msrag.Embedding, int, error) {
 	for _, n := range names {
 		e, err := msrag.ParseEmbedding(strings.TrimSpace(n))
 		if err != nil || strings.TrimSpace(n) == "" {
-			return nil, 0, usagef("--embedding %q: want independent or late", c.String("embedding"))
+			return nil, lateFlags{}, usagef("--embedding %q: want independent or late", c.String("embedding"))
 		}
 		if slices.Contains(out, e) {
-			return nil, 0, usagef("--embedding %q: %v is repeated", c.String("embedding"), e)
+			return nil, lateFlags{}, usagef("--embedding %q: %v is repeated", c.String("embedding"), e)
 		}
 		out = append(out, e)
 	}
-	overlap := c.Int("late-overlap")
+	lf := lateFlags{overlap: c.Int("late-overlap")}
+	edges, err := late.ParseEdges(c.String("late-edges"))
 	switch {
-	case overlap < 0:
-		return nil, 0, usagef("--late-overlap %d: want 0 (a quarter of a segment) or more tokens", overlap)
-	case overlap > 0 && !slices.Contains(out, msrag.Late):
-		return nil, 0, usagef("--late-overlap is for --embedding late")
+	case err != nil:
+		return nil, lateFlags{}, usagef("--late-edges %q: want segment or none", c.String("late-edges"))
+	case lf.overlap < 0:
+		return nil, lateFlags{}, usagef("--late-overlap %d: want 0 (a quarter of a segment) or more tokens", lf.overlap)
+	case (lf.overlap > 0 || edges != late.EdgesSegment) && !slices.Contains(out, msrag.Late):
+		return nil, lateFlags{}, usagef("--late-overlap and --late-edges are for --embedding late")
 	}
-	return out, overlap, nil
+	lf.edges = edges
+	return out, lf, nil
 }
