@@ -59,7 +59,7 @@ func RunModes(ctx context.Context, spec Spec, modes []msrag.Embedding) (*ModesRe
 	spec.queries = map[string][]float32{}
 	res := &ModesResult{}
 	var evals []*report.Eval
-	var outs []string
+	var names, outs []string
 	for _, m := range modes {
 		s := ModeSpec(spec, m)
 		fmt.Fprintf(log, "eval: %s embedding into %s\n", m, s.Out)
@@ -68,10 +68,10 @@ func RunModes(ctx context.Context, spec Spec, modes []msrag.Embedding) (*ModesRe
 			return nil, fmt.Errorf("experiment: %s embedding: %w", m, err)
 		}
 		res.Runs = append(res.Runs, r)
-		evals, outs = append(evals, r.Report), append(outs, m.String())
+		evals, names, outs = append(evals, r.Report), append(names, m.String()), append(outs, s.Out)
 	}
 	var err error
-	if res.Modes, err = report.CompareModes(evals, outs, PairedMetric); err != nil {
+	if res.Modes, err = report.CompareModes(evals, names, outs, PairedMetric); err != nil {
 		return nil, err
 	}
 	res.JSON, res.Markdown = filepath.Join(spec.Out, "modes.json"), filepath.Join(spec.Out, "modes.md")

@@ -251,7 +251,7 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		Embedding: spec.Embedding.String(),
 	}
 	if l := m.Late; l != nil {
-		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap}
+		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap, Edges: l.Edges}
 	}
 	for _, w := range ix.Windows() {
 		if w.Truncate {

@@ -81,10 +81,11 @@ type MTEBInfo struct {
 }
 
 // Late describes the segments of a late-chunked index: their content
-// tokens and the tokens consecutive ones share.
+// tokens, the tokens consecutive ones share, and the edge rows pooled.
 type Late struct {
-	SegmentTokens int `json:"segment_tokens"`
-	Overlap       int `json:"overlap"`
+	SegmentTokens int    `json:"segment_tokens"`
+	Overlap       int    `json:"overlap"`
+	Edges         string `json:"edges"`
 }
 
 // Model identifies the embedding model.

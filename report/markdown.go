@@ -169,7 +169,7 @@ func (e *Eval) header(w io.Writer) {
 		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K)
 	if l := e.Late; l != nil {
 		fmt.Fprintf(w, "Late chunking: each document encoded once, in segments of %d content tokens sharing %d, "+
-			"every window's vector the mean of its tokens' vectors from that pass.\n\n", l.SegmentTokens, l.Overlap)
+			"every window's vector the mean of its tokens' vectors from that pass (edges %s).\n\n", l.SegmentTokens, l.Overlap, l.Edges)
 	}
 	if e.Model.Name == hashEmbedderName {
 		fmt.Fprintf(w, "**%s is a non-semantic test embedder: these numbers say nothing about retrieval quality.**\n\n", hashEmbedderName)

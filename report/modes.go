@@ -8,7 +8,8 @@ import (
 	"github.com/msrag/msrag/eval"
 )
 
-// Modes compares one evaluation run under several embeddings (independent,
+// Modes compares runs of one evaluation (the same dataset, split, queries and
+// model) made differently, such as under several embeddings (independent,
 // late), configuration by configuration, on the same queries: modes.json.
 type Modes struct {
 	Dataset string `json:"dataset"`
@@ -23,8 +24,10 @@ type Modes struct {
 	Configs []ModeConfig `json:"configs"`
 }
 
-// ModeRun is one embedding's run.
+// ModeRun is one of the runs compared.
 type ModeRun struct {
+	// Name labels the run in the tables.
+	Name      string `json:"name"`
 	Embedding string `json:"embedding"`
 	Late      *Late  `json:"late,omitempty"`
 	// Out is the run's output directory (its results.json and report.md).
@@ -47,9 +50,10 @@ type ModeConfig struct {
 }
 
 // CompareModes pairs the configurations of runs (the same dataset, split,
-// queries and model, each embedded its own way) with the first run's.
-func CompareModes(runs []*Eval, outs []string, metric string) (*Modes, error) {
-	if len(runs) < 2 || len(outs) != len(runs) {
+// queries and model, each made its own way) with the first run's; names
+// label them and outs says where each was written.
+func CompareModes(runs []*Eval, names, outs []string, metric string) (*Modes, error) {
+	if len(runs) < 2 || len(outs) != len(runs) || len(names) != len(runs) {
 		return nil, fmt.Errorf("report: comparing embeddings needs two runs or more, got %d", len(runs))
 	}
 	a := runs[0]
@@ -59,7 +63,11 @@ func CompareModes(runs []*Eval, outs []string, metric string) (*Modes, error) {
 			return nil, fmt.Errorf("report: run %d (%s %s, %s, %d queries) is not run 1's (%s %s, %s, %d queries)",
 				i+1, r.Dataset, r.Split, r.Model.Name, r.Queries, a.Dataset, a.Split, a.Model.Name, a.Queries)
 		}
-		m.Runs = append(m.Runs, ModeRun{Embedding: r.Embedding, Late: r.Late, Out: outs[i],
+		emb := r.Embedding
+		if emb == "" {
+			emb = "independent" // results.json before the embedding was recorded
+		}
+		m.Runs = append(m.Runs, ModeRun{Name: names[i], Embedding: emb, Late: r.Late, Out: outs[i],
 			Build: r.Timings.Build, BuildEmbed: r.Timings.BuildEmbed, BuildTokens: r.Timings.BuildTokens})
 	}
 	for _, c := range a.Configs {
@@ -89,7 +97,7 @@ func compareConfig(runs []*Eval, c Config, metric string) (*ModeConfig, error) {
 		}
 		p, err := eval.Compare(rc.Results, c.Results, metric)
 		if err != nil {
-			return nil, fmt.Errorf("report: %s, %s against %s: %w", c.Name, r.Embedding, runs[0].Embedding, err)
+			return nil, fmt.Errorf("report: %s, run %s against run %s: %w", c.Name, r.Dataset, runs[0].Dataset, err)
 		}
 		mc.Paired = append(mc.Paired, p)
 	}
@@ -97,35 +105,34 @@ func compareConfig(runs []*Eval, c Config, metric string) (*ModeConfig, error) {
 }
 
 // WriteModesMarkdown writes modes.md: the builds, then every configuration
-// under each embedding with its paired difference from the first.
+// in each run with its paired difference from the first.
 func WriteModesMarkdown(w io.Writer, m *Modes) error {
 	bw := bufio.NewWriter(w)
 	label := metricLabel(m.Metric)
-	fmt.Fprintf(bw, "# %s (%s split), %s: embeddings side by side\n\n", m.Dataset, m.Split, m.Model)
-	fmt.Fprintf(bw, "%d queries. Each embedding has its own index; the queries are embedded once and every "+
-		"index is searched with the same vectors. Differences are from %s, over the same queries, with a 95%% "+
-		"paired bootstrap interval (10,000 resamplings) and the queries won, tied and lost.\n\n", m.Queries, m.Runs[0].Embedding)
-	bt := &table{head: []string{"embedding", "segments", "build (s)", "embedder busy (s)", "tokens embedded", "results"},
-		right: []bool{false, false, true, true, true, false}}
+	fmt.Fprintf(bw, "# %s (%s split), %s: runs side by side\n\n", m.Dataset, m.Split, m.Model)
+	fmt.Fprintf(bw, "%d queries. Differences are from %s, over the same queries, with a 95%% "+
+		"paired bootstrap interval (10,000 resamplings) and the queries won, tied and lost.\n\n", m.Queries, m.Runs[0].Name)
+	bt := &table{head: []string{"run", "embedding", "segments", "build (s)", "embedder busy (s)", "tokens embedded", "results"},
+		right: []bool{false, false, false, true, true, true, false}}
 	for _, r := range m.Runs {
 		seg := "—"
 		if r.Late != nil {
-			seg = fmt.Sprintf("%d tokens, overlap %d", r.Late.SegmentTokens, r.Late.Overlap)
+			seg = fmt.Sprintf("%d tokens, overlap %d, edges %s", r.Late.SegmentTokens, r.Late.Overlap, r.Late.Edges)
 		}
 		build, embed, tokens := "reused", "—", "—"
 		if r.Build > 0 {
 			build, embed, tokens = fmt.Sprintf("%.1f", r.Build), fmt.Sprintf("%.1f", r.BuildEmbed), fmt.Sprint(r.BuildTokens)
 		}
-		bt.rows = append(bt.rows, []string{r.Embedding, seg, build, embed, tokens, r.Out})
+		bt.rows = append(bt.rows, []string{r.Name, r.Embedding, seg, build, embed, tokens, r.Out})
 	}
 	bt.write(bw)
 	fmt.Fprintf(bw, "\n## %s\n\n", label)
 	head := []string{"configuration"}
 	for _, r := range m.Runs {
-		head = append(head, r.Embedding)
+		head = append(head, r.Name)
 	}
 	for _, r := range m.Runs[1:] {
-		head = append(head, r.Embedding+" − "+m.Runs[0].Embedding, "95% interval", "win/tie/loss")
+		head = append(head, r.Name+" − "+m.Runs[0].Name, "95% interval", "win/tie/loss")
 	}
 	t := &table{head: head}
 	for range head {

@@ -302,6 +302,16 @@ func TestEvalEmbeddings(t *testing.T) {
 	if r := readEval(t, filepath.Join(out, "late")); r.Embedding != "late" || r.Late == nil || r.Late.Overlap != 40 {
 		t.Errorf("late results.json: embedding %q, late %+v", r.Embedding, r.Late)
 	}
+	code, stdout, stderr = runCLI(t, "", "compare", "--json", filepath.Join(out, "cmp.json"), filepath.Join(out, "late"), filepath.Join(out, "independent", "results.json"))
+	if code != exitOK || !strings.Contains(stdout, "independent − late") {
+		t.Errorf("compare: code %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "cmp.json")); err != nil {
+		t.Error(err)
+	}
+	if code, _, stderr = runCLI(t, "", "compare", filepath.Join(out, "late")); code != exitUsage {
+		t.Errorf("compare with one run: code %d: %s", code, stderr)
+	}
 	for _, tc := range []struct{ name, embedding, overlap, want string }{
 		{"unknown", "contextual", "0", "want independent or late"},
 		{"repeated", "late,late", "0", "late is repeated"},
