@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,7 +34,7 @@ func init() {
 			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, and prints the command\n" +
 			"that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
-			"the @1000 metrics need --k 1000 to mean what MTEB's do.",
+			"the @1000 metrics need --k 1000 to mean what MTEB's do.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
@@ -49,7 +50,7 @@ func init() {
 			&cli.BoolFlag{Name: "rebuild", Usage: "build the index even when the one in --index matches"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of the index instead of failing"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, corpusFlags()...), deviceFlags()...),
+		}, corpusFlags()...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }
@@ -96,11 +97,13 @@ func evalAction(c *cli.Context) error {
 		bar = newProgressBar(c.App.ErrWriter, "index")
 		spec.Progress = bar.callback()
 	}
+	start := time.Now()
 	res, err := experiment.Run(c.Context, spec)
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
 	}
+	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder, time.Since(start))
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }
 
