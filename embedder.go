@@ -70,7 +70,8 @@ func OpenRemoteEmbedder(ctx context.Context, m ModelInfo, o RemoteOptions) (Embe
 		tok = r.Tokenizer
 	}
 	e, err := remote.NewEmbedder(ctx, remote.EmbedderOptions{
-		Client: co, Tokenizer: tok, ServerTokenizer: r.TokenizerOrigin == "server", MaxTokens: m.MaxTokens,
+		Client: co, Tokenizer: tok, ServerTokenizer: r.TokenizerOrigin == "server", MaxTokens: r.ServerMaxTokens,
+		Headroom:    recordedHeadroom(r.Headroom),
 		QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, InputType: r.InputType, Dims: m.Dims,
 		NoNormalize: !m.Normalize,
 	})
@@ -78,6 +79,15 @@ func OpenRemoteEmbedder(ctx context.Context, m ModelInfo, o RemoteOptions) (Embe
 		return nil, fmt.Errorf("msrag: reopening model %s: %w", m.Name, err)
 	}
 	return e, nil
+}
+
+// recordedHeadroom turns a manifest's headroom into the option that gives it
+// again: 0 (none) is a negative option, since the option's 0 is the default.
+func recordedHeadroom(h int) int {
+	if h == 0 {
+		return -1
+	}
+	return h
 }
 
 // modelInfoOf records what the index manifest keeps of an embedder.
@@ -97,7 +107,8 @@ func modelInfoOf(e Embedder) ModelInfo {
 	if r, ok := e.(*remote.Embedder); ok {
 		sv := r.Served()
 		m.Remote = store.RemoteInfo{Kind: sv.Kind.String(), Model: sv.Model, Endpoints: strings.Join(sv.Endpoints, ","),
-			InputType: sv.InputType, Tokenizer: sv.Tokenizer, TokenizerOrigin: "other"}
+			InputType: sv.InputType, Tokenizer: sv.Tokenizer, TokenizerOrigin: "other", ServerMaxTokens: sv.MaxTokens,
+			Headroom: sv.Headroom}
 		if sv.ServerTokenizer {
 			m.Remote.TokenizerOrigin = "server"
 		}

@@ -112,8 +112,8 @@ func TestBuildRemote(t *testing.T) {
 			break
 		}
 		want := store.RemoteInfo{Kind: "openai", Model: "hash-served", Endpoints: srv.URL + "/v1",
-			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, TokenizerOrigin: "other"}
-		if man.Model.Remote != want || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 128 {
+			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, TokenizerOrigin: "other", ServerMaxTokens: 128, Headroom: 4}
+		if man.Model.Remote != want || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {
 			t.Errorf("manifest model %+v, want remote %+v", man.Model, want)
 		}
 	}

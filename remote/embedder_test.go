@@ -71,7 +71,10 @@ func closeTo(a, b []float32) bool {
 func TestEmbedderSpec(t *testing.T) {
 	e, f := newTestEmbedder(t, nil)
 	s := e.Spec()
-	if s.Name != "openai:fake-model" || s.Dims != 8 || s.MaxTokens != DefaultMaxTokens || s.SpecialTokens != 2 ||
+	if m, h := e.ServerMaxTokens(); m != DefaultMaxTokens || h != DefaultHeadroom {
+		t.Errorf("server maximum %d, headroom %d", m, h)
+	}
+	if s.Name != "openai:fake-model" || s.Dims != 8 || s.MaxTokens != DefaultMaxTokens-DefaultHeadroom || s.SpecialTokens != 2 ||
 		s.PrefixTokens != [2]int{2, 2} || s.Checksums["tokenizer.json"] == "" || s.Checksums["model.onnx"] != "" {
 		t.Errorf("spec %+v", s)
 	}
@@ -175,7 +178,7 @@ func TestEmbedderTooLong(t *testing.T) {
 	e, f := newTestEmbedder(t, func(_ *fake, o *EmbedderOptions) { o.MaxTokens = 16 })
 	before := len(f.requests())
 	_, err := e.EmbedChunks(context.Background(), []embed.Chunk{{Text: "ok"}, {Text: strings.Repeat("x ", 13)}}, embed.Passage)
-	if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "text 1 has 17 tokens") {
+	if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "has 17 tokens") || !strings.Contains(err.Error(), "text 1 (") {
 		t.Errorf("error %v, want ErrTooLong for text 1", err)
 	}
 	if len(f.requests()) != before {
@@ -187,8 +190,8 @@ func TestEmbedderTooLong(t *testing.T) {
 	}
 	sent := f.requests()[len(f.requests())-1].inputs[0]
 	_, tok := testTokenizer(t)
-	if n := tok.Count(sent) + 2; n != 16 {
-		t.Errorf("long query sent as %q: %d tokens, want it cut to 16", sent, n)
+	if n := tok.Count(sent) + 2; n != 16-DefaultHeadroom {
+		t.Errorf("long query sent as %q: %d tokens, want it cut to 16 less the headroom", sent, n)
 	}
 }
 
@@ -200,7 +203,7 @@ func TestEmbedderOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := e.Spec(); s.Name != "tei:fake-model" || s.MaxTokens != 512 || s.Dims != 4 {
+	if s := e.Spec(); s.Name != "tei:fake-model" || s.MaxTokens != 512-DefaultHeadroom || s.Dims != 4 {
 		t.Errorf("tei spec %+v, want max tokens from /info", s)
 	}
 	for _, tt := range []struct {

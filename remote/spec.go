@@ -59,12 +59,15 @@ type Served struct {
 	// the server's own (EmbedderOptions.ServerTokenizer).
 	Tokenizer       string
 	ServerTokenizer bool
+	// MaxTokens is the server's maximum and Headroom the tokens kept under
+	// it (EmbedderOptions.MaxTokens and Headroom, as resolved).
+	MaxTokens, Headroom int
 }
 
 // Served describes the served model.
 func (e *Embedder) Served() Served {
 	s := Served{Kind: e.c.opts.Kind, Model: e.model, InputType: e.opts.InputType,
-		Tokenizer: e.opts.Tokenizer, ServerTokenizer: e.opts.ServerTokenizer}
+		Tokenizer: e.opts.Tokenizer, ServerTokenizer: e.opts.ServerTokenizer, MaxTokens: e.serverMax, Headroom: e.headroom}
 	for _, ep := range e.c.endpoints {
 		s.Endpoints = append(s.Endpoints, ep.base)
 	}

@@ -42,6 +42,7 @@ func remoteModelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "query-prefix", Usage: "server models: the model's query prefix, such as \"query: \" for e5"},
 		&cli.StringFlag{Name: "passage-prefix", Usage: "server models: the model's passage prefix, such as \"passage: \" for e5"},
 		&cli.IntFlag{Name: "max-tokens", Usage: "server models: longest sequence the server takes, special tokens included (0: TEI's /info, or 512)"},
+		&cli.IntFlag{Name: "headroom", Usage: "server models: keep windows this many tokens under --max-tokens, for texts that tokenize a little longer alone (0: 4, <0: none)"},
 		&cli.BoolFlag{Name: "server-tokenizer", Usage: "server models: --tokenizer is the server's own tokenizer.json (recorded in the index)"},
 	)
 }
@@ -81,7 +82,7 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 	co.Endpoints = remote.JoinEndpoints(ms.Endpoint, splitList(c.String("endpoints")))
 	return remote.NewEmbedder(c.Context, remote.EmbedderOptions{
 		Client: co, Tokenizer: c.String("tokenizer"), ServerTokenizer: c.Bool("server-tokenizer"),
-		MaxTokens: c.Int("max-tokens"), QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
+		MaxTokens: c.Int("max-tokens"), Headroom: c.Int("headroom"), QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
 		InputType: c.Bool("input-type"),
 	})
 }

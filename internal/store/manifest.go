@@ -55,6 +55,11 @@ type RemoteInfo struct {
 	// tokenizer, "other" when it is another one (token counts were checked
 	// against the server's either way).
 	TokenizerOrigin string `json:"tokenizer_origin"`
+	// ServerMaxTokens is the server's longest sequence and Headroom the
+	// tokens windows were kept under it: ModelInfo.MaxTokens is their
+	// difference.
+	ServerMaxTokens int `json:"server_max_tokens"`
+	Headroom        int `json:"headroom"`
 }
 
 // WindowInfo describes one window and its files.
