@@ -31,6 +31,7 @@ func remoteClientFlags() []cli.Flag {
 		&cli.IntFlag{Name: "batch-texts", Usage: "server models: most texts per request (0: 32, or TEI's max_client_batch_size)"},
 		&cli.DurationFlag{Name: "request-timeout", Usage: "server models: time limit of one request (0: 2m)"},
 		&cli.IntFlag{Name: "retries", Usage: "server models: retries of a request after 429, 408, 5xx or a timeout (0: 5, <0: none)"},
+		&cli.StringFlag{Name: "encoding", Usage: "server models: vectors as float or base64 (default base64 for openai, as the official client asks; tei has float only)"},
 	}
 }
 
@@ -47,13 +48,24 @@ func remoteModelFlags() []cli.Flag {
 	)
 }
 
-// clientOptions maps the client flags to remote.Options (no kind, endpoints
-// or model yet).
-func clientOptions(c *cli.Context) remote.Options {
-	return remote.Options{
-		Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"), Timeout: c.Duration("request-timeout"),
+// clientOptions maps the client flags to remote.Options for servers of
+// kind (no endpoints or model yet).
+func clientOptions(c *cli.Context, kind remote.Kind) (remote.Options, error) {
+	o := remote.Options{
+		Kind: kind, Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"), Timeout: c.Duration("request-timeout"),
 		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: c.App.ErrWriter,
 	}
+	switch enc := c.String("encoding"); {
+	case enc == "" && kind == remote.OpenAI:
+		o.Encoding = remote.Base64
+	case enc != "":
+		e, err := remote.ParseEncoding(enc)
+		if err != nil {
+			return o, usageError{err}
+		}
+		o.Encoding = e
+	}
+	return o, nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty entries.
@@ -77,8 +89,11 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 	if c.String("tokenizer") == "" {
 		return nil, usagef("--model %s: a model behind a server needs --tokenizer PATH (the tokenizer.json that cuts its windows)", spec)
 	}
-	co := clientOptions(c)
-	co.Kind, co.Model = ms.Kind, ms.Model
+	co, err := clientOptions(c, ms.Kind)
+	if err != nil {
+		return nil, err
+	}
+	co.Model = ms.Model
 	co.Endpoints = remote.JoinEndpoints(ms.Endpoint, splitList(c.String("endpoints")))
 	return remote.NewEmbedder(c.Context, remote.EmbedderOptions{
 		Client: co, Tokenizer: c.String("tokenizer"), ServerTokenizer: c.Bool("server-tokenizer"),
@@ -90,8 +105,16 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 // reopenRemote opens the model behind a server that an index's manifest
 // records, at --endpoints when given.
 func reopenRemote(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
+	kind, err := remote.ParseKind(m.Remote.Kind)
+	if err != nil {
+		return nil, err
+	}
+	co, err := clientOptions(c, kind)
+	if err != nil {
+		return nil, err
+	}
 	return msrag.OpenRemoteEmbedder(c.Context, m, msrag.RemoteOptions{
-		Endpoints: splitList(c.String("endpoints")), Tokenizer: c.String("tokenizer"), Client: clientOptions(c),
+		Endpoints: splitList(c.String("endpoints")), Tokenizer: c.String("tokenizer"), Client: co,
 	})
 }
 
