@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -218,7 +217,6 @@ func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) err
 		return err
 	}
 	defer emb.Close()
-	start := time.Now()
 	err = embedOutput(c.String("out"), c.App.Writer, format, emb.Spec().Dims, func(vw *output.VectorWriter) error {
 		rd := newTextReader(c.App.Reader, c.Bool("lines"))
 		for {
@@ -236,7 +234,7 @@ func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) err
 		}
 	})
 	if err == nil && c.Bool("stats") {
-		printRemoteStats(c.App.ErrWriter, "embed", emb, time.Since(start))
+		printRemoteStats(c.App.ErrWriter, "embed", emb)
 	}
 	return err
 }

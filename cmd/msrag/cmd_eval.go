@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -97,13 +96,12 @@ func evalAction(c *cli.Context) error {
 		bar = newProgressBar(c.App.ErrWriter, "index")
 		spec.Progress = bar.callback()
 	}
-	start := time.Now()
 	res, err := experiment.Run(c.Context, spec)
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
 	}
-	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder, time.Since(start))
+	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }
 

@@ -114,7 +114,7 @@ func indexAction(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s: %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
 		cfg.Out, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
-	printRemoteStats(c.App.ErrWriter, "index", emb, stats.Wall)
+	printRemoteStats(c.App.ErrWriter, "index", emb)
 	return nil
 }
 

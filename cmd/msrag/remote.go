@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -119,15 +118,16 @@ func reopenRemote(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
 }
 
 // printRemoteStats says what a model behind a server did: requests, retries,
-// the time with a request in flight, and how the token counts compared.
-func printRemoteStats(w io.Writer, label string, emb msrag.Embedder, wall time.Duration) {
+// the time with a request in flight (the probe when it opened included), and
+// how the token counts compared.
+func printRemoteStats(w io.Writer, label string, emb msrag.Embedder) {
 	e, ok := emb.(*remote.Embedder)
 	if !ok {
 		return
 	}
 	st, ck := e.Client().Stats(), e.TokenChecks()
-	fmt.Fprintf(w, "%s: server: %d requests (%d retries, %d failed), %d texts, %d prompt tokens reported; requests in flight %.1f s of %.1f s\n",
-		label, st.Requests, st.Retries, st.Failed, st.Texts, st.PromptTokens, st.Busy.Seconds(), wall.Seconds())
+	fmt.Fprintf(w, "%s: server: %d requests (%d retries, %d failed), %d texts, %d prompt tokens reported; a request in flight for %.1f s\n",
+		label, st.Requests, st.Retries, st.Failed, st.Texts, st.PromptTokens, st.Busy.Seconds())
 	for _, ep := range st.Endpoints {
 		fmt.Fprintf(w, "%s: server: %s: %d requests, %d errors, %d texts\n", label, ep.URL, ep.Requests, ep.Errors, ep.Texts)
 	}
