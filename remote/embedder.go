@@ -68,9 +68,10 @@ type EmbedderOptions struct {
 	// Dims, when positive, is the vector size the server must give; it is
 	// checked on the first response. 0 takes the first response's size.
 	Dims int
-	// NoNormalize keeps the vectors as the server sends them; by default
-	// every vector is scaled to unit length (a no-op for a server that
-	// already normalises), as inner-product search over cosine expects.
+	// NoNormalize keeps the vectors as the server sends them (and asks TEI
+	// not to normalise); by default every vector is scaled to unit length (a
+	// no-op for a server that already normalises), as inner-product search
+	// over cosine expects.
 	NoNormalize bool
 }
 
@@ -134,6 +135,9 @@ func NewEmbedder(ctx context.Context, o EmbedderOptions) (*Embedder, error) {
 	sum, err := safefile.SHA256(o.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("remote: tokenizer: %w", err)
+	}
+	if o.NoNormalize && o.Client.Kind == TEI {
+		o.Client.NoNormalize = true
 	}
 	c, err := New(o.Client)
 	if err != nil {

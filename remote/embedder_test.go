@@ -206,6 +206,15 @@ func TestEmbedderOptions(t *testing.T) {
 	if s := e.Spec(); s.Name != "tei:fake-model" || s.MaxTokens != 512-DefaultHeadroom || s.Dims != 4 {
 		t.Errorf("tei spec %+v, want max tokens from /info", s)
 	}
+	raw, err := NewEmbedder(ctx, EmbedderOptions{Client: fastOptions(TEI, tei.URL), Tokenizer: path, NoNormalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := raw.EmbedChunks(ctx, []embed.Chunk{{Text: "kept as sent"}}, embed.Passage)
+	if last := tei.requests()[len(tei.requests())-1]; err != nil || string(last.body["normalize"]) != "false" ||
+		!closeTo(out, vecFor("kept as sent", 4)) {
+		t.Errorf("no-normalize: %v, request %s, row %v", err, last.body["normalize"], out)
+	}
 	for _, tt := range []struct {
 		name string
 		o    EmbedderOptions

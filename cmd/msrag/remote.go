@@ -43,6 +43,7 @@ func remoteModelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "passage-prefix", Usage: "server models: the model's passage prefix, such as \"passage: \" for e5"},
 		&cli.IntFlag{Name: "max-tokens", Usage: "server models: longest sequence the server takes, special tokens included (0: TEI's /info, or 512)"},
 		&cli.IntFlag{Name: "headroom", Usage: "server models: keep windows this many tokens under --max-tokens, for texts that tokenize a little longer alone (0: 4, <0: none)"},
+		&cli.BoolFlag{Name: "no-normalize", Usage: "server models: keep the vectors as the server sends them instead of scaling them to unit length (TEI is asked not to normalise either)"},
 		&cli.BoolFlag{Name: "server-tokenizer", Usage: "server models: --tokenizer is the server's own tokenizer.json (recorded in the index)"},
 	)
 }
@@ -97,7 +98,7 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 	return remote.NewEmbedder(c.Context, remote.EmbedderOptions{
 		Client: co, Tokenizer: c.String("tokenizer"), ServerTokenizer: c.Bool("server-tokenizer"),
 		MaxTokens: c.Int("max-tokens"), Headroom: c.Int("headroom"), QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
-		InputType: c.Bool("input-type"),
+		InputType: c.Bool("input-type"), NoNormalize: c.Bool("no-normalize"),
 	})
 }
 
