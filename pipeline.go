@@ -329,7 +329,9 @@ func (b *builder) startEmbed(ctx context.Context, bt *embedBatch) *embedCall {
 func (b *builder) finishEmbed(ctx context.Context, c *embedCall, out chan<- *embedBatch) error {
 	<-c.done
 	if c.err != nil {
-		return c.err
+		its := c.bt.items
+		return fmt.Errorf("msrag: embedding %d chunks of documents %d to %d (counted from 0 in corpus order): %w",
+			len(its), its[0].doc, its[len(its)-1].doc, c.err)
 	}
 	b.chunks.Add(int64(len(c.bt.items)))
 	b.tokens.Add(c.bt.tokens)

@@ -149,7 +149,8 @@ func TestBuildRemoteFailureLeavesNothing(t *testing.T) {
 		Windows: testWindows, BatchTokens: 300, Progress: func(p Progress) { reported = append(reported, p) }})
 	var re *remote.RequestError
 	if !errors.As(err, &re) || re.Status != http.StatusBadGateway || re.Attempts != 3 ||
-		!strings.Contains(err.Error(), srv.URL) || !strings.Contains(err.Error(), "the upstream is gone") {
+		!strings.Contains(err.Error(), srv.URL) || !strings.Contains(err.Error(), "the upstream is gone") ||
+		!strings.Contains(err.Error(), "chunks of documents ") {
 		t.Fatalf("error %v, want the batch, endpoint and status 502 after 3 attempts", err)
 	}
 	if stats != nil {
