@@ -87,11 +87,12 @@ type builder struct {
 	// ids and titles are written by the order stage only.
 	ids, titles []string
 
-	docs, skipped, units     atomic.Int64 // read stage
-	chunks, tokens, busyNano atomic.Int64 // embed stage
-	unique                   int64        // add stage
-	start                    time.Time
-	progMu                   sync.Mutex
+	docs, skipped, units atomic.Int64 // read stage
+	chunks, tokens       atomic.Int64 // embed stage
+	busy                 busyClock    // embed stage
+	unique               int64        // add stage
+	start                time.Time
+	progMu               sync.Mutex
 }
 
 func newBuilder(cfg Config) (*builder, error) {
@@ -204,7 +205,7 @@ func stride(w chunk.Window) int {
 func (b *builder) stats(start time.Time, ix *Index) *BuildStats {
 	st := &BuildStats{
 		Docs: int64(len(b.ids)), Skipped: b.skipped.Load(), UniqueChunks: b.unique,
-		Tokens: b.tokens.Load(), EmbedBusy: time.Duration(b.busyNano.Load()), Wall: time.Since(start),
+		Tokens: b.tokens.Load(), EmbedBusy: b.busy.busy(), Wall: time.Since(start),
 	}
 	for _, w := range ix.man.Windows {
 		st.Vectors = append(st.Vectors, w.Vectors)

@@ -13,9 +13,10 @@ import (
 // beyond the standard library, in the spirit of go/build/deps_test.go. These
 // packages must build with CGO_ENABLED=0: nothing they import may pull in "C".
 var pureImports = map[string][]string{
-	"chunk":  {"github.com/msrag/msrag"},
-	"embed":  {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
-	"remote": {"github.com/msrag/msrag"},
+	"chunk": {"github.com/msrag/msrag"},
+	"embed": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
+	// remote implements embed.Embedder and tokenizes with tokenizer.
+	"remote": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
 	// hub checks a fetched dataset with corpus, so it may use what corpus uses.
 	"hub": {"github.com/msrag/msrag", "github.com/apache/arrow-go/v18", "github.com/apache/thrift",
 		"github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/klauspost/cpuid/v2",
@@ -39,6 +40,7 @@ var pureImports = map[string][]string{
 // ourPackages are the packages of this module a pure package may import.
 var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/tokenizer":         true,
+	"github.com/msrag/msrag/embed":             true,
 	"github.com/msrag/msrag/internal/safefile": true,
 	"github.com/msrag/msrag/corpus":            true,
 	"github.com/msrag/msrag/internal/cache":    true,

@@ -1,6 +1,7 @@
 package msrag
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,9 @@ type OpenOptions struct {
 	CloseEmbedder bool
 	// EmbedderOptions are used when Open opens the model itself.
 	EmbedderOptions onnx.Options
+	// Remote says how Open reaches the server of a model behind one when it
+	// opens the model itself (OpenRemoteEmbedder).
+	Remote RemoteOptions
 	// SkipVerify skips the sha256 check of the index files (which are
 	// hashed as they are read); counts and the model are still checked.
 	SkipVerify bool
@@ -82,7 +86,13 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 // opts has none, and checks it is the model the index was built with.
 func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 	if ix.emb == nil {
-		e, err := OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions, opts.GPUs...)
+		var e Embedder
+		var err error
+		if ix.man.Model.Remote.Kind != "" {
+			e, err = OpenRemoteEmbedder(context.Background(), ix.man.Model, opts.Remote)
+		} else {
+			e, err = OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions, opts.GPUs...)
+		}
 		if err != nil {
 			return fmt.Errorf("msrag: index %s was built with model %q: %w", dir, ix.man.Model.Name, err)
 		}
@@ -119,13 +129,18 @@ func checkEmbedder(man *Manifest, emb Embedder, dir string) error {
 		return fmt.Errorf("msrag: index %s was built with tokenizer sha256 %s, this %s has %s: %w", dir, want.TokenizerSHA256, got.Name, got.TokenizerSHA256, ErrIndexMismatch)
 	case got.Dims != want.Dims:
 		return fmt.Errorf("msrag: index %s has %d dims, model %s gives %d: %w", dir, want.Dims, got.Name, got.Dims, ErrIndexMismatch)
+	case want.Remote.Kind != "" && (got.Remote.InputType != want.Remote.InputType ||
+		got.QueryPrefix != want.QueryPrefix || got.PassagePrefix != want.PassagePrefix):
+		return fmt.Errorf("msrag: index %s was built with prefixes %q/%q (input_type %v), this %s uses %q/%q (input_type %v): %w",
+			dir, want.QueryPrefix, want.PassagePrefix, want.Remote.InputType, got.Name, got.QueryPrefix, got.PassagePrefix,
+			got.Remote.InputType, ErrIndexMismatch)
 	}
 	return nil
 }
 
 // sameLayout fails unless two shards were built the same way.
 func sameLayout(a, b *Manifest, da, db string) error {
-	if a.Model != b.Model {
+	if !sameModel(a.Model, b.Model) {
 		return fmt.Errorf("msrag: shards %s and %s were built with different models (%s, %s): %w", da, db, a.Model.Name, b.Model.Name, ErrIndexMismatch)
 	}
 	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {

@@ -120,3 +120,13 @@ type Embedder interface {
 	// Close releases the embedder's resources; it is safe to call twice.
 	Close() error
 }
+
+// Pipelined is implemented by an Embedder whose calls gain from overlapping,
+// such as one behind an embedding server: while one call waits for its last
+// requests, the next keeps the server busy. A build keeps Calls()
+// EmbedChunks calls in flight (at least one) and still adds their vectors
+// in order.
+type Pipelined interface {
+	Embedder
+	Calls() int
+}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/msrag/msrag/embed"
 )
 
 // benchTexts is the number of texts embedded per benchmark op: allocs/op and
@@ -24,7 +26,17 @@ const benchTexts = 10000
 // benchTextsOf's texts.
 func benchServer(tb testing.TB, kind Kind, dims, maxBatch int) *httptest.Server {
 	tb.Helper()
+	return benchServerTokens(tb, kind, dims, maxBatch, 0)
+}
+
+// benchServerTokens is benchServer whose OpenAI-compatible responses count
+// per prompt tokens for each text (0: fakeTokens of benchTextsOf's texts).
+func benchServerTokens(tb testing.TB, kind Kind, dims, maxBatch, per int) *httptest.Server {
+	tb.Helper()
 	f := &fake{kind: kind, dims: dims, model: "bench-model"}
+	if per > 0 {
+		f.count = func(string) int { return per }
+	}
 	floatResp, b64Resp := make([][]byte, maxBatch+1), make([][]byte, maxBatch+1)
 	for n := 1; n <= maxBatch; n++ {
 		in := benchTextsOf(n)
@@ -150,4 +162,49 @@ func benchBaseline(b *testing.B, in []string, dims, batch, inBytes int) {
 		wg.Wait()
 	}
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*len(in)), "ns/text")
+}
+
+// BenchmarkEmbedderChunks measures the Embedder over the client: counting
+// every text's tokens with the tokenizer, the client's requests to a server
+// that answers at once, the count check and the normalisation, per 10,000
+// chunk texts of 16 tokens with e5's passage prefix. The fake server's
+// usage.prompt_tokens equals msrag's count, as a server with the same
+// tokenizer reports it.
+func BenchmarkEmbedderChunks(b *testing.B) {
+	const dims, batch = 384, 32
+	path, tok := testTokenizer(b)
+	letters := "abcdefghijklmnopqrstuvwxyz"
+	chunks := make([]embed.Chunk, benchTexts)
+	inBytes := 0
+	for i := range chunks {
+		chunks[i].Text = fmt.Sprintf("the quick brown fox jumps over the lazy dog near %c %c %c river bank today",
+			letters[i%26], letters[(i/26)%26], letters[(i/676)%26])
+		inBytes += len(chunks[i].Text)
+	}
+	per := tok.Count("passage: "+chunks[0].Text) + 2
+	srv := benchServerTokens(b, OpenAI, dims, batch, per)
+	for _, conc := range []int{1, 4} {
+		b.Run(fmt.Sprintf("concurrency=%d/dims=%d", conc, dims), func(b *testing.B) {
+			e, err := NewEmbedder(context.Background(), EmbedderOptions{
+				Client:    Options{Endpoints: []string{srv.URL}, Encoding: Base64, BatchTexts: batch, Concurrency: conc},
+				Tokenizer: path, QueryPrefix: "query: ", PassagePrefix: "passage: "})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			b.ReportAllocs()
+			b.SetBytes(int64(inBytes))
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				if _, err := e.EmbedChunks(context.Background(), chunks, embed.Passage); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*benchTexts), "ns/text")
+			if ck := e.TokenChecks(); ck.Resent != 0 {
+				b.Fatalf("token counts differed: %+v", ck)
+			}
+		})
+	}
 }

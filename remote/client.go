@@ -145,6 +145,12 @@ func (c *Client) EmbedAs(ctx context.Context, inputType string, texts []string) 
 
 // embed runs one call: plan the batches, run them, gather the rows.
 func (c *Client) embed(ctx context.Context, texts []string, inputType string) ([]float32, []Usage, error) {
+	return c.embedBy(ctx, texts, inputType, 0)
+}
+
+// embedBy is embed with at most perRequest texts per request (0: the
+// batch size in force).
+func (c *Client) embedBy(ctx context.Context, texts []string, inputType string, perRequest int) ([]float32, []Usage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("remote: embedding %d texts: %w", len(texts), err)
 	}
@@ -162,6 +168,9 @@ func (c *Client) embed(ctx context.Context, texts []string, inputType string) ([
 	c.mu.Lock()
 	limit := c.batchCap
 	c.mu.Unlock()
+	if perRequest > 0 {
+		limit = min(limit, perRequest)
+	}
 	j := &call{c: c, texts: texts, inputType: inputType, batches: planBatches(texts, limit, c.opts.BatchBytes)}
 	j.usage = make([]Usage, len(j.batches))
 	if err := j.run(ctx); err != nil {

@@ -47,6 +47,22 @@
 // retries, texts, bytes, reported prompt tokens, the time with a request in
 // flight, and the work of each endpoint.
 //
+// # Embedder
+//
+// An [Embedder] (made by [NewEmbedder] from [EmbedderOptions]) is an
+// embed.Embedder over a Client, so that msrag builds and searches indices of
+// a model behind a server. It tokenizes with a tokenizer.json of the
+// caller's (EmbedderOptions.Tokenizer) to cut windows and to count each text
+// as the server will see it, prefix and special tokens included; the role
+// prefixes are sent in the text or left to the server (InputType). Opening
+// it embeds one short text to learn the model the server reports (the
+// Spec's name is "KIND:MODEL"), the vector size and, from TEI, the maximum
+// length; windows are kept EmbedderOptions.Headroom tokens under that
+// maximum. EmbedChunks refuses a text over the maximum before sending it and
+// checks every request's usage.prompt_tokens against its own counts (see
+// below); Embed cuts queries to fit first. [ModelSpec] parses the command
+// line's KIND:URL[#MODEL], and [Embedder.Served] says what an index records.
+//
 // # Truncation
 //
 // The server must not cut an input silently, since a window of a document

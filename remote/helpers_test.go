@@ -61,8 +61,10 @@ type fake struct {
 	kind     Kind
 	dims     int
 	model    string
-	maxBatch int           // TEI's max_client_batch_size in /info
-	delay    time.Duration // before answering each request
+	maxBatch int              // TEI's max_client_batch_size in /info
+	delay    time.Duration    // before answering each request
+	count    func(string) int // prompt tokens of a text; nil: fakeTokens
+	noUsage  bool             // leave usage out of OpenAI-compatible responses
 	handle   func(n int, s seen, w http.ResponseWriter, r *http.Request) bool
 
 	n           atomic.Int64
@@ -160,8 +162,15 @@ func (f *fake) openaiBody(inputs []string, b64 bool, order []int) map[string]any
 		}
 		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": emb})
 	}
+	count := f.count
+	if count == nil {
+		count = fakeTokens
+	}
 	for _, t := range inputs {
-		tokens += fakeTokens(t)
+		tokens += count(t)
+	}
+	if f.noUsage {
+		return map[string]any{"object": "list", "data": data, "model": f.model}
 	}
 	return map[string]any{"object": "list", "data": data, "model": f.model,
 		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}}

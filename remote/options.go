@@ -175,6 +175,7 @@ type endpoint struct {
 	embed string // URL of the embedding route
 	info  string // URL of TEI's GET /info
 	shown string // the embedding URL without credentials, for messages
+	base  string // the base URL without credentials
 }
 
 // parseEndpoint checks a base URL and derives the routes of kind.
@@ -198,7 +199,7 @@ func parseEndpoint(raw string, kind Kind) (endpoint, error) {
 	}
 	embed := u.JoinPath(route)
 	info := u.JoinPath("/info")
-	return endpoint{embed: embed.String(), info: info.String(), shown: embed.Redacted()}, nil
+	return endpoint{embed: embed.String(), info: info.String(), shown: embed.Redacted(), base: u.Redacted()}, nil
 }
 
 // withDefaults checks o and fills its zero values.

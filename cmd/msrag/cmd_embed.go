@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/output"
+	"github.com/msrag/msrag/remote"
 )
 
 // embedBlock is the number of texts read, embedded and written at a time: memory
@@ -25,8 +26,8 @@ func init() {
 		Description: "Reads one JSON string per line (or, with --lines, one raw text per line) and writes one\n" +
 			"vector per text: jsonl ({\"vector\": [...]} per line), npy (float32 [n, dims]) or parquet\n" +
 			"(a fixed-size-list<float32> column \"vector\").",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Value: onnx.DefaultModel, Usage: "model name (see msrag model list) or model directory"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "model", Value: onnx.DefaultModel, Usage: "model name (see msrag model list), model directory, or KIND:URL[#MODEL] of a model behind a server"},
 			&cli.StringFlag{Name: "role", Value: "passage", Usage: "query or passage (chooses the model's prefix)"},
 			&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "jsonl, npy or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output)"},
@@ -37,7 +38,7 @@ func init() {
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
-		},
+		}, remoteModelFlags()...),
 		Action: embedAction,
 	})
 }
@@ -61,6 +62,9 @@ func embedAction(c *cli.Context) error {
 	case onnx.DeviceCPU, onnx.DeviceCUDA, onnx.DeviceAuto:
 	default:
 		return usagef("embed: --device %q: want cpu, cuda or auto", c.String("device"))
+	}
+	if remote.IsModelSpec(c.String("model")) {
+		return embedRemote(c, role, format)
 	}
 	dir, err := onnx.ResolveModel(c.String("model"))
 	if err != nil {
@@ -200,4 +204,37 @@ func (r *textReader) nextIDs(n int) ([][]int32, error) {
 		return nil, fmt.Errorf("embed: reading standard input after line %d: %w", r.line, err)
 	}
 	return seqs, nil
+}
+
+// embedRemote embeds standard input through a model behind a server: texts
+// only (a server takes no token ids), each cut to fit as Embed does.
+func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) error {
+	if c.Bool("ids") {
+		return usagef("embed: --ids needs an in-process model; a server takes texts")
+	}
+	emb, err := openRemote(c, c.String("model"))
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	err = embedOutput(c.String("out"), c.App.Writer, format, emb.Spec().Dims, func(vw *output.VectorWriter) error {
+		rd := newTextReader(c.App.Reader, c.Bool("lines"))
+		for {
+			texts, err := rd.next(embedBlock)
+			if err != nil || len(texts) == 0 {
+				return err
+			}
+			vecs, err := emb.Embed(c.Context, texts, role)
+			if err != nil {
+				return fmt.Errorf("embed: lines %d to %d: %w", rd.line-len(texts)+1, rd.line, err)
+			}
+			if err := vw.Write(vecs); err != nil {
+				return fmt.Errorf("embed: writing %s: %w", c.String("format"), err)
+			}
+		}
+	})
+	if err == nil && c.Bool("stats") {
+		printRemoteStats(c.App.ErrWriter, "embed", emb)
+	}
+	return err
 }

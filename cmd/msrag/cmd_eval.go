@@ -41,7 +41,7 @@ func init() {
 			"--embedding independent,late evaluates both embeddings (each in OUT/MODE, its index in\n" +
 			"OUT/MODE/index, or --index for independent and INDEX-late for late), embeds the queries once\n" +
 			"for both, and writes OUT/modes.md and modes.json: every configuration under each embedding,\n" +
-			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.",
+			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
@@ -62,7 +62,7 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
-		}, append(corpusFlags(), embeddingFlags(true)...)...), deviceFlags()...),
+		}, append(corpusFlags(), embeddingFlags(true)...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }
@@ -158,6 +158,7 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return asUsage(err)
 	}
+	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }
 

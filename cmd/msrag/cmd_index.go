@@ -27,7 +27,7 @@ func init() {
 			"of one directory apart: the second fails at once naming the first, or waits with --wait.\n\n" +
 			"With --shard i/n only the corpus units that fall to shard i are indexed (Parquet row groups,\n" +
 			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
-			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...",
+			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
@@ -43,7 +43,7 @@ func init() {
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, append(corpusFlags(), embeddingFlags(false)...)...), deviceFlags()...),
+		}, append(corpusFlags(), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: indexAction,
 	})
 }
@@ -121,6 +121,7 @@ func indexAction(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
+	printRemoteStats(c.App.ErrWriter, "index", emb)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/output"
+	"github.com/msrag/msrag/remote"
 )
 
 func init() {
@@ -27,7 +28,9 @@ func init() {
 			"Formats: trec (qid Q0 docid rank score tag), jsonl (one line per query:\n" +
 			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"window\", \"full\", \"chunk_rank\",\n" +
 			"\"chunk_score\", \"start\", \"end\"}]}]}, ranks from 1, byte spans into the document's title + \" \" +\n" +
-			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).",
+			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
+			"An index built with a model behind a server is searched through a server of the same model:\n" +
+			"the one the index recorded, or those of --endpoints; the API key, if any, comes from $" + remote.APIKeyEnv + ".",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Required: true, Usage: "index directory, DIR1,DIR2,... of shards, or a directory of shard directories"},
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
@@ -40,7 +43,7 @@ func init() {
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
-		}, deviceFlags()...),
+		}, append(deviceFlags(), remoteClientFlags()...)...),
 		Action: searchAction,
 	})
 }
@@ -162,7 +165,12 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb, err := openEmbedder(c, man.Model.Name)
+	var emb msrag.Embedder
+	if man.Model.Remote.Kind != "" {
+		emb, err = reopenRemote(c, man.Model)
+	} else {
+		emb, err = openEmbedder(c, man.Model.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search: index %s was built with model %q: %w", dirs[0], man.Model.Name, err)
 	}

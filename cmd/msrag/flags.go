@@ -17,6 +17,7 @@ import (
 	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/remote"
 )
 
 // parseInts parses a comma-separated list of positive integers, such as
@@ -153,12 +154,16 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 	}, nil
 }
 
-// openEmbedder opens the model called name with the device flags:
-// testembed.Name is the non-semantic test embedder, anything else a model
-// for msrag.OpenEmbedder.
+// openEmbedder opens the model called name: testembed.Name is the
+// non-semantic test embedder, KIND:URL[#MODEL] a model behind a server
+// (opened with the remote flags), anything else a model for
+// msrag.OpenEmbedder (opened with the device flags).
 func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
 	if name == testembed.Name {
 		return testembed.OpenNamed()
+	}
+	if remote.IsModelSpec(name) {
+		return openRemote(c, name)
 	}
 	eo, err := embedderOptions(c)
 	if err != nil {
@@ -174,7 +179,7 @@ func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
 // modelFlag is --model.
 func modelFlag() cli.Flag {
 	return &cli.StringFlag{Name: "model", Value: onnx.DefaultModel,
-		Usage: "model name (msrag model list), model directory, or " + testembed.Name + " (non-semantic, tests only)"}
+		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), or " + testembed.Name + " (non-semantic, tests only)"}
 }
 
 // corpusFlags name the columns of the corpus.

@@ -31,6 +31,35 @@ type ModelInfo struct {
 	Normalize       bool   `json:"normalize"`
 	QueryPrefix     string `json:"query_prefix"`
 	PassagePrefix   string `json:"passage_prefix"`
+	// Remote describes a model behind an embedding server; it is absent
+	// (the zero value) for an in-process model and in older manifests.
+	Remote RemoteInfo `json:"remote,omitzero"`
+}
+
+// RemoteInfo describes a model behind an embedding server (package remote).
+type RemoteInfo struct {
+	// Kind is the API: "openai" (OpenAI-compatible) or "tei".
+	Kind string `json:"kind"`
+	// Model is the model the server reported.
+	Model string `json:"model"`
+	// Endpoints are the base URLs the build used, comma-separated, without
+	// credentials. A search may use others serving the same model.
+	Endpoints string `json:"endpoints"`
+	// InputType says the server added the role prefixes itself, told by
+	// "input_type"; otherwise msrag sent them in the text.
+	InputType bool `json:"input_type,omitempty"`
+	// Tokenizer is the path of the tokenizer.json that cut the windows, as
+	// given to the build; its sha256 is ModelInfo.TokenizerSHA256.
+	Tokenizer string `json:"tokenizer"`
+	// TokenizerOrigin is "server" when that file is the server's own
+	// tokenizer, "other" when it is another one (token counts were checked
+	// against the server's either way).
+	TokenizerOrigin string `json:"tokenizer_origin"`
+	// ServerMaxTokens is the server's longest sequence and Headroom the
+	// tokens windows were kept under it: ModelInfo.MaxTokens is their
+	// difference.
+	ServerMaxTokens int `json:"server_max_tokens"`
+	Headroom        int `json:"headroom"`
 }
 
 // WindowInfo describes one window and its files.
