@@ -180,7 +180,7 @@ func (b *builder) index() (*Index, error) {
 	}
 	for _, w := range b.windows {
 		man.Windows = append(man.Windows, WindowInfo{
-			Size: w.spec.Size, Stride: stride(w.spec), Truncate: w.spec.Truncate, Vectors: w.index.Ntotal(),
+			Size: w.spec.Size, Stride: stride(w.spec), Truncate: w.spec.Truncate, Tail: tailOf(w.spec), Vectors: w.index.Ntotal(),
 			IndexFile: w.spec.Name() + ".faiss", ChunksFile: w.spec.Name() + ".chunks.parquet",
 		})
 	}

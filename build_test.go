@@ -376,15 +376,16 @@ func TestBuildFull(t *testing.T) {
 	if got := stats.Vectors[len(testWindows)]; got != int64(len(docs)) {
 		t.Fatalf("full window holds %d vectors, want one per document (%d)", got, len(docs))
 	}
-	// Unique chunks: the distinct token ranges of every window size plus the
-	// truncated document, counted here with a set.
+	// Unique chunks: the distinct token ranges of every window size (the
+	// last moved back to end with the document) plus the truncated
+	// document, counted here with a set.
 	var want int64
 	for _, d := range docs {
 		n := emb.Tokenizer().Count(d.Title + " " + d.Text)
 		seen := map[[2]int]bool{}
 		for _, w := range testWindows {
 			for s := 0; s < n; s += w.Size {
-				seen[[2]int{s, min(s+w.Size, n)}] = true
+				seen[[2]int{max(0, min(s, n-w.Size)), min(s+w.Size, n)}] = true
 			}
 		}
 		seen[[2]int{0, min(n, maxContent)}] = true
@@ -445,4 +446,74 @@ func TestBuildBadCorpus(t *testing.T) {
 			t.Fatalf("duplicate ids: %v", err)
 		}
 	})
+}
+
+// TestTailRecorded builds with both tails: the manifest records each, an
+// index reopened has the windows it was built with, a manifest from before
+// the tail was recorded reads as short tails, and shards of different tails
+// are not searched together.
+func TestTailRecorded(t *testing.T) {
+	emb := testEmbedder(t)
+	path := writeJSONL(t, scifactDocs(t, 30))
+	base := t.TempDir()
+	var dirs []string
+	for i, short := range []bool{false, true} {
+		ws := chunk.Sizes(16, 40)
+		for k := range ws {
+			ws[k].ShortTail = short
+		}
+		dir := filepath.Join(base, fmt.Sprint("tail-", short))
+		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{BlockLines: 10, Shard: corpus.Shard{I: i, N: 2}}),
+			Config{Embedder: emb, Windows: append(ws, chunk.Full), Out: dir, Shard: fmt.Sprintf("%d/2", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		m, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: "aligned", true: "short"}[short]
+		if m.Windows[0].Tail != want || m.Windows[1].Tail != want || m.Windows[2].Tail != "" {
+			t.Errorf("tail %v: manifest records %q, %q, %q", short, m.Windows[0].Tail, m.Windows[1].Tail, m.Windows[2].Tail)
+		}
+		re, err := OpenWith(OpenOptions{Embedder: emb}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := re.Windows(); !reflect.DeepEqual(got[:2], ws) {
+			t.Errorf("tail %v: reopened windows %+v, want %+v", short, got[:2], ws)
+		}
+		re.Close()
+		dirs = append(dirs, dir)
+	}
+	if _, err := OpenWith(OpenOptions{Embedder: emb}, dirs...); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "different windows") {
+		t.Errorf("shards of two tails together: %v", err)
+	}
+	// Before the tail was recorded: no "tail" field, short tails.
+	old := WindowInfo{Size: 16, Stride: 16}
+	if w := windowOf(old); !w.ShortTail || w.Size != 16 || w.Stride != 0 {
+		t.Errorf("a window without a recorded tail reads as %+v, want a short tail", w)
+	}
+}
+
+// TestFusionModelTail: a fusion model fitted on an index of short tails is
+// refused on one of aligned tails, and accepted on its own kind.
+func TestFusionModelTail(t *testing.T) {
+	emb := testEmbedder(t)
+	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, scifactDocs(t, 10)), corpus.Options{}), Config{Embedder: emb, Windows: testWindows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	m := ix.NewFusionModel(mustFusion(t, "rrf"), ix.Windows(), Training{})
+	if err := ix.CheckFusionModel(m); err != nil {
+		t.Fatalf("a model of the index's own windows: %v", err)
+	}
+	for i := range m.Windows {
+		m.Windows[i].Tail = "" // as a fusion.json of short tails, or from before the tail was recorded
+	}
+	if err := ix.CheckFusionModel(m); !errors.Is(err, ErrIndexMismatch) {
+		t.Errorf("a model of short tails on aligned ones: %v", err)
+	}
 }

@@ -44,6 +44,9 @@ type ModelWindow struct {
 	Size     int    `json:"size"`
 	Stride   int    `json:"stride,omitempty"`
 	Truncate bool   `json:"truncate,omitempty"`
+	// Tail is as the index manifest records it ("aligned" or "short";
+	// absent: "short").
+	Tail string `json:"tail,omitempty"`
 }
 
 // Training describes the queries a fusion model was fitted on.
@@ -110,7 +113,7 @@ func (ix *Index) CheckFusionModel(m *FusionModel) error {
 	}
 	have := ix.Windows()
 	for _, w := range m.Windows {
-		want := chunk.Window{Size: w.Size, Stride: w.Stride, Truncate: w.Truncate}
+		want := chunk.Window{Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, ShortTail: !w.Truncate && w.Tail != tailAligned}
 		if !slices.Contains(have, want) {
 			return fmt.Errorf("msrag: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
 				w.Name, w.Size, windowList(have), ErrIndexMismatch)
@@ -134,7 +137,7 @@ func windowList(ws []chunk.Window) string {
 func modelWindows(ws []chunk.Window) []ModelWindow {
 	out := make([]ModelWindow, len(ws))
 	for i, w := range ws {
-		out[i] = ModelWindow{Name: w.Name(), Size: w.Size, Stride: w.Stride, Truncate: w.Truncate}
+		out[i] = ModelWindow{Name: w.Name(), Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, Tail: tailOf(w)}
 	}
 	return out
 }

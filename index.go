@@ -147,10 +147,29 @@ func windowOf(w WindowInfo) chunk.Window {
 	if w.Truncate {
 		return chunk.Window{Size: w.Size, Truncate: true}
 	}
-	if w.Stride == w.Size {
-		return chunk.Window{Size: w.Size}
+	out := chunk.Window{Size: w.Size, ShortTail: w.Tail != tailAligned}
+	if w.Stride != w.Size {
+		out.Stride = w.Stride
 	}
-	return chunk.Window{Size: w.Size, Stride: w.Stride}
+	return out
+}
+
+// Tails a manifest records.
+const (
+	tailAligned = "aligned"
+	tailShort   = "short"
+)
+
+// tailOf is what the manifest records of a window's tail ("" for the full
+// window).
+func tailOf(w chunk.Window) string {
+	switch {
+	case w.Truncate:
+		return ""
+	case w.ShortTail:
+		return tailShort
+	}
+	return tailAligned
 }
 
 // NumDocs returns the number of documents over all shards.

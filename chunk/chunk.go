@@ -45,6 +45,13 @@ type Window struct {
 	Stride int
 	// Truncate keeps only the first window of each document.
 	Truncate bool
+	// ShortTail keeps the last window where the stride puts it, reaching
+	// the document's end with fewer than Size tokens (as few as one).
+	// By default (false) the last window is moved back to end at the
+	// document's end with Size tokens, overlapping the one before it: a tail
+	// of a token or two embeds to a vector of no content, which short
+	// queries find before real passages.
+	ShortTail bool
 }
 
 // Sizes returns sliding windows of the given sizes, without overlap.
@@ -133,6 +140,8 @@ func (cfg *Config) check(i int) error {
 		return fmt.Errorf("chunk: window %d (position %d) must be a positive number of tokens: %w", w.Size, i, ErrConfig)
 	case w.Truncate && w.Stride != 0:
 		return fmt.Errorf("chunk: the full window (position %d) has no stride, got %d: %w", i, w.Stride, ErrConfig)
+	case w.Truncate && w.ShortTail:
+		return fmt.Errorf("chunk: the full window (position %d) has no tail: %w", i, ErrConfig)
 	case w.Stride < 0:
 		return fmt.Errorf("chunk: stride %d of window %d is negative: %w", w.Stride, w.Size, ErrConfig)
 	case w.Stride > w.Size:
@@ -206,6 +215,9 @@ func (c *Chunker) Split(text string, offs []Span, dst *Result) error {
 		s := w.Step()
 		for start := 0; start < n; start += s {
 			end := min(start+w.Size, n)
+			if end == n && !w.ShortTail && !w.Truncate {
+				start = max(0, n-w.Size)
+			}
 			idx, err := dst.chunk(text, offs, Span{start, end})
 			if err != nil {
 				dst.reset()

@@ -64,8 +64,19 @@ func TestSplitGolden(t *testing.T) {
 		chunks  []chunk.Chunk // checked when not nil
 	}{
 		{
-			name:    "stride equals window, tail shorter",
+			name:    "stride equals window, the last window moved back to the end",
 			cfg:     chunk.Config{Windows: chunk.Sizes(3)},
+			text:    text,
+			windows: [][]string{{"a0 b1  c2", "d3 e4 f5", "e4 f5 g6"}},
+			chunks: []chunk.Chunk{
+				{Tokens: chunk.Span{Start: 0, End: 3}, Bytes: chunk.Span{Start: 0, End: 9}},
+				{Tokens: chunk.Span{Start: 3, End: 6}, Bytes: chunk.Span{Start: 10, End: 18}},
+				{Tokens: chunk.Span{Start: 4, End: 7}, Bytes: chunk.Span{Start: 13, End: 21}},
+			},
+		},
+		{
+			name:    "stride equals window, short tail kept",
+			cfg:     chunk.Config{Windows: short(chunk.Sizes(3))},
 			text:    text,
 			windows: [][]string{{"a0 b1  c2", "d3 e4 f5", "g6"}},
 			chunks: []chunk.Chunk{
@@ -89,9 +100,16 @@ func TestSplitGolden(t *testing.T) {
 			windows: [][]string{{"a0 b1  c2", "c2 d3 e4", "e4 f5 g6"}},
 		},
 		{
+			name: "overlap: the last window moved back to the end",
+			// window 4 stride 3 on 8 tokens: starts 0, 3, 6; [6,8) becomes [4,8).
+			cfg:     chunk.Config{Windows: strided(3, 4)},
+			text:    text + " h7",
+			windows: [][]string{{"a0 b1  c2 d3", "d3 e4 f5 g6", "e4 f5 g6 h7"}},
+		},
+		{
 			name: "overlap keeps a shorter tail that adds tokens",
 			// starts 0, 3; [3,7) is full; window 4 stride 3 on 8 tokens: 0,3,6.
-			cfg:     chunk.Config{Windows: strided(3, 4)},
+			cfg:     chunk.Config{Windows: short(strided(3, 4))},
 			text:    text + " h7",
 			windows: [][]string{{"a0 b1  c2 d3", "d3 e4 f5 g6", "g6 h7"}},
 		},
@@ -105,10 +123,17 @@ func TestSplitGolden(t *testing.T) {
 			},
 		},
 		{
-			name: "tails shared between windows",
-			// w=2: [0,2) [2,4) [4,6) [6,7); w=4: [0,4) [4,7); w=3: [0,3) [3,6) [6,7)
-			// [6,7) is shared by w=2 and w=3: 2+2+2 = 6 unique... counted below.
+			name: "every window size ends at the document's end",
+			// w=2: [0,2) [2,4) [4,6) [5,7); w=4: [0,4) [3,7); w=3: [0,3) [3,6) [4,7)
 			cfg:     chunk.Config{Windows: chunk.Sizes(2, 4, 3)},
+			text:    text,
+			windows: [][]string{{"a0 b1", "c2 d3", "e4 f5", "f5 g6"}, {"a0 b1  c2 d3", "d3 e4 f5 g6"}, {"a0 b1  c2", "d3 e4 f5", "e4 f5 g6"}},
+		},
+		{
+			name: "short tails shared between windows",
+			// w=2: [0,2) [2,4) [4,6) [6,7); w=4: [0,4) [4,7); w=3: [0,3) [3,6) [6,7)
+			// [6,7) is shared by w=2 and w=3.
+			cfg:     chunk.Config{Windows: short(chunk.Sizes(2, 4, 3))},
 			text:    text,
 			windows: [][]string{{"a0 b1", "c2 d3", "e4 f5", "g6"}, {"a0 b1  c2 d3", "e4 f5 g6"}, {"a0 b1  c2", "d3 e4 f5", "g6"}},
 		},
@@ -123,10 +148,10 @@ func TestSplitGolden(t *testing.T) {
 			// Truncate 4: [0,4) only; w=4 also has [0,4), so it is one chunk.
 			cfg:     chunk.Config{Windows: []chunk.Window{{Size: 4, Truncate: true}, {Size: 4}}},
 			text:    text,
-			windows: [][]string{{"a0 b1  c2 d3"}, {"a0 b1  c2 d3", "e4 f5 g6"}},
+			windows: [][]string{{"a0 b1  c2 d3"}, {"a0 b1  c2 d3", "d3 e4 f5 g6"}},
 			chunks: []chunk.Chunk{
 				{Tokens: chunk.Span{Start: 0, End: 4}, Bytes: chunk.Span{Start: 0, End: 12}},
-				{Tokens: chunk.Span{Start: 4, End: 7}, Bytes: chunk.Span{Start: 13, End: 21}},
+				{Tokens: chunk.Span{Start: 3, End: 7}, Bytes: chunk.Span{Start: 10, End: 21}},
 			},
 		},
 		{
@@ -162,20 +187,38 @@ func TestSplitGolden(t *testing.T) {
 
 func TestSplitSharedIndices(t *testing.T) {
 	const text = "a0 b1  c2 d3 e4 f5 g6"
-	c := mustNew(t, chunk.Config{Windows: chunk.Sizes(2, 4, 3)})
-	var r chunk.Result
-	if err := c.Split(text, wordSpans(t, text), &r); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		windows []chunk.Window
+		want    [][]int32
+		unique  int
+	}{
+		// Unique chunks in order of first appearance: w=2 gives 0..3 ([5,7)
+		// is 3), w=4 gives 4, 5 ([3,7)), w=3 gives 6 ([0,3)), 7 ([3,6)) and 8
+		// ([4,7)).
+		{chunk.Sizes(2, 4, 3), [][]int32{{0, 1, 2, 3}, {4, 5}, {6, 7, 8}}, 9},
+		// Short tails: w=2's [6,7) is 3, and w=3 reuses it.
+		{short(chunk.Sizes(2, 4, 3)), [][]int32{{0, 1, 2, 3}, {4, 5}, {6, 7, 3}}, 8},
+	} {
+		c := mustNew(t, chunk.Config{Windows: tc.windows})
+		var r chunk.Result
+		if err := c.Split(text, wordSpans(t, text), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.Windows, tc.want) {
+			t.Errorf("%+v: Windows = %v, want %v", tc.windows, r.Windows, tc.want)
+		}
+		if len(r.Chunks) != tc.unique {
+			t.Errorf("%+v: %d unique chunks, want %d", tc.windows, len(r.Chunks), tc.unique)
+		}
 	}
-	// Unique chunks in order of first appearance: w=2 gives 0..3 ([6,7) is 3),
-	// w=4 gives 4, 5, w=3 gives 6 ([0,3)), 7 ([3,6)) and reuses 3.
-	want := [][]int32{{0, 1, 2, 3}, {4, 5}, {6, 7, 3}}
-	if !reflect.DeepEqual(r.Windows, want) {
-		t.Errorf("Windows = %v, want %v", r.Windows, want)
+}
+
+// short returns ws with short tails.
+func short(ws []chunk.Window) []chunk.Window {
+	for i := range ws {
+		ws[i].ShortTail = true
 	}
-	if len(r.Chunks) != 8 {
-		t.Errorf("%d unique chunks, want 8", len(r.Chunks))
-	}
+	return ws
 }
 
 func TestNewErrors(t *testing.T) {
@@ -195,6 +238,7 @@ func TestNewErrors(t *testing.T) {
 			"chunk: window 600 + 2 prefix tokens + 2 special tokens = 604 exceeds the model's maximum of 512 tokens"},
 		{"two full windows", chunk.Config{Windows: []chunk.Window{{Size: 5, Truncate: true}, {Size: 9, Truncate: true}}}, chunk.ErrConfig, "chunk: window full given twice (positions 0 and 1)"},
 		{"full window with a stride", chunk.Config{Windows: []chunk.Window{{Size: 5, Stride: 2, Truncate: true}}}, chunk.ErrConfig, "chunk: the full window (position 0) has no stride"},
+		{"full window with a tail", chunk.Config{Windows: []chunk.Window{{Size: 5, Truncate: true, ShortTail: true}}}, chunk.ErrConfig, "chunk: the full window (position 0) has no tail"},
 		{"full window too long", chunk.Config{Windows: []chunk.Window{{Size: 600, Truncate: true}}, MaxTokens: 512}, chunk.ErrTooLong, "chunk: window 600 + 0 prefix tokens"},
 		{"one over", chunk.Config{Windows: chunk.Sizes(509), MaxTokens: 512, PrefixTokens: 2, SpecialTokens: 2}, chunk.ErrTooLong,
 			"chunk: window 509 + 2 prefix tokens + 2 special tokens = 513 exceeds the model's maximum of 512 tokens"},
@@ -330,6 +374,9 @@ func checkInvariants(tb testing.TB, cfg chunk.Config, text string, offs []chunk.
 			if tk.Len() < w && tk.End != n {
 				tb.Fatalf("w=%d window %d %v short but not at the end (%d tokens)", w, k, tk, n)
 			}
+			if !win.ShortTail && tk.Len() != min(w, n) {
+				tb.Fatalf("w=%d window %d %v of a document of %d tokens: want %d tokens in every window", w, k, tk, n, min(w, n))
+			}
 			if b.Start != offs[tk.Start].Start || b.End != offs[tk.End-1].End {
 				tb.Fatalf("w=%d window %d bytes %v, tokens %v", w, k, b, tk)
 			}
@@ -394,7 +441,9 @@ func FuzzSplit(f *testing.F) {
 		if a == b {
 			b++
 		}
-		cfg := chunk.Config{Windows: append(strided(int(stride)%(min(a, b)+1), a, b), chunk.Window{Size: int(w1%7) + 1, Truncate: true})}
+		ws := strided(int(stride)%(min(a, b)+1), a, b)
+		ws[0].ShortTail = w2%2 == 1
+		cfg := chunk.Config{Windows: append(ws, chunk.Window{Size: int(w1%7) + 1, Truncate: true})}
 		c := mustNew(t, cfg)
 		// Tokens: each rune that is not a space, so spans fall on rune edges.
 		var offs []chunk.Span
@@ -415,6 +464,9 @@ func TestInvariantsRandom(t *testing.T) {
 	for seed := uint64(0); seed < 30; seed++ {
 		text, offs := synthetic(int(seed*37%400), seed)
 		cfg := chunk.Config{Windows: strided(int(seed%8), 100, 7, 33)}
+		if seed%2 == 1 {
+			cfg.Windows = short(cfg.Windows)
+		}
 		c := mustNew(t, cfg)
 		var r chunk.Result
 		if err := c.Split(text, offs, &r); err != nil {

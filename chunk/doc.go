@@ -19,14 +19,18 @@
 //
 // For a window size w and stride s (s = w unless [Window.Stride] is set), the
 // windows of a document of n tokens start at token 0, s, 2s, ... and cover
-// tokens [start, min(start+w, n)). A window is emitted only while the previous
-// one stopped short of the end, so:
+// tokens [start, start+w), until one reaches token n: that last window is
+// moved back to cover [n-w, n), overlapping the one before it, so that every
+// window of a document of n >= w tokens holds w tokens. (A tail of a token or
+// two, "." or ")", embeds to a vector of no content that short queries find
+// before real passages; with e5-small-v2 on NFCorpus, 46% of the top-10 hits
+// of the 500-token window were such tails.) [Window.ShortTail] keeps the last
+// window where the stride puts it instead, [start, n), shorter than w. So:
 //
-//   - with s = w the windows tile the document and the last one, the tail, may
-//     be shorter than w;
-//   - with overlap (s < w) no tail window that lies entirely inside the
-//     previous window is emitted: the last window is the first that reaches
-//     token n;
+//   - the windows cover the document, each token in at least one;
+//   - a window is emitted only while the previous one stopped short of the
+//     end: with overlap (s < w) no window lies entirely inside the previous
+//     one;
 //   - a document shorter than w is one window holding all of it;
 //   - a document with no tokens has no windows;
 //   - a Truncate window is the first window alone: tokens [0, min(w, n)).

@@ -29,7 +29,7 @@ func Example() {
 	// Output:
 	// chunk 0 tokens {0 2} bytes {0 7} "one two"
 	// chunk 1 tokens {2 4} bytes {8 18} "three four"
-	// chunk 2 tokens {4 5} bytes {19 23} "five"
+	// chunk 2 tokens {3 5} bytes {14 23} "four five"
 	// chunk 3 tokens {0 5} bytes {0 23} "one two three four five"
 	// w=2: [0 1 2] w=8: [3]
 	// chunk: window 600 + 2 prefix tokens + 2 special tokens = 604 exceeds the model's maximum of 512 tokens: window exceeds the model's maximum length

@@ -98,7 +98,11 @@ func mismatch(ix *msrag.Index, want []chunk.Window) string {
 			if w.Truncate {
 				out = append(out, w.Name()) // its size is the model's
 			} else {
-				out = append(out, fmt.Sprintf("%s/%d", w.Name(), w.Step()))
+				tail := "aligned tail"
+				if w.ShortTail {
+					tail = "short tail"
+				}
+				out = append(out, fmt.Sprintf("%s/%d %s", w.Name(), w.Step(), tail))
 			}
 		}
 		slices.Sort(out)

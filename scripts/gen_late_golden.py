@@ -21,8 +21,9 @@ documents (docs/late-chunking.md):
     normalised.
 
 Windows are msrag's: sizes of the model's window set, starting every size
-tokens, the last one cut short at the document's end, and the full window (the
-first M tokens). Texts: the first 16 SciFact documents (each window) and the
+tokens, the last one moved back to end at the document's end (a document
+shorter than the size is one window), and the full window (the first M
+tokens). Texts: the first 16 SciFact documents (each window) and the
 two shortest QMSum meetings (every fifth window and every window no segment
 holds whole, so that the overlap path is covered), from ../shared/data.
 
@@ -71,10 +72,10 @@ def segments(n, size, overlap):
 def windows(n, size):
     out, start = [], 0
     while start < n:
-        end = min(start + size, n)
-        out.append((start, end))
-        if end == n:
+        if start + size >= n:
+            out.append((max(0, n - size), n))
             break
+        out.append((start, start + size))
         start += size
     return out
 

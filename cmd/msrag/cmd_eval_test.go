@@ -184,7 +184,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	other := slices.Clone(args)
 	other[slices.Index(other, "16,32")] = "16,24"
 	code, _, stderr = runCLI(t, "", append(other, "--configs", "rrf,rrf=16+24,w24")...)
-	if code != exitOK || !strings.Contains(stderr, "it has windows [full w16/16 w32/32], not [full w16/16 w24/24]") {
+	if code != exitOK || !strings.Contains(stderr, "it has windows [full w16/16 aligned tail w32/32 aligned tail], not [full w16/16 aligned tail w24/24 aligned tail]") {
 		t.Fatalf("other windows: code %d, want a rebuild for the windows:\n%s", code, stderr)
 	}
 	e3 := readEval(t, out)

@@ -42,8 +42,8 @@ func parseInts(flag, s string) ([]int, error) {
 	return out, nil
 }
 
-// windowsFlag parses --windows into sliding windows with --stride (when the
-// command has it).
+// windowsFlag parses --windows into sliding windows with --stride and
+// --short-tail (when the command has them).
 func windowsFlag(c *cli.Context) ([]chunk.Window, error) {
 	sizes, err := parseInts("windows", c.String("windows"))
 	if err != nil {
@@ -51,9 +51,14 @@ func windowsFlag(c *cli.Context) ([]chunk.Window, error) {
 	}
 	ws := chunk.Sizes(sizes...)
 	for i := range ws {
-		ws[i].Stride = c.Int("stride")
+		ws[i].Stride, ws[i].ShortTail = c.Int("stride"), c.Bool("short-tail")
 	}
 	return ws, nil
+}
+
+// shortTailFlag keeps each document's last window where the stride puts it.
+func shortTailFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "short-tail", Usage: "keep each document's last window where the stride puts it, shorter than the window (as indices before the tail was recorded); default: moved back to end at the document's end, full size"}
 }
 
 // parseShard parses --shard i/n.

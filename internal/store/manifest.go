@@ -70,7 +70,12 @@ type WindowInfo struct {
 	Stride int `json:"stride"`
 	// Truncate marks the window of each document's first Size tokens (the
 	// "full" window); format 1 called it "full".
-	Truncate    bool   `json:"truncate,omitempty"`
+	Truncate bool `json:"truncate,omitempty"`
+	// Tail says where a sliding window's last window of a document lies:
+	// "aligned" (moved back to end at the document's end, Size tokens) or
+	// "short" (where the stride puts it, fewer tokens); absent: "short", as
+	// every index before the tail was recorded.
+	Tail        string `json:"tail,omitempty"`
 	Vectors     int64  `json:"vectors"`
 	IndexFile   string `json:"index_file"`
 	IndexSHA256 string `json:"index_sha256"`
