@@ -10,14 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
-	"github.com/msrag/msrag/internal/testembed"
-	"github.com/msrag/msrag/late"
-	"github.com/msrag/msrag/onnx"
-	"github.com/msrag/msrag/remote"
 )
 
 // parseInts parses a comma-separated list of positive integers, such as
@@ -86,107 +81,6 @@ func parseMetric(s string) (faiss.Metric, error) {
 	return 0, usagef("--metric %q: want ip or l2", s)
 }
 
-// deviceFlags are the flags that choose where the embedder runs.
-func deviceFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
-		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
-		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out round-robin, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
-		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
-		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
-	}
-}
-
-// faissGPUs returns the GPUs the FAISS indices go to: --gpus, or --device-id
-// with --device cuda, or that GPU with --device auto when this build has FAISS
-// GPU support and sees a GPU (saying so otherwise).
-func faissGPUs(c *cli.Context) ([]int, error) {
-	if gpus, err := gpuList(c); err != nil || gpus != nil {
-		return gpus, err
-	}
-	switch embedDevice(c) {
-	case onnx.DeviceCUDA:
-		return []int{c.Int("device-id")}, nil
-	case onnx.DeviceAuto:
-		if faiss.GPUAvailable && faiss.NumGPUs() > 0 {
-			return []int{c.Int("device-id")}, nil
-		}
-		fmt.Fprintln(c.App.ErrWriter, "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support or sees no GPU)")
-	}
-	return nil, nil
-}
-
-// gpuList parses --gpus: nil when it is not given.
-func gpuList(c *cli.Context) ([]int, error) {
-	s := c.String("gpus")
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 0 || slices.Contains(out, v) {
-			return nil, usagef("--gpus %q: want distinct device numbers such as 0,1", s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// embedDevice is --device, or cuda when --gpus is given without --device.
-func embedDevice(c *cli.Context) string {
-	if c.String("gpus") != "" && !c.IsSet("device") {
-		return onnx.DeviceCUDA
-	}
-	return c.String("device")
-}
-
-func embedderOptions(c *cli.Context) (onnx.Options, error) {
-	switch c.String("device") {
-	case onnx.DeviceCPU, onnx.DeviceCUDA, onnx.DeviceAuto:
-	default:
-		return onnx.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
-	}
-	if _, err := gpuList(c); err != nil {
-		return onnx.Options{}, err
-	}
-	return onnx.Options{
-		Device:      embedDevice(c),
-		DeviceID:    c.Int("device-id"),
-		Threads:     c.Int("threads"),
-		TokenBudget: c.Int("batch-tokens"),
-		Log:         c.App.ErrWriter,
-	}, nil
-}
-
-// openEmbedder opens the model called name: testembed.Name is the
-// non-semantic test embedder, KIND:URL[#MODEL] a model behind a server
-// (opened with the remote flags), anything else a model for
-// msrag.OpenEmbedder (opened with the device flags).
-func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
-	if name == testembed.Name {
-		return testembed.OpenNamed()
-	}
-	if remote.IsModelSpec(name) {
-		return openRemote(c, name)
-	}
-	eo, err := embedderOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	gpus, err := gpuList(c)
-	if err != nil {
-		return nil, err
-	}
-	return msrag.OpenEmbedder(name, eo, gpus...)
-}
-
-// modelFlag is --model.
-func modelFlag() cli.Flag {
-	return &cli.StringFlag{Name: "model", Value: onnx.DefaultModel,
-		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), or " + testembed.Name + " (non-semantic, tests only)"}
-}
-
 // corpusFlags name the columns of the corpus.
 func corpusFlags() []cli.Flag {
 	return []cli.Flag{
@@ -242,56 +136,4 @@ func queriesPath(path string) (string, error) {
 		return ds.Queries, nil
 	}
 	return path, nil
-}
-
-// embeddingFlags are the flags of how windows become vectors; eval takes a
-// list of modes.
-func embeddingFlags(list bool) []cli.Flag {
-	usage := "independent (each chunk encoded alone) or late (each document encoded once in segments of the model's maximum length, every window pooled from its tokens' vectors)"
-	if list {
-		usage = "independent, late, or both (independent,late: both indices, reported side by side with paired statistics)"
-	}
-	return []cli.Flag{
-		&cli.StringFlag{Name: "embedding", Value: "independent", Usage: usage},
-		&cli.IntFlag{Name: "late-overlap", Usage: "with --embedding late: content tokens consecutive segments of a long document share (0: a quarter of a segment)"},
-		&cli.StringFlag{Name: "late-edges", Value: "segment", Usage: "with --embedding late: segment (a window that starts or ends its segment also pools [CLS] and the prefix, or [SEP]) or none (its own tokens only)"},
-	}
-}
-
-// lateFlags are the late embedding's settings.
-type lateFlags struct {
-	overlap int
-	edges   late.Edges
-}
-
-// embeddingsFlag parses --embedding (a list where list is set) and checks
-// --late-overlap and --late-edges against it.
-func embeddingsFlag(c *cli.Context, list bool) ([]msrag.Embedding, lateFlags, error) {
-	var out []msrag.Embedding
-	names := []string{c.String("embedding")}
-	if list {
-		names = strings.Split(names[0], ",")
-	}
-	for _, n := range names {
-		e, err := msrag.ParseEmbedding(strings.TrimSpace(n))
-		if err != nil || strings.TrimSpace(n) == "" {
-			return nil, lateFlags{}, usagef("--embedding %q: want independent or late", c.String("embedding"))
-		}
-		if slices.Contains(out, e) {
-			return nil, lateFlags{}, usagef("--embedding %q: %v is repeated", c.String("embedding"), e)
-		}
-		out = append(out, e)
-	}
-	lf := lateFlags{overlap: c.Int("late-overlap")}
-	edges, err := late.ParseEdges(c.String("late-edges"))
-	switch {
-	case err != nil:
-		return nil, lateFlags{}, usagef("--late-edges %q: want segment or none", c.String("late-edges"))
-	case lf.overlap < 0:
-		return nil, lateFlags{}, usagef("--late-overlap %d: want 0 (a quarter of a segment) or more tokens", lf.overlap)
-	case (lf.overlap > 0 || edges != late.EdgesSegment) && !slices.Contains(out, msrag.Late):
-		return nil, lateFlags{}, usagef("--late-overlap and --late-edges are for --embedding late")
-	}
-	lf.edges = edges
-	return out, lf, nil
 }
