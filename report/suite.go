@@ -62,7 +62,7 @@ func WriteSuiteMarkdown(w io.Writer, title, intro string, runs []SuiteRun) error
 func suiteNaive(runs []SuiteRun) *table {
 	const m = "ndcg_cut_10"
 	t := &table{head: []string{"dataset", "split", "model", "windows", "queries", "best window",
-		"best window", "full", "maxp", "rrf", "rrf − best window"},
+		"its nDCG@10", "full", "maxp", "rrf", "rrf − best window"},
 		right: []bool{false, false, false, false, true, true, true, true, true, true, true}}
 	for _, r := range runs {
 		e := r.Eval

@@ -35,7 +35,7 @@ func TestWriteSuiteMarkdown(t *testing.T) {
 	md := b.String()
 	want := []string{
 		"# Suite toy\n\nTwo made-up datasets.\n",
-		"| dataset | split | model | windows | queries | best window | best window | full | maxp | rrf | rrf − best window |\n" +
+		"| dataset | split | model | windows | queries | best window | its nDCG@10 | full | maxp | rrf | rrf − best window |\n" +
 			"|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n" +
 			"| tiny | test | m | 10, 20 | 4 | w20 | 50.00 | 30.00 | 45.00 | 55.25 | +5.25 |\n" +
 			"| tiny | test | n | 10, 20 | 4 | w20 | 50.00 | 30.00 | 45.00 | 55.25 | +5.25 |\n" +
