@@ -22,10 +22,14 @@
 //
 // Like trec_eval, Evaluate ignores any rank given with a run: each query's
 // documents are ordered by score, highest first, and equal scores are ordered
-// by document id, descending in byte order ("b" before "a"). MTEB's MRR@k
-// uses the same order (current MTEB sorts by (score, id) in reverse; releases
-// before that fix sorted by score alone and left ties in the order the
-// retriever returned them, so on tied scores their MRR may differ).
+// by document id, descending in byte order ("b" before "a"). Scores are
+// compared as trec_eval holds them, in single precision: two scores that
+// round to the same float32 are equal (fused scores, sums of reciprocal ranks
+// added in different orders, can differ in their last bits). MTEB's MRR@k
+// uses the same order in double precision, and so does mrr_k here (current
+// MTEB sorts by (score, id) in reverse; releases before that fix sorted by
+// score alone and left ties in the order the retriever returned them, so on
+// tied scores their MRR may differ).
 //
 // A document is relevant when its level is greater than 0; documents of the
 // run that the qrels do not mention have level 0, and negative levels count

@@ -93,6 +93,7 @@ func Evaluate(qrels Qrels, run Run, metrics ...string) (Results, error) {
 type scorer struct {
 	hits  []Hit
 	gains []int // level of each ranked hit, 0 when not relevant
+	exact []int // the same in MTEB's order, for MRR (see compareHitsExact)
 	ideal []int // positive levels of the judged documents, descending
 	seen  map[string]struct{}
 }
@@ -117,9 +118,10 @@ func (s *scorer) query(qid string, rels map[string]int, hits []Hit, ms []Metric,
 	if depth >= 0 {
 		n = min(n, depth)
 	}
-	s.gains = s.gains[:0]
-	for _, h := range s.hits[:n] {
-		s.gains = append(s.gains, max(rels[h.Doc], 0))
+	s.gains = levels(s.gains[:0], s.hits[:n], rels)
+	if slices.ContainsFunc(ms, func(m Metric) bool { return m.Kind == MRR }) {
+		slices.SortStableFunc(s.hits, compareHitsExact)
+		s.exact = levels(s.exact[:0], s.hits[:n], rels)
 	}
 	s.ideal = s.ideal[:0]
 	for _, lvl := range rels {
@@ -171,6 +173,9 @@ func (s *scorer) metric(m Metric, numRel int) float64 {
 	case Precision:
 		return float64(countRel(g)) / float64(m.K)
 	case MRR, RecipRank:
+		if m.Kind == MRR {
+			g = s.exact[:min(len(s.exact), m.K)]
+		}
 		for i, lvl := range g {
 			if lvl > 0 {
 				return 1 / float64(i+1)
@@ -184,6 +189,14 @@ func (s *scorer) metric(m Metric, numRel int) float64 {
 		return 0
 	}
 	panic("eval: unhandled metric kind " + m.Kind.String())
+}
+
+// levels appends the relevance level of each hit (0 when not relevant) to dst.
+func levels(dst []int, hits []Hit, rels map[string]int) []int {
+	for _, h := range hits {
+		dst = append(dst, max(rels[h.Doc], 0))
+	}
+	return dst
 }
 
 func dcg(levels []int) float64 {

@@ -46,7 +46,7 @@ func loadGolden(tb testing.TB, name string) (eval.Qrels, eval.Run, golden) {
 func TestEvaluateMatchesPytrecEval(t *testing.T) {
 	const tol = 1e-9
 	metrics := append(eval.DefaultMetrics(), "recip_rank")
-	for _, name := range []string{"ties", "missing", "graded", "random"} {
+	for _, name := range []string{"ties", "neartie", "missing", "graded", "random"} {
 		t.Run(name, func(t *testing.T) {
 			q, r, want := loadGolden(t, name)
 			got, err := eval.Evaluate(q, r, metrics...)

@@ -24,12 +24,24 @@ type Hit struct {
 type Run map[string][]Hit
 
 // SortHits orders hits the way trec_eval ranks them: score descending, equal
-// scores by document id descending in byte order.
+// scores by document id descending in byte order. trec_eval keeps scores in
+// single precision (a C float), so scores that round to the same float32 are
+// equal here too: sums of reciprocal ranks added in different orders can
+// differ in their last bits, and trec_eval ranks such documents by id.
 func SortHits(hits []Hit) {
 	slices.SortFunc(hits, compareHits)
 }
 
 func compareHits(a, b Hit) int {
+	if c := cmp.Compare(float32(b.Score), float32(a.Score)); c != 0 {
+		return c
+	}
+	return strings.Compare(b.Doc, a.Doc)
+}
+
+// compareHitsExact is MTEB's order for MRR@k: score descending in double
+// precision, equal scores by document id descending.
+func compareHitsExact(a, b Hit) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}

@@ -182,9 +182,13 @@ def main():
             print("check_metrics: %s holds one Results; give exactly one run" % args.results, file=sys.stderr)
             return 2
         results = {os.path.splitext(os.path.basename(args.runs[0]))[0]: results}
+    # Run files are named after their configuration with ':' and '/' as '_'
+    # (experiment.Config.RunFile); map each file back to its configuration.
+    by_file = {n.replace(":", "_").replace("/", "_"): n for n in results}
     ok = True
     for path in args.runs:
         name = os.path.splitext(os.path.basename(path))[0]
+        name = name if name in results else by_file.get(name, name)
         if name not in results:
             print("check_metrics: %s has no results for run %r (from %s); it has %s" % (
                 args.results, name, path, sorted(results)), file=sys.stderr)

@@ -14,8 +14,9 @@ Outputs, under eval/testdata/golden/: <case>.qrels (BEIR TSV or TREC 4-column),
 
 Conventions checked against pytrec_eval and MTEB:
   * a run is sorted by score descending, ties broken by doc id descending (byte
-    order), whatever the rank column says; MTEB's mrr() sorts by (score, doc id)
-    in reverse, the same order;
+    order), whatever the rank column says; trec_eval holds scores as C floats, so
+    scores equal in single precision are ties; MTEB's mrr() sorts by (score, doc
+    id) in reverse in double precision, the same order but for such near-ties;
   * a document is relevant when its level is > 0; nDCG gains are the levels;
   * only queries present in both qrels and run are scored; the mean is taken over
     them (MTEB divides by the number of queries pytrec_eval returns);
@@ -26,6 +27,7 @@ Conventions checked against pytrec_eval and MTEB:
 import json
 import os
 import random
+import struct
 import sys
 
 import pytrec_eval
@@ -44,14 +46,25 @@ def metric_names():
     return names
 
 
+def as_float32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def trec_order(doc_scores):
-    # score descending, then doc id descending, like trec_eval's comp_sim_docno
-    return sorted(doc_scores.items(), key=lambda it: (it[1], it[0].encode()), reverse=True)
+    # score descending, then doc id descending, like trec_eval's comp_sim_docno;
+    # trec_eval reads scores into a C float (TEXT_RESULTS.sim), so it compares
+    # them in single precision
+    return sorted(doc_scores.items(), key=lambda it: (as_float32(it[1]), it[0].encode()), reverse=True)
+
+
+def mteb_order(doc_scores):
+    # MTEB sorts Python floats: (score, doc id) in reverse, double precision
+    return sorted(doc_scores.items(), key=lambda it: (it[1], it[0]), reverse=True)
 
 
 def mteb_mrr(rels, doc_scores, k):
     # MTEB's retrieval_metrics.mrr, written out again for one query and one k
-    top = trec_order(doc_scores)[:k]
+    top = mteb_order(doc_scores)[:k]
     relevant = {d for d, r in rels.items() if r > 0}
     for rank, (doc, _) in enumerate(top):
         if doc in relevant:
@@ -144,6 +157,15 @@ def main():
           "q2": {"b": 1e-3, "a": 1e-3, "u": 2e-3},
           "q3": {"z": -5.0}},
          fmt="trec", shuffle_rank=random.Random(3))
+    # Near-ties: scores one bit apart in double precision, equal as float32 (sums of
+    # reciprocal ranks added in another order). trec_eval ranks them by doc id,
+    # MTEB's MRR by the double score.
+    case("neartie",
+         {"q1": {"a": 1}, "q2": {"Bmr015": 1}, "q3": {"b": 1}},
+         {"q1": {"a": 0.46590909090909094, "b": 0.4659090909090909, "c": 0.9},
+          "q2": {"Bed002": 0.65, "Bmr015": 0.6499999999999999, "Bmr016": 2.5},
+          "q3": {"a": 0.5000001, "b": 0.5, "c": 0.1}},
+         fmt="trec")
     # A realistic run: 120 queries x up to 1000 docs from a 5,000-doc collection, graded
     # qrels of 1-6 docs per query, scores rounded so ties occur.
     rng = random.Random(20240601)
@@ -160,7 +182,7 @@ def main():
         n = rng.choice([5, 40, 150, 1000])
         got = set(rng.sample(docs, n))
         got.update(d for d in rel if rng.random() < 0.6)
-        run[q] = {d: round(rng.random(), 2) for d in got}
+        run[q] = {d: round(rng.random(), 2) for d in sorted(got)}  # a set: sorted, so the draws do not depend on string hashing
     case("random", qrels, run)
 
 
