@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // Plot file names, without extension; each is written as .png and .svg.
@@ -143,21 +144,13 @@ func save(p *plot.Plot, dir, name string) ([]string, error) {
 	return paths, nil
 }
 
-// writeFile writes wt to a temporary file beside path and renames it into place.
+// writeFile writes wt to path through safefile: never half-written, mode 0644.
 func writeFile(path string, wt io.WriterTo) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	_, err := safefile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	_, err = wt.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
 	return nil

@@ -132,6 +132,11 @@ func TestWritePlots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if fi, err := os.Stat(path); err != nil {
+			t.Fatal(err)
+		} else if fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644 as every other output", name, fi.Mode().Perm())
+		}
 		switch filepath.Ext(name) {
 		case ".png":
 			img, err := png.Decode(bytes.NewReader(data))
