@@ -31,6 +31,7 @@ which MTEB rounds to 5 decimals (so within 5e-6 + --tol), and MRR@k, unrounded
 import argparse
 import json
 import os
+import struct
 import sys
 
 import pytrec_eval
@@ -64,9 +65,15 @@ def read_run(path):
     return run
 
 
-def ranked(doc_scores):
-    # trec_eval's order, which MTEB's mrr() also uses: score, then doc id, descending
-    return [d for d, _ in sorted(doc_scores.items(), key=lambda it: (it[1], it[0].encode()), reverse=True)]
+def as_float32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def ranked(doc_scores, single=False):
+    # score, then doc id, descending: MTEB's mrr() order in double precision;
+    # with single, trec_eval's, which holds scores as C floats (cdr follows it)
+    key = (lambda it: (as_float32(it[1]), it[0].encode())) if single else (lambda it: (it[1], it[0].encode()))
+    return [d for d, _ in sorted(doc_scores.items(), key=key, reverse=True)]
 
 
 def first_relevant(rels, docs):
@@ -93,7 +100,7 @@ def reference(qrels, run, metrics):
     scored = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     out = {}
     for qid, vals in scored.items():
-        docs = ranked(run[qid])
+        docs, trec_docs = ranked(run[qid]), ranked(run[qid], single=True)
         rels = qrels[qid]
         row = {}
         for m in metrics:
@@ -104,7 +111,7 @@ def reference(qrels, run, metrics):
                 r = first_relevant(rels, docs[: int(k)])
                 row[m] = 1.0 / r if r else 0.0
             elif fam == "cdr":
-                row[m] = 1.0 if first_relevant(rels, docs[: int(k)]) else 0.0
+                row[m] = 1.0 if first_relevant(rels, trec_docs[: int(k)]) else 0.0
         out[qid] = row
     return out
 
