@@ -76,12 +76,12 @@ demo: build
 #
 # make suite-seed: suites/seed.json, what the method's authors ran that can be run here:
 # SciFact, NFCorpus, QMSum (dev) and LongEmbed's QMSum, each with e5-small-v2 (windows
-# 100,200,500) and all-MiniLM-L6-v2 (100,200,254), every configuration. About 3 h 45 min on
+# 100,200,500) and all-MiniLM-L6-v2 (100,200,254), every configuration. About 3 h 15 min on
 # 2 cores, estimated from the measured runs of docs/results.md (docs/suites.md has the
 # estimate per run); a few minutes once its indices exist.
 # make suite-quick: suites/quick.json, subsets of SciFact (300 queries, 1,283 documents) and
-# NFCorpus (50 queries, 1,347 documents) with all-MiniLM-L6-v2 int8 at 64,128,254: 6 min 39 s
-# measured on 2 cores shared with other jobs (load average 6 to 8).
+# NFCorpus (50 queries, 1,347 documents) with all-MiniLM-L6-v2 int8 at 64,128,254: 2 min measured
+# on 2 idle cores (docs/suites.md).
 SUITE_FLAGS ?=
 SHARED_DATA ?= ../shared/data
 
