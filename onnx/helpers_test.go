@@ -37,16 +37,3 @@ func openModel(tb testing.TB, name string, opts Options) *Embedder {
 	tb.Cleanup(func() { e.Close() })
 	return e
 }
-
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / (sqrt(aa) * sqrt(bb))
-}

