@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -312,7 +311,9 @@ func (e *Embedder) embedExact(ctx context.Context, texts []string, role embed.Ro
 		}
 	}
 	if !e.opts.NoNormalize {
-		normalizeRows(out, e.spec.Dims)
+		for lo := 0; lo+e.spec.Dims <= len(out); lo += e.spec.Dims {
+			embed.Normalize(out[lo : lo+e.spec.Dims])
+		}
 	}
 	return out, nil
 }
@@ -403,24 +404,6 @@ func (e *Embedder) noteRequest(equal bool) {
 	e.checks.Requests++
 	if equal {
 		e.checks.Equal++
-	}
-}
-
-// normalizeRows scales every row of dims values of v to unit length.
-func normalizeRows(v []float32, dims int) {
-	for lo := 0; lo+dims <= len(v); lo += dims {
-		row := v[lo : lo+dims]
-		var s float64
-		for _, x := range row {
-			s += float64(x) * float64(x)
-		}
-		if s == 0 {
-			continue
-		}
-		inv := float32(1 / math.Sqrt(s))
-		for k := range row {
-			row[k] *= inv
-		}
 	}
 }
 

@@ -55,7 +55,7 @@ func newTestEmbedder(t *testing.T, mod func(*fake, *EmbedderOptions)) (*Embedder
 // unit returns v scaled to unit length.
 func unit(v []float32) []float32 {
 	out := append([]float32(nil), v...)
-	normalizeRows(out, len(out))
+	embed.Normalize(out)
 	return out
 }
 
