@@ -153,14 +153,16 @@ func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus
 }
 
 // embedQueries embeds texts, taking the vectors spec.queries already holds
-// and keeping the new ones there.
+// and keeping the new ones there. Texts not held are embedded as a plain run
+// would embed them, repeats included, so that an int8 model (whose vectors
+// depend slightly on the batch) gives the vectors a plain run gives.
 func embedQueries(ctx context.Context, spec Spec, ix *msrag.Index, texts []string) ([]float32, error) {
 	if spec.queries == nil {
 		return ix.EmbedQueries(ctx, texts)
 	}
 	var missing []string
 	for _, t := range texts {
-		if _, ok := spec.queries[t]; !ok && !slices.Contains(missing, t) {
+		if _, ok := spec.queries[t]; !ok {
 			missing = append(missing, t)
 		}
 	}
