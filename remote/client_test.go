@@ -3,7 +3,6 @@ package remote
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -692,8 +691,8 @@ func TestOptions(t *testing.T) {
 		c.opts.Timeout != DefaultTimeout || c.endpoints[0].embed != "http://a:1/v1/embeddings" {
 		t.Errorf("defaults %+v, endpoints %+v", c.opts, c.endpoints)
 	}
-	c, _ = New(Options{Kind: TEI, MaxRetries: -1, Endpoints: []string{"https://u:p@h/tei"}})
-	if c.opts.MaxRetries != 0 || c.endpoints[0].embed != "https://u:p@h/tei/embed" || c.Info().Endpoints[0] != "https://u:xxxxx@h/tei/embed" {
+	c, _ = New(Options{Kind: TEI, MaxRetries: -1, Endpoints: []string{"https://h/tei"}})
+	if c.opts.MaxRetries != 0 || c.endpoints[0].embed != "https://h/tei/embed" || c.Info().Endpoints[0] != "https://h/tei/embed" {
 		t.Errorf("tei endpoint %+v, max retries %d", c.endpoints[0], c.opts.MaxRetries)
 	}
 }
@@ -718,18 +717,34 @@ func TestParseKindEncoding(t *testing.T) {
 }
 
 func TestCredentialsNotShown(t *testing.T) {
-	f := newFake(t, OpenAI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
-		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "nope"}})
-		return true
+	for _, tc := range []struct{ name, url, want string }{
+		{"userinfo", "http://user:pa55word@h/v1", "$MSRAG_API_KEY"},
+		{"query string", "http://h/v1?api_key=pa55word", "api_key=xxxxx"},
+		{"query string of a bad URL", "http://h:x/v1?key=pa55word", "xxxxx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(Options{Endpoints: []string{tc.url}})
+			if !errors.Is(err, ErrOptions) || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v: want ErrOptions with %q and no password", err, tc.want)
+			}
+		})
 	}
-	o := fastOptions(OpenAI, strings.Replace(f.URL, "http://", "http://user:pa55word@", 1))
-	c := mustNew(t, o)
-	_, err := c.Embed(context.Background(), texts(1))
-	if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "user:xxxxx@") {
-		t.Fatalf("error %v: want the endpoint without its password", err)
+	_, err := ParseModelSpec("openai:http://h/v1?key=pa55word#m")
+	if err == nil || strings.Contains(err.Error(), "pa55word") {
+		t.Errorf("ParseModelSpec: %v: want an error without the secret", err)
 	}
-	if b, _ := json.Marshal(c.Stats()); bytes.Contains(b, []byte("pa55word")) {
-		t.Errorf("stats show the password: %s", b)
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/v1":                         "http://h/v1",
+		"openai:http://u:pw@h/v1?k=s&x=y#m":   "openai:http://u:xxxxx@h/v1?k=xxxxx&x=xxxxx#m",
+		"tei:https://h:8080":                  "tei:https://h:8080",
+		"http://h:x/v1?token=s":               "http://h:x/v1?xxxxx",
+		"openai:http://u:pw@h:port/v1?key=ss": "openai:http://u:xxxxx@h:port/v1?xxxxx",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -231,10 +231,15 @@ func (w *worker) place(idx int, s span, want *int, wantWhy string) error {
 	if len(w.tmp) == 0 {
 		return badResponse("text %d: empty vector", s.lo+idx)
 	}
+	zero := true
 	for i, v := range w.tmp {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return badResponse("text %d: value %d is %v", s.lo+idx, i, v)
 		}
+		zero = zero && v == 0
+	}
+	if zero { // every score would be 0: no ranking, a silent wrong result
+		return badResponse("text %d: all %d values are zero", s.lo+idx, len(w.tmp))
 	}
 	if *want == 0 {
 		*want = len(w.tmp)

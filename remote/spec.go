@@ -36,7 +36,7 @@ func IsModelSpec(s string) bool {
 // ParseModelSpec parses KIND:BASE-URL[#MODEL].
 func ParseModelSpec(s string) (ModelSpec, error) {
 	if !IsModelSpec(s) {
-		return ModelSpec{}, fmt.Errorf("remote: model %q: want openai:URL[#MODEL] or tei:URL[#MODEL]: %w", s, ErrOptions)
+		return ModelSpec{}, fmt.Errorf("remote: model %q: want openai:URL[#MODEL] or tei:URL[#MODEL]: %w", Redact(s), ErrOptions)
 	}
 	kind, rest, _ := strings.Cut(s, ":")
 	k, _ := ParseKind(kind)
