@@ -333,7 +333,7 @@ func serverMessage(body []byte, key string) string {
 		}
 	}
 	if msg == "" {
-		msg = string(body)
+		msg = cutMessage(body)
 	}
 	msg = strings.Join(strings.Fields(scrub(msg, key)), " ")
 	if len(msg) > 500 {
@@ -344,6 +344,22 @@ func serverMessage(body []byte, key string) string {
 		msg = msg[:cut] + "..."
 	}
 	return msg
+}
+
+// cutMessage returns the text of a "message", "error" or "detail" string in
+// a body that does not decode (an error body cut at errorBodyLimit), else
+// the body itself.
+func cutMessage(body []byte) string {
+	for _, key := range []string{`"message":"`, `"error":"`, `"detail":"`} {
+		if i := bytes.Index(body, []byte(key)); i >= 0 {
+			rest := body[i+len(key):]
+			if end := bytes.IndexByte(rest, '"'); end >= 0 {
+				rest = rest[:end]
+			}
+			return string(rest)
+		}
+	}
+	return string(body)
 }
 
 // textOf returns the text of a JSON string, the "message" of an object, the
