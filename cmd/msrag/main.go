@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/late"
 )
 
 // Exit codes.
@@ -41,7 +42,7 @@ func (e usageError) Unwrap() error { return e.err }
 // model cannot take, windows given twice) as usage errors; they are found
 // before any document is read.
 func asUsage(err error) error {
-	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) {
 		return usageError{err}
 	}
 	return err
