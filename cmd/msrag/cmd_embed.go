@@ -38,6 +38,7 @@ func init() {
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
+			quietFlag(),
 		}, remoteModelFlags()...),
 		Action: embedAction,
 	})
@@ -72,7 +73,7 @@ func embedAction(c *cli.Context) error {
 	}
 	emb, err := onnx.Open(dir, onnx.Options{
 		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"),
-		TokenBudget: c.Int("batch-tokens"), Log: c.App.ErrWriter,
+		TokenBudget: c.Int("batch-tokens"), Log: noteWriter(c),
 	})
 	if err != nil {
 		return err

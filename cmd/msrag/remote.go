@@ -53,7 +53,7 @@ func remoteModelFlags() []cli.Flag {
 func clientOptions(c *cli.Context, kind remote.Kind) (remote.Options, error) {
 	o := remote.Options{
 		Kind: kind, Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"), Timeout: c.Duration("request-timeout"),
-		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: c.App.ErrWriter,
+		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: noteWriter(c),
 	}
 	switch enc := c.String("encoding"); {
 	case enc == "" && kind == remote.OpenAI:
