@@ -91,3 +91,38 @@ func TestIndexSearchRemoteCLI(t *testing.T) {
 		t.Errorf("no --tokenizer: exit %d, %s", code, stderr)
 	}
 }
+
+// TestRemoteIndexSearchesFromElsewhere builds an index with --tokenizer
+// given relative to the working directory and searches it from another: the
+// manifest records the tokenizer's absolute path.
+func TestRemoteIndexSearchesFromElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	tokPath := testfiles.BERTUncased(t, dir)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newCLIServer(t, tok)
+	corpusPath := writeCorpus(t, dir)
+	t.Chdir(dir)
+	code, _, stderr := runCLI(t, "", "index", "--corpus", filepath.Base(corpusPath), "--out", "idx", "--windows", "4,8",
+		"--model", "openai:"+srv.OpenAIURL(), "--tokenizer", filepath.Base(tokPath), "--quiet")
+	if code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	man, err := msrag.ReadManifest("idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(man.Model.Remote.Tokenizer) {
+		t.Errorf("manifest tokenizer %q, want an absolute path", man.Model.Remote.Tokenizer)
+	}
+	other := t.TempDir()
+	queries := filepath.Join(other, "q.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee drinking and heart disease\n"), 0o644)
+	t.Chdir(other)
+	code, stdout, stderr := runCLI(t, "", "search", "--index", filepath.Join(dir, "idx"), "--queries", "q.tsv", "--k", "1")
+	if code != 0 || !strings.HasPrefix(stdout, "q1 Q0 c 1 ") {
+		t.Errorf("search from another directory: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+}
