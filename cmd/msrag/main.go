@@ -73,7 +73,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{flagMessage(err)}
+			return usageError{flagMessage(nil, err)}
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main decides the exit code
 	}

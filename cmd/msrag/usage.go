@@ -104,7 +104,7 @@ func isBoolFlag(f cli.Flag) bool {
 func prepareCommands(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{flagMessage(err)}
+			return usageError{flagMessage(c, err)}
 		}
 		var required []string
 		for _, f := range c.Flags {
@@ -166,8 +166,9 @@ var (
 	reNeedsArg  = regexp.MustCompile(`^flag needs an argument: -+(\S+)$`)
 )
 
-// flagMessage rewrites the flag parser's messages in msrag's words.
-func flagMessage(err error) error {
+// flagMessage rewrites the flag parser's messages in msrag's words; c, when
+// known, is the command whose flags were parsed.
+func flagMessage(c *cli.Command, err error) error {
 	msg := err.Error()
 	switch {
 	case reUndefined.MatchString(msg):
@@ -178,6 +179,16 @@ func flagMessage(err error) error {
 		why := m[3]
 		if strings.Contains(why, "parse error") || strings.Contains(why, "invalid syntax") {
 			why = "not a valid value"
+			var f cli.Flag
+			if c != nil {
+				f = findFlag(c, m[2])
+			}
+			switch f.(type) {
+			case *cli.DurationFlag:
+				why = "want a duration such as 30s or 2m"
+			case *cli.IntFlag:
+				why = "want a whole number"
+			}
 		}
 		return usagef("--%s %q: %s", m[2], m[1], why)
 	case reNeedsArg.MatchString(msg):

@@ -22,10 +22,10 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 	}{
 		{[]string{"search", "--bogus"}, "--bogus: no such flag", "msrag search --help"},
 		{[]string{"search", "--index", "x"}, "--queries is required", "msrag search --help"},
-		{[]string{"search", "--index", "x", "--queries", "q", "--k", "ten"}, `--k "ten": not a valid value`, "msrag search --help"},
+		{[]string{"search", "--index", "x", "--queries", "q", "--k", "ten"}, `--k "ten": want a whole number`, "msrag search --help"},
 		{[]string{"search", "--index", "x", "--queries", "q", "--request-timeout", "-5s"}, "--request-timeout -5s: must not be negative", "msrag search --help"},
 		{[]string{"search", "--index", "x", "--queries", "q", "--concurrency", "-1"}, "--concurrency -1: must not be negative", "msrag search --help"},
-		{[]string{"search", "--index", "x", "--queries", "q", "--request-timeout", "soon"}, `--request-timeout "soon": `, "msrag search --help"},
+		{[]string{"search", "--index", "x", "--queries", "q", "--request-timeout", "soon"}, `--request-timeout "soon": want a duration such as 30s or 2m`, "msrag search --help"},
 		{[]string{"search", "--index", "x", "--queries"}, "--queries needs a value", "msrag search --help"},
 		{[]string{"index", "--corpus", "c", "--out", out, "--model", srv, "--tokenizer", "t", "--request-timeout", "-5s"}, "--request-timeout -5s: must not be negative", "msrag index --help"},
 		{[]string{"index", "--corpus", "c", "--out", out, "--batch-texts", "-2"}, "--batch-texts -2: must not be negative", "msrag index --help"},
