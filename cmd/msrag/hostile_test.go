@@ -127,9 +127,26 @@ func TestServerURLSecrets(t *testing.T) {
 			}
 		})
 	}
-	code, _, stderr := runCLI(t, "", "search", "--index", filepath.Join(dir, "none"), "--queries", "q",
-		"--endpoints", "http://127.0.0.1:9/v1?key=hunter2")
-	if strings.Contains(stderr, "hunter2") {
-		t.Errorf("search --endpoints with a secret: exit %d, stderr %q", code, stderr)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newCLIServer(t, tok)
+	idx := filepath.Join(dir, "good")
+	if code, _, stderr := runCLI(t, "", "index", "--corpus", corpusPath, "--out", idx, "--windows", "4",
+		"--model", "openai:"+srv.OpenAIURL(), "--tokenizer", tokPath, "--quiet"); code != exitOK {
+		t.Fatalf("index: %s", stderr)
+	}
+	queries := filepath.Join(dir, "q.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee\n"), 0o644)
+	code, _, stderr := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--endpoints", srv.OpenAIURL()+"?key=hunter2")
+	if code != exitUsage || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, "?key=xxxxx") {
+		t.Errorf("search --endpoints with a secret: exit %d, stderr %q; want exit 2, the secret masked", code, stderr)
+	}
+	// A setting the API kind lacks is a usage error too.
+	code, _, stderr = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "tei"), "--windows", "4",
+		"--model", "tei:"+srv.URL, "--tokenizer", tokPath, "--input-type")
+	if code != exitUsage || !strings.Contains(stderr, "no input_type") {
+		t.Errorf("tei with --input-type: exit %d, stderr %q", code, stderr)
 	}
 }
