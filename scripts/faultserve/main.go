@@ -21,6 +21,8 @@ func main() {
 	after := flag.Int("after", 1, "requests answered correctly before the fault")
 	size := flag.Int64("bytes", 256<<20, "body size of huge-body and huge-error")
 	dims := flag.Int("dims", 384, "vector size")
+	status := flag.Int("status", 503, "HTTP status of the status fault (huge-error: 500)")
+	message := flag.String("message", "down for maintenance", "error message of the status fault")
 	flag.Parse()
 	kind := remotetest.FaultKind(-1)
 	for k := remotetest.NoFault; k <= remotetest.Status; k++ {
@@ -33,7 +35,11 @@ func main() {
 	}
 	srv := remotetest.NewServer(remotetest.Config{Dims: *dims})
 	defer srv.Close()
-	srv.SetFault(remotetest.Fault{Kind: kind, After: *after, Bytes: *size})
+	f := remotetest.Fault{Kind: kind, After: *after, Bytes: *size, Message: *message}
+	if kind == remotetest.Status {
+		f.Status = *status
+	}
+	srv.SetFault(f)
 	fmt.Println(srv.URL)
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt)
