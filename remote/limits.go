@@ -38,7 +38,7 @@ const (
 	connectTimeout = 30 * time.Second
 )
 
-// ErrTooLarge marks a response body over the client's cap; it wraps
+// errTooLarge marks a response body over the client's cap; it wraps
 // ErrResponse.
 var errTooLarge = fmt.Errorf("response body too large: %w", ErrResponse)
 
