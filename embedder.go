@@ -2,7 +2,9 @@ package msrag
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/msrag/msrag/embed"
@@ -76,6 +78,10 @@ func OpenRemoteEmbedder(ctx context.Context, m ModelInfo, o RemoteOptions) (Embe
 		NoNormalize: !m.Normalize,
 	})
 	if err != nil {
+		if o.Tokenizer == "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("msrag: reopening model %s: the tokenizer the index recorded, %s, is not there (an index built before paths were recorded absolute keeps the path as typed); give it with --tokenizer (RemoteOptions.Tokenizer): %w",
+				m.Name, r.Tokenizer, err)
+		}
 		return nil, fmt.Errorf("msrag: reopening model %s: %w", m.Name, err)
 	}
 	return e, nil

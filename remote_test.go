@@ -2,69 +2,44 @@ package msrag
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/store"
-	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/remote"
-	"github.com/msrag/msrag/tokenizer"
+	"github.com/msrag/msrag/remote/remotetest"
 )
 
-// embedServer is an OpenAI-compatible server for build tests: it embeds
-// with a Hash embedder (so a text near a query scores high), counts tokens
-// exactly as the remote Embedder does, answers after a random short delay
-// (so that overlapping calls finish out of order), and fails every request
-// once failAfter requests have been answered (0: never).
-type embedServer struct {
-	*httptest.Server
-	hash      *testembed.Hash
-	tok       *tokenizer.Tokenizer
-	model     string
-	failAfter int64
-	n         atomic.Int64
-}
-
-func newEmbedServer(tb testing.TB, model string) *embedServer {
+// newEmbedServer starts an OpenAI-compatible server for build tests: it
+// embeds with a Hash embedder (so a text near a query scores high), counts
+// tokens exactly as the remote Embedder does, and answers after a random
+// short delay (so that overlapping calls finish out of order).
+func newEmbedServer(tb testing.TB, model string) *remotetest.Server {
 	tb.Helper()
-	s := &embedServer{hash: testEmbedder(tb), model: model}
-	s.tok = s.hash.Tokenizer()
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	tb.Cleanup(s.Close)
-	return s
-}
-
-func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Input []string `json:"input"`
-	}
-	json.NewDecoder(r.Body).Decode(&req)
-	if n := s.n.Add(1); s.failAfter > 0 && n > s.failAfter {
-		w.WriteHeader(http.StatusBadGateway)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "the upstream is gone"}})
-		return
-	}
-	time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
-	vecs, _ := s.hash.Embed(r.Context(), req.Input, embed.Passage)
-	dims := s.hash.Spec().Dims
-	var data []map[string]any
-	tokens := 0
-	for i, t := range req.Input {
-		data = append(data, map[string]any{"index": i, "embedding": vecs[i*dims : (i+1)*dims]})
-		tokens += s.tok.Count(t) + 2
-	}
-	json.NewEncoder(w).Encode(map[string]any{"data": data, "model": s.model, "usage": map[string]any{"prompt_tokens": tokens}})
+	hash := testEmbedder(tb)
+	tok := hash.Tokenizer()
+	srv := remotetest.NewServer(remotetest.Config{
+		Model: model, Dims: hash.Spec().Dims,
+		Embed: func(text, _ string) []float32 {
+			v, _ := hash.Embed(context.Background(), []string{text}, embed.Passage)
+			return v
+		},
+		Tokens: func(text string) int { return tok.Count(text) + 2 },
+		Handle: func(int, remotetest.Request, http.ResponseWriter, *http.Request) bool {
+			time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+			return false
+		},
+	})
+	tb.Cleanup(srv.Close)
+	return srv
 }
 
 // remoteEmbedder opens a remote Embedder on the server at url.
@@ -143,7 +118,8 @@ func TestBuildRemoteFailureLeavesNothing(t *testing.T) {
 	path := writeJSONL(t, scifactDocs(t, 60))
 	out := filepath.Join(t.TempDir(), "idx")
 	emb := remoteEmbedder(t, srv.URL+"/v1", 2)
-	srv.failAfter = srv.n.Load() + 10
+	srv.SetFault(remotetest.Fault{Kind: remotetest.Status, After: srv.Requests() + 10, Status: http.StatusBadGateway,
+		Message: "the upstream is gone"})
 	var reported []Progress
 	_, stats, err := BuildWithStats(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Out: out,
 		Windows: testWindows, BatchTokens: 300, Progress: func(p Progress) { reported = append(reported, p) }})

@@ -122,3 +122,32 @@ func removeSource(ixDir string) error {
 	}
 	return nil
 }
+
+// ErrOtherCorpus reports an index built from another corpus than the one
+// named.
+var ErrOtherCorpus = errors.New("experiment: the index was built from another corpus")
+
+// CheckSource checks that the index in ixDir was built from the corpus at
+// corpusPath, as an evaluation reusing an index does: by the record an
+// evaluation keeps beside the index (size and mtime, else sha256). An
+// index without a record (built by msrag index) passes: what it holds is
+// then checked by the caller against the judged documents.
+func CheckSource(ixDir, corpusPath string) error {
+	rec, err := readSource(ixDir)
+	if err != nil {
+		return fmt.Errorf("experiment: %v", err)
+	}
+	if rec == nil {
+		return nil
+	}
+	src := sourceOf(corpusPath)
+	ok, err := src.matches(rec)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("index %s was built from %s (%d bytes, sha256 %.12s...), not from %s (%d bytes): %w",
+			ixDir, rec.Path, rec.Size, rec.SHA256, src.Path, src.Size, ErrOtherCorpus)
+	}
+	return nil
+}

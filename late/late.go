@@ -16,11 +16,14 @@ var ErrConfig = errors.New("late: invalid segments")
 func DefaultOverlap(size int) int { return size / 4 }
 
 // Check fails unless segments of size content tokens sharing overlap tokens
-// can cut a document: size >= 1 and 0 <= overlap < size.
+// can cut a document at a sane cost: size >= 1 and 0 <= overlap <=
+// size/2. A larger overlap is refused: each segment advances by
+// size-overlap tokens, so an overlap of 253 in 254-token segments would
+// encode every token of a long document 254 times instead of about twice.
 func Check(size, overlap int) error {
-	if size < 1 || overlap < 0 || overlap >= size {
-		return fmt.Errorf("late: segments of %d content tokens with an overlap of %d: the overlap must be at least 0 and less than the segment: %w",
-			size, overlap, ErrConfig)
+	if size < 1 || overlap < 0 || overlap > size/2 {
+		return fmt.Errorf("late: segments of %d content tokens with an overlap of %d: the overlap must be at least 0 and at most half a segment (%d): %w",
+			size, overlap, max(size/2, 0), ErrConfig)
 	}
 	return nil
 }

@@ -34,12 +34,12 @@ func TestSegments(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	for _, tc := range []struct{ size, overlap int }{{0, 0}, {10, -1}, {10, 10}, {10, 11}} {
+	for _, tc := range []struct{ size, overlap int }{{0, 0}, {10, -1}, {10, 6}, {10, 9}, {10, 10}, {10, 11}, {254, 253}} {
 		if err := Check(tc.size, tc.overlap); !errors.Is(err, ErrConfig) {
 			t.Errorf("Check(%d, %d) = %v, want ErrConfig", tc.size, tc.overlap, err)
 		}
 	}
-	for _, tc := range []struct{ size, overlap int }{{1, 0}, {10, 9}, {508, DefaultOverlap(508)}} {
+	for _, tc := range []struct{ size, overlap int }{{1, 0}, {10, 5}, {11, 5}, {508, DefaultOverlap(508)}, {508, 254}} {
 		if err := Check(tc.size, tc.overlap); err != nil {
 			t.Errorf("Check(%d, %d) = %v", tc.size, tc.overlap, err)
 		}

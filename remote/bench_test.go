@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"github.com/msrag/msrag/remote/remotetest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -33,9 +35,10 @@ func benchServer(tb testing.TB, kind Kind, dims, maxBatch int) *httptest.Server 
 // per prompt tokens for each text (0: fakeTokens of benchTextsOf's texts).
 func benchServerTokens(tb testing.TB, kind Kind, dims, maxBatch, per int) *httptest.Server {
 	tb.Helper()
-	f := &fake{kind: kind, dims: dims, model: "bench-model"}
+	f := &fake{remotetest.NewServer(remotetest.Config{Model: "bench-model", Dims: dims})}
+	defer f.Close()
 	if per > 0 {
-		f.count = func(string) int { return per }
+		f.Config.Tokens = func(string) int { return per }
 	}
 	floatResp, b64Resp := make([][]byte, maxBatch+1), make([][]byte, maxBatch+1)
 	for n := 1; n <= maxBatch; n++ {

@@ -58,9 +58,7 @@ func New(opts Options) (*Client, error) {
 	}
 	c.http = o.HTTPClient
 	if c.http == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = o.Concurrency
-		c.http = &http.Client{Transport: tr}
+		c.http = &http.Client{Transport: newTransport(o.Timeout, o.Concurrency)}
 		c.ownHTTP = true
 	}
 	return c, nil

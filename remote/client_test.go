@@ -1,9 +1,10 @@
 package remote
 
 import (
+	"github.com/msrag/msrag/remote/remotetest"
+
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -30,20 +31,20 @@ func TestEmbedOpenAI(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkRows(t, out, in, 16)
-			reqs := f.requests()
+			reqs := f.Received()
 			if len(reqs) != 15 || len(usage) != 15 {
 				t.Fatalf("%d requests, %d usages, want 15 (100 texts by 7)", len(reqs), len(usage))
 			}
 			r := reqs[0]
-			if r.path != "/v1/embeddings" || r.auth != "Bearer sk-test-0123456789" {
-				t.Errorf("path %q auth %q", r.path, r.auth)
+			if r.Path != "/v1/embeddings" || r.Auth != "Bearer sk-test-0123456789" {
+				t.Errorf("path %q auth %q", r.Path, r.Auth)
 			}
 			for field, want := range map[string]string{"model": `"e5"`, "encoding_format": `"` + tc.enc.String() + `"`, "input_type": `"passage"`} {
-				if got := string(r.body[field]); got != want {
+				if got := string(r.Body[field]); got != want {
 					t.Errorf("request %s = %s, want %s", field, got, want)
 				}
 			}
-			if _, ok := r.body["dimensions"]; ok {
+			if _, ok := r.Body["dimensions"]; ok {
 				t.Errorf("dimensions sent though not set")
 			}
 			wantTokens := make([]int, len(in))
@@ -79,8 +80,8 @@ func TestEmbedAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, r := range f.requests() {
-		got = append(got, string(r.body["input_type"]))
+	for _, r := range f.Received() {
+		got = append(got, string(r.Body["input_type"]))
 	}
 	if want := []string{`"query"`, ``, `"passage"`}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("input_type sent %q, want %q", got, want)
@@ -93,7 +94,7 @@ func TestEmbedAs(t *testing.T) {
 
 func TestEmbedTEI(t *testing.T) {
 	f := newFake(t, TEI, 8)
-	f.model, f.maxBatch = "intfloat/e5-small", 6
+	f.Config.Model, f.Config.MaxClientBatchSize = "intfloat/e5-small", 6
 	var log bytes.Buffer
 	o := fastOptions(TEI, f.URL)
 	o.Log, o.NoNormalize = &log, true
@@ -107,19 +108,19 @@ func TestEmbedTEI(t *testing.T) {
 	if _, err := c.Embed(context.Background(), in[:3]); err != nil {
 		t.Fatal(err)
 	}
-	if f.infoCalls.Load() != 1 {
-		t.Errorf("GET /info %d times, want once", f.infoCalls.Load())
+	if f.InfoRequests() != 1 {
+		t.Errorf("GET /info %d times, want once", f.InfoRequests())
 	}
-	reqs := f.requests()
+	reqs := f.Received()
 	if len(reqs) != 5 {
 		t.Fatalf("%d requests, want 4 of at most 6 texts and 1", len(reqs))
 	}
 	for _, r := range reqs {
-		if r.path != "/embed" || len(r.inputs) > 6 {
-			t.Errorf("request to %s with %d inputs", r.path, len(r.inputs))
+		if r.Path != "/embed" || len(r.Inputs) > 6 {
+			t.Errorf("request to %s with %d inputs", r.Path, len(r.Inputs))
 		}
-		if string(r.body["truncate"]) != "false" || string(r.body["normalize"]) != "false" {
-			t.Errorf("truncate %s normalize %s, want false false", r.body["truncate"], r.body["normalize"])
+		if string(r.Body["truncate"]) != "false" || string(r.Body["normalize"]) != "false" {
+			t.Errorf("truncate %s normalize %s, want false false", r.Body["truncate"], r.Body["normalize"])
 		}
 	}
 	if usage[0].PromptTokens != -1 {
@@ -136,7 +137,7 @@ func TestEmbedTEI(t *testing.T) {
 
 func TestTEIModelMismatch(t *testing.T) {
 	a, b := newFake(t, TEI, 4), newFake(t, TEI, 4)
-	b.model = "other/model"
+	b.Config.Model = "other/model"
 	c := mustNew(t, fastOptions(TEI, a.URL, b.URL))
 	_, err := c.Embed(context.Background(), texts(3))
 	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "other/model") {
@@ -164,7 +165,7 @@ func TestRetryAfter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, OpenAI, 4)
-			f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+			f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 				if n > 1 {
 					return false
 				}
@@ -181,11 +182,11 @@ func TestRetryAfter(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkRows(t, out, in, 4)
-			reqs := f.requests()
+			reqs := f.Received()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2", len(reqs))
 			}
-			if gap := reqs[1].at.Sub(reqs[0].at); gap < tc.minWait {
+			if gap := reqs[1].At.Sub(reqs[0].At); gap < tc.minWait {
 				t.Errorf("retried after %v, want at least %v", gap, tc.minWait)
 			}
 			if st := c.Stats(); st.Retries != 1 || st.Endpoints[0].Errors != 1 {
@@ -198,15 +199,15 @@ func TestRetryAfter(t *testing.T) {
 func TestRetryThenSuccess(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		handle func(n int, s seen, w http.ResponseWriter, r *http.Request) bool
+		handle func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool
 	}{
-		{"500", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"500", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			if n == 1 {
 				writeJSON(w, 500, map[string]any{"error": map[string]any{"message": "boom"}})
 			}
 			return n == 1
 		}},
-		{"timeout", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"timeout", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			if n == 1 {
 				select { // hold the first request past the client's timeout
 				case <-r.Context().Done():
@@ -215,7 +216,7 @@ func TestRetryThenSuccess(t *testing.T) {
 			}
 			return n == 1
 		}},
-		{"short body", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"short body", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			if n == 1 {
 				w.Header().Set("Content-Length", "5000")
 				w.WriteHeader(200)
@@ -223,7 +224,7 @@ func TestRetryThenSuccess(t *testing.T) {
 			}
 			return n == 1
 		}},
-		{"connection cut", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"connection cut", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			if n == 1 {
 				conn, _, _ := w.(http.Hijacker).Hijack()
 				conn.Close()
@@ -233,7 +234,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, OpenAI, 4)
-			f.handle = tc.handle
+			f.Config.Handle = tc.handle
 			var log bytes.Buffer
 			o := fastOptions(OpenAI, f.URL)
 			o.Timeout, o.Log = 200*time.Millisecond, &log
@@ -257,8 +258,8 @@ func TestRetryThenSuccess(t *testing.T) {
 func TestFailsEveryRetry(t *testing.T) {
 	const key = "sk-live-SECRET-4242424242"
 	f := newFake(t, OpenAI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
-		for _, in := range s.inputs {
+	f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
+		for _, in := range s.Inputs {
 			if in == texts(40)[37] {
 				msg := "engine overloaded for key " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 				writeJSON(w, 503, map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
@@ -318,7 +319,7 @@ func TestNotRetried(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, tc.kind, 4)
-			f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+			f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 				writeJSON(w, tc.status, tc.body)
 				return true
 			}
@@ -330,7 +331,7 @@ func TestNotRetried(t *testing.T) {
 			if tc.want == ErrStatus && errors.Is(err, ErrTooLong) {
 				t.Errorf("%v is ErrTooLong", err)
 			}
-			if n := len(f.requests()); n != 1 {
+			if n := len(f.Received()); n != 1 {
 				t.Errorf("%d requests, want 1 (no retry)", n)
 			}
 		})
@@ -366,7 +367,7 @@ func TestBadResponses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, OpenAI, 4)
-			f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+			f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 				w.Write([]byte(tc.body))
 				return true
 			}
@@ -377,7 +378,7 @@ func TestBadResponses(t *testing.T) {
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), "texts 0..1") {
 				t.Fatalf("error %v, want %v naming texts 0..1 and %q", err, tc.want, tc.text)
 			}
-			if n := len(f.requests()); n != 1 {
+			if n := len(f.Received()); n != 1 {
 				t.Errorf("%d requests, want 1: a bad response is not retried", n)
 			}
 		})
@@ -386,7 +387,7 @@ func TestBadResponses(t *testing.T) {
 
 func TestTEIWrongCount(t *testing.T) {
 	f := newFake(t, TEI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+	f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 		writeJSON(w, 200, [][]float32{{1, 2, 3, 4}})
 		return true
 	}
@@ -398,9 +399,9 @@ func TestTEIWrongCount(t *testing.T) {
 
 func TestDimsFixedAcrossResponses(t *testing.T) {
 	f := newFake(t, OpenAI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+	f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 		if n == 2 {
-			f.dims = 5
+			f.Config.Dims = 5
 		}
 		return false
 	}
@@ -418,7 +419,7 @@ func TestDimsFixedAcrossResponses(t *testing.T) {
 
 func TestModelMismatchOpenAI(t *testing.T) {
 	a, b := newFake(t, OpenAI, 4), newFake(t, OpenAI, 4)
-	b.model = "another-model"
+	b.Config.Model = "another-model"
 	o := fastOptions(OpenAI, a.URL, b.URL)
 	o.BatchTexts, o.Concurrency = 1, 1
 	c := mustNew(t, o)
@@ -430,12 +431,12 @@ func TestModelMismatchOpenAI(t *testing.T) {
 
 func TestReorderedIndex(t *testing.T) {
 	f := newFake(t, OpenAI, 6)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
-		order := make([]int, len(s.inputs))
+	f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
+		order := make([]int, len(s.Inputs))
 		for i := range order {
 			order[i] = len(order) - 1 - i
 		}
-		writeJSON(w, 200, f.openaiBody(s.inputs, n%2 == 0, order))
+		writeJSON(w, 200, f.openaiBody(s.Inputs, n%2 == 0, order))
 		return true
 	}
 	o := fastOptions(OpenAI, f.URL)
@@ -462,7 +463,7 @@ func TestRoundRobin(t *testing.T) {
 	checkRows(t, out, in, 4)
 	st := c.Stats()
 	for i, f := range fakes {
-		if n := len(f.requests()); n != 4 {
+		if n := len(f.Received()); n != 4 {
 			t.Errorf("endpoint %d got %d requests, want 4", i, n)
 		}
 		if e := st.Endpoints[i]; e.Requests != 4 || e.Texts != 20 || e.URL != f.URL+"/embeddings" {
@@ -496,7 +497,7 @@ func TestDeadEndpointRetriedElsewhere(t *testing.T) {
 
 func TestConcurrencyInFlight(t *testing.T) {
 	f := newFake(t, OpenAI, 4)
-	f.delay = 40 * time.Millisecond
+	f.Config.Delay = 40 * time.Millisecond
 	o := fastOptions(OpenAI, f.URL)
 	o.BatchTexts, o.Concurrency = 2, 3
 	c := mustNew(t, o)
@@ -505,7 +506,7 @@ func TestConcurrencyInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	wall := time.Since(start)
-	if m := f.maxInflight.Load(); m != 3 {
+	if m := f.MaxInFlight(); m != 3 {
 		t.Errorf("%d requests in flight at most, want 3", m)
 	}
 	// 12 requests of 40 ms, 3 at a time: about 160 ms with one in flight.
@@ -516,7 +517,7 @@ func TestConcurrencyInFlight(t *testing.T) {
 
 func TestConcurrencySharedByCalls(t *testing.T) {
 	f := newFake(t, OpenAI, 4)
-	f.delay = 30 * time.Millisecond
+	f.Config.Delay = 30 * time.Millisecond
 	o := fastOptions(OpenAI, f.URL)
 	o.BatchTexts, o.Concurrency = 1, 2
 	c := mustNew(t, o)
@@ -532,7 +533,7 @@ func TestConcurrencySharedByCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if m := f.maxInflight.Load(); m != 2 {
+	if m := f.MaxInFlight(); m != 2 {
 		t.Errorf("%d requests in flight at most over three calls, want 2", m)
 	}
 }
@@ -560,8 +561,8 @@ func TestBatching(t *testing.T) {
 			}
 			checkRows(t, out, tc.in, 4)
 			var got []int
-			for _, r := range f.requests() {
-				got = append(got, len(r.inputs))
+			for _, r := range f.Received() {
+				got = append(got, len(r.Inputs))
 			}
 			if !equalInts(got, tc.want) {
 				t.Errorf("texts per request %v, want %v", got, tc.want)
@@ -592,16 +593,16 @@ func equalInts(a, b []int) bool {
 func TestCancel(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		handle func(n int, s seen, w http.ResponseWriter, r *http.Request) bool
+		handle func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool
 	}{
-		{"during a request", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"during a request", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(10 * time.Second):
 			}
 			return true
 		}},
-		{"during a backoff", func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+		{"during a backoff", func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 			w.Header().Set("Retry-After", "30")
 			writeJSON(w, 503, map[string]any{"error": "busy"})
 			return true
@@ -609,7 +610,7 @@ func TestCancel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, OpenAI, 4)
-			f.handle = tc.handle
+			f.Config.Handle = tc.handle
 			o := fastOptions(OpenAI, f.URL)
 			o.BackoffMax, o.Timeout = time.Minute, time.Minute
 			c := mustNew(t, o)
@@ -636,7 +637,7 @@ func TestCancel(t *testing.T) {
 func TestInputChecks(t *testing.T) {
 	var requests atomic.Int64
 	f := newFake(t, OpenAI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
+	f.Config.Handle = func(n int, s remotetest.Request, w http.ResponseWriter, r *http.Request) bool {
 		requests.Add(1)
 		return false
 	}
@@ -692,8 +693,8 @@ func TestOptions(t *testing.T) {
 		c.opts.Timeout != DefaultTimeout || c.endpoints[0].embed != "http://a:1/v1/embeddings" {
 		t.Errorf("defaults %+v, endpoints %+v", c.opts, c.endpoints)
 	}
-	c, _ = New(Options{Kind: TEI, MaxRetries: -1, Endpoints: []string{"https://u:p@h/tei"}})
-	if c.opts.MaxRetries != 0 || c.endpoints[0].embed != "https://u:p@h/tei/embed" || c.Info().Endpoints[0] != "https://u:xxxxx@h/tei/embed" {
+	c, _ = New(Options{Kind: TEI, MaxRetries: -1, Endpoints: []string{"https://h/tei"}})
+	if c.opts.MaxRetries != 0 || c.endpoints[0].embed != "https://h/tei/embed" || c.Info().Endpoints[0] != "https://h/tei/embed" {
 		t.Errorf("tei endpoint %+v, max retries %d", c.endpoints[0], c.opts.MaxRetries)
 	}
 }
@@ -718,18 +719,34 @@ func TestParseKindEncoding(t *testing.T) {
 }
 
 func TestCredentialsNotShown(t *testing.T) {
-	f := newFake(t, OpenAI, 4)
-	f.handle = func(n int, s seen, w http.ResponseWriter, r *http.Request) bool {
-		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "nope"}})
-		return true
+	for _, tc := range []struct{ name, url, want string }{
+		{"userinfo", "http://user:pa55word@h/v1", "$MSRAG_API_KEY"},
+		{"query string", "http://h/v1?api_key=pa55word", "api_key=xxxxx"},
+		{"query string of a bad URL", "http://h:x/v1?key=pa55word", "xxxxx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(Options{Endpoints: []string{tc.url}})
+			if !errors.Is(err, ErrOptions) || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v: want ErrOptions with %q and no password", err, tc.want)
+			}
+		})
 	}
-	o := fastOptions(OpenAI, strings.Replace(f.URL, "http://", "http://user:pa55word@", 1))
-	c := mustNew(t, o)
-	_, err := c.Embed(context.Background(), texts(1))
-	if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "user:xxxxx@") {
-		t.Fatalf("error %v: want the endpoint without its password", err)
+	_, err := ParseModelSpec("openai:http://h/v1?key=pa55word#m")
+	if err == nil || strings.Contains(err.Error(), "pa55word") {
+		t.Errorf("ParseModelSpec: %v: want an error without the secret", err)
 	}
-	if b, _ := json.Marshal(c.Stats()); bytes.Contains(b, []byte("pa55word")) {
-		t.Errorf("stats show the password: %s", b)
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/v1":                         "http://h/v1",
+		"openai:http://u:pw@h/v1?k=s&x=y#m":   "openai:http://u:xxxxx@h/v1?k=xxxxx&x=xxxxx#m",
+		"tei:https://h:8080":                  "tei:https://h:8080",
+		"http://h:x/v1?token=s":               "http://h:x/v1?xxxxx",
+		"openai:http://u:pw@h:port/v1?key=ss": "openai:http://u:xxxxx@h:port/v1?xxxxx",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

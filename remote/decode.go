@@ -231,10 +231,15 @@ func (w *worker) place(idx int, s span, want *int, wantWhy string) error {
 	if len(w.tmp) == 0 {
 		return badResponse("text %d: empty vector", s.lo+idx)
 	}
+	zero := true
 	for i, v := range w.tmp {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return badResponse("text %d: value %d is %v", s.lo+idx, i, v)
 		}
+		zero = zero && v == 0
+	}
+	if zero { // every score would be 0: no ranking, a silent wrong result
+		return badResponse("text %d: all %d values are zero", s.lo+idx, len(w.tmp))
 	}
 	if *want == 0 {
 		*want = len(w.tmp)
@@ -328,7 +333,7 @@ func serverMessage(body []byte, key string) string {
 		}
 	}
 	if msg == "" {
-		msg = string(body)
+		msg = cutMessage(body)
 	}
 	msg = strings.Join(strings.Fields(scrub(msg, key)), " ")
 	if len(msg) > 500 {
@@ -339,6 +344,22 @@ func serverMessage(body []byte, key string) string {
 		msg = msg[:cut] + "..."
 	}
 	return msg
+}
+
+// cutMessage returns the text of a "message", "error" or "detail" string in
+// a body that does not decode (an error body cut at errorBodyLimit), else
+// the body itself.
+func cutMessage(body []byte) string {
+	for _, key := range []string{`"message":"`, `"error":"`, `"detail":"`} {
+		if i := bytes.Index(body, []byte(key)); i >= 0 {
+			rest := body[i+len(key):]
+			if end := bytes.IndexByte(rest, '"'); end >= 0 {
+				rest = rest[:end]
+			}
+			return string(rest)
+		}
+	}
+	return string(body)
 }
 
 // textOf returns the text of a JSON string, the "message" of an object, the

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,8 @@ type refResponse struct {
 }
 
 // refVector decodes one vector with encoding/json: an array of numbers or a
-// base64 string of little-endian float32; ok only when non-empty and finite.
+// base64 string of little-endian float32; ok only when non-empty, finite
+// and not all zero.
 func refVector(raw json.RawMessage) ([]float32, bool) {
 	var v []float32
 	if json.Unmarshal(raw, &v) != nil {
@@ -34,12 +36,14 @@ func refVector(raw json.RawMessage) ([]float32, bool) {
 			v = append(v, math.Float32frombits(binary.LittleEndian.Uint32(b[k:])))
 		}
 	}
+	zero := true
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return nil, false
 		}
+		zero = zero && x == 0
 	}
-	return v, len(v) > 0
+	return v, len(v) > 0 && !zero
 }
 
 // refOpenAI decodes an OpenAI-compatible response with encoding/json and
@@ -159,6 +163,8 @@ var fuzzSeeds = []string{
 	`[[0.25,0.5],[1,2]]`,
 	`[[1],[1,2]]`,
 	`[["AACAPw=="]]`,
+	`[[0,0],[0,-0.0]]`,
+	`{"data":[{"index":0,"embedding":"AAAAAAAAAAA="}]}`,
 	`{"model":"caf\u00e9","data":[{"embedding":[1]}]}`,
 }
 
@@ -224,4 +230,19 @@ func compareRows(t *testing.T, body []byte, vals []float32, dims int, rows [][]f
 			}
 		}
 	}
+}
+
+// FuzzServerMessage checks that any error body gives a message of one line,
+// at most 500 bytes and an ellipsis, without the API key.
+func FuzzServerMessage(f *testing.F) {
+	for _, s := range []string{`{"error":{"message":"bad sk-secret"}}`, `{"error":"x"}`, `{"detail":[{"msg":"y"}]}`,
+		`{"error":{"message":"cut here`, "plain\ntext sk-secret", `{"message":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msg := serverMessage(body, "sk-secret")
+		if len(msg) > 503 || strings.ContainsAny(msg, "\n\r") || strings.Contains(msg, "sk-secret") {
+			t.Fatalf("serverMessage(%q) = %q", body, msg)
+		}
+	})
 }

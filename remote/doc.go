@@ -17,9 +17,16 @@
 //
 // Every response is checked: as many vectors as texts, every "index" in range
 // and met once, every vector of the same dimensions (Options.Dimensions when
-// set, else those of the Client's first response), every value finite, and
-// the same model reported by every endpoint. A failure is an [ErrResponse] or
-// [ErrMismatch] and is not retried.
+// set, else those of the Client's first response), every value finite, no
+// vector all zero (every score would be 0), and the same model reported by
+// every endpoint. A failure is an [ErrResponse] or [ErrMismatch] and is not
+// retried.
+//
+// What a server controls is bounded: a successful body is read up to what
+// the vectors asked for can take (JSON floats or base64, with a generous
+// margin; see bodyLimit), an error body up to 8 KiB, TEI's GET /info up to
+// 64 KiB; a body over its cap fails without being read further. A request
+// connects within 30 s and ends, headers and body, within Options.Timeout.
 //
 // A request that fails with 429, 408 or 5xx, times out (Options.Timeout) or
 // loses its connection is retried up to Options.MaxRetries times on the next
@@ -34,7 +41,8 @@
 //
 // Options.APIKey goes out as "Authorization: Bearer ..." and nowhere else:
 // error texts and log lines are scrubbed of it, even where a server echoes
-// it, and endpoints are shown without credentials.
+// it. An endpoint with credentials (user:password@) or a query string is
+// refused, pointing to the API key; [Redact] masks both in any URL shown.
 //
 // Texts go to the server as they are: a role prefix such as e5's "passage: "
 // is added by the caller, or by a server that takes Options.InputType

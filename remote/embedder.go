@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -126,6 +127,9 @@ func NewEmbedder(ctx context.Context, o EmbedderOptions) (*Embedder, error) {
 	}
 	if o.MaxTokens < 0 || o.Dims < 0 {
 		return nil, fmt.Errorf("remote: max tokens %d, dims %d: %w", o.MaxTokens, o.Dims, ErrOptions)
+	}
+	if abs, err := filepath.Abs(o.Tokenizer); err == nil {
+		o.Tokenizer = abs // recorded so, an index searches from any directory
 	}
 	tok, err := tokenizer.Load(o.Tokenizer)
 	if err != nil {

@@ -38,7 +38,7 @@ func newTestEmbedder(t *testing.T, mod func(*fake, *EmbedderOptions)) (*Embedder
 	t.Helper()
 	path, tok := testTokenizer(t)
 	f := newFake(t, OpenAI, 8)
-	f.count = exactCount(tok, "")
+	f.Config.Tokens = exactCount(tok, "")
 	o := EmbedderOptions{Client: fastOptions(OpenAI, f.URL+"/v1"), Tokenizer: path,
 		QueryPrefix: "query: ", PassagePrefix: "passage: "}
 	if mod != nil {
@@ -78,7 +78,7 @@ func TestEmbedderSpec(t *testing.T) {
 		s.PrefixTokens != [2]int{2, 2} || s.Checksums["tokenizer.json"] == "" || s.Checksums["model.onnx"] != "" {
 		t.Errorf("spec %+v", s)
 	}
-	if got := len(f.requests()); got != 1 {
+	if got := len(f.Received()); got != 1 {
 		t.Errorf("%d requests to open, want the one probe", got)
 	}
 	sv := e.Served()
@@ -94,7 +94,7 @@ func TestEmbedderPrefixes(t *testing.T) {
 				o.InputType = inputType
 				if inputType {
 					_, tok := testTokenizer(t)
-					f.count = func(s string) int { return tok.Count("passage: "+s) + 2 }
+					f.Config.Tokens = func(s string) int { return tok.Count("passage: "+s) + 2 }
 				}
 			})
 			chunks := []embed.Chunk{{Text: "the first chunk"}, {Text: "a second one"}}
@@ -102,16 +102,16 @@ func TestEmbedderPrefixes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			last := f.requests()[len(f.requests())-1]
+			last := f.Received()[len(f.Received())-1]
 			var it string
-			json.Unmarshal(last.body["input_type"], &it)
+			json.Unmarshal(last.Body["input_type"], &it)
 			for i, c := range chunks {
 				want := "passage: " + c.Text
 				if inputType {
 					want = c.Text
 				}
-				if last.inputs[i] != want {
-					t.Errorf("sent %q, want %q", last.inputs[i], want)
+				if last.Inputs[i] != want {
+					t.Errorf("sent %q, want %q", last.Inputs[i], want)
 				}
 				if !closeTo(out[i*8:(i+1)*8], unit(vecFor(want, 8))) {
 					t.Errorf("row %d is not the server's vector of %q, normalised", i, want)
@@ -151,9 +151,9 @@ func TestEmbedderTruncation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e, f := newTestEmbedder(t, func(f *fake, o *EmbedderOptions) {
 				o.MaxTokens = maxTokens
-				f.noUsage = tt.noUsage
+				f.Config.NoUsage = tt.noUsage
 				if tt.count != nil {
-					f.count = tt.count
+					f.Config.Tokens = tt.count
 				}
 			})
 			chunks := []embed.Chunk{{Text: "short"}, {Text: long}, {Text: "another short one"}}
@@ -176,19 +176,19 @@ func TestEmbedderTruncation(t *testing.T) {
 
 func TestEmbedderTooLong(t *testing.T) {
 	e, f := newTestEmbedder(t, func(_ *fake, o *EmbedderOptions) { o.MaxTokens = 16 })
-	before := len(f.requests())
+	before := len(f.Received())
 	_, err := e.EmbedChunks(context.Background(), []embed.Chunk{{Text: "ok"}, {Text: strings.Repeat("x ", 13)}}, embed.Passage)
 	if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "has 17 tokens") || !strings.Contains(err.Error(), "text 1 (") {
 		t.Errorf("error %v, want ErrTooLong for text 1", err)
 	}
-	if len(f.requests()) != before {
+	if len(f.Received()) != before {
 		t.Error("a request went out for a call with a chunk that cannot fit")
 	}
 	out, err := e.Embed(context.Background(), []string{strings.Repeat("x ", 40)}, embed.Query)
 	if err != nil || len(out) != 8 {
 		t.Fatalf("long query: %v", err)
 	}
-	sent := f.requests()[len(f.requests())-1].inputs[0]
+	sent := f.Received()[len(f.Received())-1].Inputs[0]
 	_, tok := testTokenizer(t)
 	if n := tok.Count(sent) + 2; n != 16-DefaultHeadroom {
 		t.Errorf("long query sent as %q: %d tokens, want it cut to 16 less the headroom", sent, n)
@@ -211,9 +211,9 @@ func TestEmbedderOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := raw.EmbedChunks(ctx, []embed.Chunk{{Text: "kept as sent"}}, embed.Passage)
-	if last := tei.requests()[len(tei.requests())-1]; err != nil || string(last.body["normalize"]) != "false" ||
+	if last := tei.Received()[len(tei.Received())-1]; err != nil || string(last.Body["normalize"]) != "false" ||
 		!closeTo(out, vecFor("kept as sent", 4)) {
-		t.Errorf("no-normalize: %v, request %s, row %v", err, last.body["normalize"], out)
+		t.Errorf("no-normalize: %v, request %s, row %v", err, last.Body["normalize"], out)
 	}
 	for _, tt := range []struct {
 		name string

@@ -2,32 +2,21 @@ package remote_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 
 	"github.com/msrag/msrag/remote"
+	"github.com/msrag/msrag/remote/remotetest"
 )
 
 // toyServer stands in for an OpenAI-compatible embedding server: the vector
 // of a text is [its length, 1], and every text counts as two tokens.
-func toyServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var data []map[string]any
-		for i, t := range req.Input {
-			data = append(data, map[string]any{"index": i, "embedding": []float32{float32(len(t)), 1}})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "toy-model",
-			"usage": map[string]int{"prompt_tokens": 2 * len(req.Input)}})
-	}))
+func toyServer() *remotetest.Server {
+	return remotetest.NewServer(remotetest.Config{Model: "toy-model", Dims: 2,
+		Embed:  func(text, _ string) []float32 { return []float32{float32(len(text)), 1} },
+		Tokens: func(string) int { return 2 }})
 }
 
 func Example() {

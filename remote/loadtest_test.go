@@ -87,7 +87,7 @@ func TestLoadThroughFaultyProxy(t *testing.T) {
 	}
 	t.Logf("%d texts in %d calls in %v (%.1f texts/s); %d requests, %d retries, max %d in flight at the server side; faults injected: %v; token checks %+v",
 		texts, len(all), elapsed.Round(time.Second), float64(texts)/elapsed.Seconds(), st.Requests-before.Requests,
-		st.Retries-before.Retries, px.maxInflight.Load(), px.faultCounts(), ck)
+		st.Retries-before.Retries, px.MaxInFlight(), px.faultCounts(), ck)
 }
 
 // loadChunks returns n distinct texts for round r.
@@ -190,7 +190,7 @@ func (p *faultProxy) vector(text string) []float32 {
 func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	cur := p.inflight.Add(1)
 	defer p.inflight.Add(-1)
-	for m := p.maxInflight.Load(); cur > m && !p.maxInflight.CompareAndSwap(m, cur); m = p.maxInflight.Load() {
+	for m := p.MaxInFlight(); cur > m && !p.maxInflight.CompareAndSwap(m, cur); m = p.MaxInFlight() {
 	}
 	body, _ := io.ReadAll(r.Body)
 	fault := p.pick()

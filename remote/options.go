@@ -178,18 +178,20 @@ type endpoint struct {
 	base  string // the base URL without credentials
 }
 
-// parseEndpoint checks a base URL and derives the routes of kind.
+// parseEndpoint checks a base URL and derives the routes of kind. A URL
+// with credentials (user:password@) is refused: they would be recorded in an
+// index's manifest and shown in listings; the key goes in Options.APIKey.
 func parseEndpoint(raw string, kind Kind) (endpoint, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		shown := raw
-		if err == nil {
-			shown = u.Redacted()
-		}
-		return endpoint{}, fmt.Errorf("remote: endpoint %q: want an http or https base URL: %w", shown, ErrOptions)
+		return endpoint{}, fmt.Errorf("remote: endpoint %q: want an http or https base URL: %w", Redact(raw), ErrOptions)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return endpoint{}, fmt.Errorf("remote: endpoint %s: a base URL takes no query or fragment: %w", u.Redacted(), ErrOptions)
+		return endpoint{}, fmt.Errorf("remote: endpoint %s: a base URL takes no query or fragment: %w", Redact(raw), ErrOptions)
+	}
+	if u.User != nil {
+		return endpoint{}, fmt.Errorf("remote: endpoint %s: a base URL takes no credentials (they would be recorded in the index); give an API key in $%s, sent as a bearer token: %w",
+			Redact(raw), APIKeyEnv, ErrOptions)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -199,7 +201,7 @@ func parseEndpoint(raw string, kind Kind) (endpoint, error) {
 	}
 	embed := u.JoinPath(route)
 	info := u.JoinPath("/info")
-	return endpoint{embed: embed.String(), info: info.String(), shown: embed.Redacted(), base: u.Redacted()}, nil
+	return endpoint{embed: embed.String(), info: info.String(), shown: embed.String(), base: u.String()}, nil
 }
 
 // withDefaults checks o and fills its zero values.

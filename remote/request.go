@@ -78,7 +78,7 @@ func (c *Client) doBatch(ctx context.Context, j *call, b int, w *worker) error {
 	}
 	for n := 1; ; n++ {
 		ep := c.pick()
-		a := c.send(ctx, ep, n > 1, w)
+		a := c.send(ctx, ep, n > 1, w, c.responseLimit(s.hi-s.lo))
 		if a == nil {
 			return c.accept(j, b, ep, w, n)
 		}
@@ -110,10 +110,17 @@ func (c *Client) requestError(s span, ep, attempts int, a *attempt) *RequestErro
 		Message: a.message, Attempts: attempts, Kind: a.kind, cause: a.cause}
 }
 
+// responseLimit is the most bytes of a successful response to n texts.
+func (c *Client) responseLimit(n int) int64 {
+	dims, _ := c.wantDims()
+	return bodyLimit(n, dims, c.opts.Encoding)
+}
+
 // send makes one request of the body in w.req to endpoint ep within a
 // concurrency slot and the per-request timeout, reading the response body
-// into w.resp. It returns nil when a 2xx response was read whole.
-func (c *Client) send(ctx context.Context, ep int, retry bool, w *worker) *attempt {
+// into w.resp: at most limit bytes of a 2xx response, errorBodyLimit of
+// another. It returns nil when a 2xx response was read whole.
+func (c *Client) send(ctx context.Context, ep int, retry bool, w *worker, limit int64) *attempt {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -136,12 +143,20 @@ func (c *Client) send(ctx context.Context, ep int, retry bool, w *worker) *attem
 		return c.failed(ep, c.transportFailure(ctx, err, 0, "sending"))
 	}
 	defer res.Body.Close()
-	w.resp.Reset()
-	if _, err := w.resp.ReadFrom(res.Body); err != nil {
+	ok := res.StatusCode >= 200 && res.StatusCode <= 299
+	if !ok {
+		limit = errorBodyLimit // the message is all that is kept of it
+	}
+	over, err := readLimited(&w.resp, res.Body, limit)
+	if err != nil && (ok || w.resp.Len() == 0) {
 		return c.failed(ep, c.transportFailure(ctx, err, res.StatusCode, "reading the response"))
 	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
+	if !ok {
 		return c.failed(ep, c.statusFailure(res, w.resp.Bytes()))
+	}
+	if over {
+		return c.failed(ep, &attempt{status: res.StatusCode, kind: errTooLarge, retryAfter: -1,
+			message: fmt.Sprintf("response body over %d bytes, the most its vectors can take", limit)})
 	}
 	w.status = res.StatusCode
 	return nil

@@ -36,7 +36,7 @@ func IsModelSpec(s string) bool {
 // ParseModelSpec parses KIND:BASE-URL[#MODEL].
 func ParseModelSpec(s string) (ModelSpec, error) {
 	if !IsModelSpec(s) {
-		return ModelSpec{}, fmt.Errorf("remote: model %q: want openai:URL[#MODEL] or tei:URL[#MODEL]: %w", s, ErrOptions)
+		return ModelSpec{}, fmt.Errorf("remote: model %q: want openai:URL[#MODEL] or tei:URL[#MODEL]: %w", Redact(s), ErrOptions)
 	}
 	kind, rest, _ := strings.Cut(s, ":")
 	k, _ := ParseKind(kind)
@@ -55,8 +55,9 @@ type Served struct {
 	Endpoints []string
 	// InputType: the server adds the role prefixes itself (EmbedderOptions.InputType).
 	InputType bool
-	// Tokenizer is the tokenizer.json path given; ServerTokenizer says it is
-	// the server's own (EmbedderOptions.ServerTokenizer).
+	// Tokenizer is the absolute path of the tokenizer.json given;
+	// ServerTokenizer says it is the server's own
+	// (EmbedderOptions.ServerTokenizer).
 	Tokenizer       string
 	ServerTokenizer bool
 	// MaxTokens is the server's maximum and Headroom the tokens kept under

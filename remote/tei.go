@@ -90,11 +90,19 @@ func (c *Client) getInfo(ctx context.Context, ep endpoint) (*teiInfo, error) {
 	}
 	defer res.Body.Close()
 	var body bytes.Buffer
-	if _, err := body.ReadFrom(res.Body); err != nil {
+	limit := int64(infoBodyLimit)
+	if res.StatusCode != http.StatusOK {
+		limit = errorBodyLimit
+	}
+	over, err := readLimited(&body, res.Body, limit)
+	if err != nil {
 		return nil, fmt.Errorf("reading the response: %s", scrub(err.Error(), c.opts.APIKey))
 	}
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("status %d: %s", res.StatusCode, serverMessage(body.Bytes(), c.opts.APIKey))
+	}
+	if over {
+		return nil, fmt.Errorf("response body over %d bytes", limit)
 	}
 	var in teiInfo
 	if err := json.Unmarshal(body.Bytes(), &in); err != nil {

@@ -127,6 +127,16 @@ func (t *Tokenizer) PadID() int32 { return t.padID }
 // sequence.
 func (t *Tokenizer) NumSpecialTokens() int { return t.post.numAdded() }
 
+// VocabSize is the number of token ids the tokenizer knows: the model's
+// vocabulary and the added tokens; every valid id is in [0, VocabSize).
+func (t *Tokenizer) VocabSize() int {
+	n := t.model.vocabSize()
+	for id := range t.added.content {
+		n = max(n, int(id)+1)
+	}
+	return n
+}
+
 // TokenToID looks a token up in the added tokens, then the model vocabulary.
 func (t *Tokenizer) TokenToID(tok string) (int32, bool) {
 	if id, ok := t.added.byContent[tok]; ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -89,6 +90,20 @@ func TestEncodeBatchOrder(t *testing.T) {
 		want := tok.EncodeWith(texts[i], opts)
 		if len(e.IDs) != len(want.IDs) || len(e.IDs) != i%17+1 {
 			t.Fatalf("text %d: %d ids, want %d", i, len(e.IDs), i%17+1)
+		}
+	}
+}
+
+// TestVocabSize compares with the ids of the files' JSON read by Python:
+// max(len(model.vocab), max added token id + 1).
+func TestVocabSize(t *testing.T) {
+	for file, want := range map[string]int{"bert-uncased": 30522, "xlmr-ja": 8002} {
+		tok, err := tokenizer.FromJSON(testfiles.ReadGzip(t, filepath.Join("testdata", file+".tokenizer.json.gz")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tok.VocabSize(); got != want {
+			t.Errorf("%s: VocabSize = %d, want %d", file, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/msrag/msrag"
@@ -27,7 +28,52 @@ func Load(ctx context.Context, ix *msrag.Index, dataset, split string, batch, wi
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckJudged(ix, eval.Qrels(j), fmt.Sprintf("%s split %s", ds.Dir, split)); err != nil {
+		return nil, err
+	}
 	return Search(ctx, ix, queries, eval.Qrels(j), batch, windowK)
+}
+
+// ErrNothingToLearn reports training queries none of whose relevant
+// documents the index holds: every score would be 0, and a rule learned
+// from them would be learned from nothing.
+var ErrNothingToLearn = errors.New("tune: nothing to learn from")
+
+// CheckJudged fails unless at least one query of qrels (of what) has a
+// relevant document (score > 0) that ix holds.
+func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
+	have := make(map[string]bool, ix.NumDocs())
+	for i := range ix.NumDocs() {
+		have[ix.DocID(i)] = true
+	}
+	relevant, found, queries := 0, 0, 0
+	example := ""
+	for _, docs := range qrels {
+		hit := false
+		for d, rel := range docs {
+			if rel <= 0 {
+				continue
+			}
+			relevant++
+			if have[d] {
+				found++
+				hit = true
+			} else if example == "" || d < example {
+				example = d
+			}
+		}
+		if hit {
+			queries++
+		}
+	}
+	switch {
+	case relevant == 0:
+		return fmt.Errorf("tune: %s judges no document relevant (no score above 0) in %d queries: %w", what, len(qrels), ErrNothingToLearn)
+	case queries == 0:
+		return fmt.Errorf("tune: none of the %d documents %s judges relevant (such as %q) is in index %s (%d documents): the qrels and the index are of different corpora: %w",
+			relevant, what, example, ix.Dir(), ix.NumDocs(), ErrNothingToLearn)
+	}
+	return nil
 }
 
 // Search embeds and searches queries in batches of batch and gathers the

@@ -38,6 +38,7 @@ func init() {
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
+			quietFlag(),
 		}, remoteModelFlags()...),
 		Action: embedAction,
 	})
@@ -72,7 +73,7 @@ func embedAction(c *cli.Context) error {
 	}
 	emb, err := onnx.Open(dir, onnx.Options{
 		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"),
-		TokenBudget: c.Int("batch-tokens"), Log: c.App.ErrWriter,
+		TokenBudget: c.Int("batch-tokens"), Log: noteWriter(c),
 	})
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func embedAll(c *cli.Context, emb *onnx.Embedder, role onnx.Role, vw *output.Vec
 	for {
 		var vecs []float32
 		if c.Bool("ids") {
-			seqs, err := rd.nextIDs(embedBlock)
+			seqs, err := rd.nextIDs(embedBlock, emb.Tokenizer().VocabSize())
 			if err != nil || len(seqs) == 0 {
 				return err
 			}
@@ -189,14 +190,21 @@ func (r *textReader) next(n int) ([]string, error) {
 	return texts, nil
 }
 
-// nextIDs returns up to n id sequences; none at the end of the input.
-func (r *textReader) nextIDs(n int) ([][]int32, error) {
+// nextIDs returns up to n id sequences, each id in [0, vocab); none at the
+// end of the input.
+func (r *textReader) nextIDs(n, vocab int) ([][]int32, error) {
 	var seqs [][]int32
 	for len(seqs) < n && r.sc.Scan() {
 		r.line++
 		var ids []int32
 		if err := json.Unmarshal(r.sc.Bytes(), &ids); err != nil {
 			return nil, fmt.Errorf("embed: standard input line %d: want a JSON array of token ids: %v", r.line, err)
+		}
+		for k, id := range ids {
+			if id < 0 || int(id) >= vocab {
+				return nil, fmt.Errorf("embed: standard input line %d: token id %d (position %d) is outside the tokenizer's vocabulary of %d ids (0 to %d)",
+					r.line, id, k, vocab, vocab-1)
+			}
 		}
 		seqs = append(seqs, ids)
 	}

@@ -211,6 +211,8 @@ func TestEmbedErrors(t *testing.T) {
 		{"not json", "\"ok\"\nnot json\n", nil, exitFailure, "line 2", true},
 		{"ids not ints", "[1, 2]\n[1, \"x\"]\n", []string{"--ids"}, exitFailure, "line 2", true},
 		{"ids and lines", "", []string{"--ids", "--lines"}, exitUsage, "exclude", true},
+		{"negative id", "[1, 2]\n[7, -3]\n", []string{"--ids"}, exitFailure, "line 2: token id -3 (position 1) is outside the tokenizer's vocabulary of 30522 ids", true},
+		{"id past the vocabulary", "[30522]\n", []string{"--ids"}, exitFailure, "line 1: token id 30522 (position 0) is outside", true},
 		{"cuda on cpu build", "\"x\"\n", []string{"--device", "cuda"}, exitFailure, "cuda", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ func init() {
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
 					&cli.BoolFlag{Name: "check", Usage: "fetch nothing: say whether each built-in model is present, exit 1 if one is not"},
+					quietFlag(),
 				},
 				Action: modelFetch,
 			},
@@ -80,7 +81,7 @@ func modelFetch(c *cli.Context) error {
 		return modelCheck(c)
 	}
 	for _, name := range c.Args().Slice() {
-		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: c.App.ErrWriter})
+		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: noteWriter(c)})
 		if err != nil {
 			return err
 		}

@@ -43,6 +43,7 @@ func init() {
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
+			quietFlag(),
 		}, append(deviceFlags(), remoteClientFlags()...)...),
 		Action: searchAction,
 	})

@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/tune"
 )
 
@@ -44,6 +46,13 @@ func tuneAction(c *cli.Context) error {
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return err
+	}
+	ds, err := corpus.OpenDataset(c.String("dataset"))
+	if err != nil {
+		return err
+	}
+	if err := experiment.CheckSource(c.String("index"), ds.Corpus); err != nil {
+		return fmt.Errorf("tune: --index and --dataset disagree: %w", err)
 	}
 	ix, err := openIndex(c, c.String("index"))
 	if err != nil {

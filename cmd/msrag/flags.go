@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,4 +137,18 @@ func queriesPath(path string) (string, error) {
 		return ds.Queries, nil
 	}
 	return path, nil
+}
+
+// quietFlag is --quiet, for the commands that print progress or notes.
+func quietFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "quiet", Usage: "no progress or notes on standard error (errors only)"}
+}
+
+// noteWriter is where progress and notes go: standard error, or nowhere
+// with --quiet.
+func noteWriter(c *cli.Context) io.Writer {
+	if c.Bool("quiet") {
+		return io.Discard
+	}
+	return c.App.ErrWriter
 }

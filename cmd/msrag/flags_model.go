@@ -41,7 +41,7 @@ func faissGPUs(c *cli.Context) ([]int, error) {
 		if faiss.GPUAvailable && faiss.NumGPUs() > 0 {
 			return []int{c.Int("device-id")}, nil
 		}
-		fmt.Fprintln(c.App.ErrWriter, "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support or sees no GPU)")
+		fmt.Fprintln(noteWriter(c), "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support or sees no GPU)")
 	}
 	return nil, nil
 }
@@ -85,7 +85,7 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 		DeviceID:    c.Int("device-id"),
 		Threads:     c.Int("threads"),
 		TokenBudget: c.Int("batch-tokens"),
-		Log:         c.App.ErrWriter,
+		Log:         noteWriter(c),
 	}, nil
 }
 

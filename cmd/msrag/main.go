@@ -11,11 +11,13 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/late"
 )
 
 // Exit codes.
@@ -41,7 +43,7 @@ func (e usageError) Unwrap() error { return e.err }
 // model cannot take, windows given twice) as usage errors; they are found
 // before any document is read.
 func asUsage(err error) error {
-	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) {
 		return usageError{err}
 	}
 	return err
@@ -52,8 +54,12 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// prepareOnce wraps the commands' actions once per process.
+var prepareOnce sync.Once
+
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	prepareOnce.Do(func() { prepareCommands(commands) })
 	return &cli.App{
 		Name:  "msrag",
 		Usage: "multi-scale retrieval: index a corpus at several chunk sizes, search, fuse with RRF, evaluate",
@@ -67,23 +73,33 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{flagMessage(nil, err)}
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main decides the exit code
 	}
 }
 
-// run executes the command line and returns the process exit code.
+// run executes the command line and returns the process exit code. Flags
+// after a command's arguments are moved in front of them. A usage error is
+// one line naming the command's help, exit code 2.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := newApp(stdin, stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdin, stdout, stderr)
+	args = reorderArgs(commands, args)
+	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "msrag: "+strings.ReplaceAll(err.Error(), "msrag: ", ""))
+	msg := strings.ReplaceAll(err.Error(), "msrag: ", "")
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
+		var path []string
+		if len(args) > 1 {
+			path, _ = commandPath(commands, args[1:])
+		}
+		fmt.Fprintln(stderr, usageLine(path, strings.Join(strings.Fields(msg), " ")))
 		return exitUsage
 	}
+	fmt.Fprintln(stderr, "msrag: "+msg)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(stderr, "msrag: interrupted")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,7 @@ func remoteModelFlags() []cli.Flag {
 func clientOptions(c *cli.Context, kind remote.Kind) (remote.Options, error) {
 	o := remote.Options{
 		Kind: kind, Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"), Timeout: c.Duration("request-timeout"),
-		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: c.App.ErrWriter,
+		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: noteWriter(c),
 	}
 	switch enc := c.String("encoding"); {
 	case enc == "" && kind == remote.OpenAI:
@@ -87,7 +88,7 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 		return nil, usageError{err}
 	}
 	if c.String("tokenizer") == "" {
-		return nil, usagef("--model %s: a model behind a server needs --tokenizer PATH (the tokenizer.json that cuts its windows)", spec)
+		return nil, usagef("--model %s: a model behind a server needs --tokenizer PATH (the tokenizer.json that cuts its windows)", remote.Redact(spec))
 	}
 	co, err := clientOptions(c, ms.Kind)
 	if err != nil {
@@ -95,11 +96,22 @@ func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
 	}
 	co.Model = ms.Model
 	co.Endpoints = remote.JoinEndpoints(ms.Endpoint, splitList(c.String("endpoints")))
-	return remote.NewEmbedder(c.Context, remote.EmbedderOptions{
+	e, err := remote.NewEmbedder(c.Context, remote.EmbedderOptions{
 		Client: co, Tokenizer: c.String("tokenizer"), ServerTokenizer: c.Bool("server-tokenizer"),
 		MaxTokens: c.Int("max-tokens"), Headroom: c.Int("headroom"), QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
 		InputType: c.Bool("input-type"), NoNormalize: c.Bool("no-normalize"),
 	})
+	return e, remoteUsage(err)
+}
+
+// remoteUsage marks the remote settings that cannot work (a flag the API
+// kind lacks, a URL with credentials, a maximum over the server's) as usage
+// errors; they are found before any document is read.
+func remoteUsage(err error) error {
+	if err != nil && errors.Is(err, remote.ErrOptions) {
+		return usageError{err}
+	}
+	return err
 }
 
 // reopenRemote opens the model behind a server that an index's manifest
@@ -113,9 +125,10 @@ func reopenRemote(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return msrag.OpenRemoteEmbedder(c.Context, m, msrag.RemoteOptions{
+	e, err := msrag.OpenRemoteEmbedder(c.Context, m, msrag.RemoteOptions{
 		Endpoints: splitList(c.String("endpoints")), Tokenizer: c.String("tokenizer"), Client: co,
 	})
+	return e, remoteUsage(err)
 }
 
 // printRemoteStats says what a model behind a server did: requests, retries,

@@ -1,59 +1,38 @@
 package main
 
 import (
-	"encoding/json"
 	"hash/fnv"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/remote"
+	"github.com/msrag/msrag/remote/remotetest"
 	"github.com/msrag/msrag/tokenizer"
 )
 
-// cliServer is an OpenAI-compatible server for CLI tests: a text's vector
-// is a bag of its words hashed into 16 dims (so a query finds the document
-// that shares its words), its token count is the BERT tokenizer's, and it
-// records the Authorization headers it gets.
-type cliServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	auths []string
-}
-
-func newCLIServer(t *testing.T, tok *tokenizer.Tokenizer) *cliServer {
-	s := &cliServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.auths = append(s.auths, r.Header.Get("Authorization"))
-		s.mu.Unlock()
-		var req struct {
-			Input     []string `json:"input"`
-			InputType string   `json:"input_type"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var data []map[string]any
-		tokens := 0
-		for i, t := range req.Input {
-			v := make([]float32, 16)
-			for _, word := range strings.Fields(strings.ToLower(t)) {
-				h := fnv.New32a()
-				h.Write([]byte(strings.Trim(word, ".,")))
-				v[h.Sum32()%16]++
-			}
-			data = append(data, map[string]any{"index": i, "embedding": v})
-			tokens += tok.Count(t) + 2
-		}
-		json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "bag-of-words", "usage": map[string]int{"prompt_tokens": tokens}})
-	}))
+// newCLIServer starts an OpenAI-compatible server for CLI tests: a text's
+// vector is a bag of its words hashed into 16 dims (so a query finds the
+// document that shares its words), its token count is the BERT tokenizer's.
+func newCLIServer(t *testing.T, tok *tokenizer.Tokenizer) *remotetest.Server {
+	s := remotetest.NewServer(remotetest.Config{Model: "bag-of-words", Dims: 16, Embed: bagOfWords,
+		Tokens: func(text string) int { return tok.Count(text) + 2 }})
 	t.Cleanup(s.Close)
 	return s
+}
+
+// bagOfWords hashes the words of text into 16 dims.
+func bagOfWords(text, _ string) []float32 {
+	v := make([]float32, 16)
+	for _, word := range strings.Fields(strings.ToLower(text)) {
+		h := fnv.New32a()
+		h.Write([]byte(strings.Trim(word, ".,")))
+		v[h.Sum32()%16]++
+	}
+	return v
 }
 
 func TestIndexSearchRemoteCLI(t *testing.T) {
@@ -95,14 +74,14 @@ func TestIndexSearchRemoteCLI(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "q1 Q0 c 1 ") {
 		t.Errorf("search: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
-	for _, s := range []*cliServer{srv, other} {
-		for _, a := range s.auths {
-			if a != "Bearer "+key {
-				t.Fatalf("Authorization %q, want the key from $%s", a, remote.APIKeyEnv)
+	for _, s := range []*remotetest.Server{srv, other} {
+		for _, r := range s.Received() {
+			if r.Auth != "Bearer "+key {
+				t.Fatalf("Authorization %q, want the key from $%s", r.Auth, remote.APIKeyEnv)
 			}
 		}
 	}
-	if len(other.auths) == 0 {
+	if other.Requests() == 0 {
 		t.Error("search did not use --endpoints")
 	}
 
@@ -110,5 +89,40 @@ func TestIndexSearchRemoteCLI(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "x"), "--model", "openai:"+srv.URL+"/v1")
 	if code != exitUsage || !strings.Contains(stderr, "--tokenizer") {
 		t.Errorf("no --tokenizer: exit %d, %s", code, stderr)
+	}
+}
+
+// TestRemoteIndexSearchesFromElsewhere builds an index with --tokenizer
+// given relative to the working directory and searches it from another: the
+// manifest records the tokenizer's absolute path.
+func TestRemoteIndexSearchesFromElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	tokPath := testfiles.BERTUncased(t, dir)
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newCLIServer(t, tok)
+	corpusPath := writeCorpus(t, dir)
+	t.Chdir(dir)
+	code, _, stderr := runCLI(t, "", "index", "--corpus", filepath.Base(corpusPath), "--out", "idx", "--windows", "4,8",
+		"--model", "openai:"+srv.OpenAIURL(), "--tokenizer", filepath.Base(tokPath), "--quiet")
+	if code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	man, err := msrag.ReadManifest("idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(man.Model.Remote.Tokenizer) {
+		t.Errorf("manifest tokenizer %q, want an absolute path", man.Model.Remote.Tokenizer)
+	}
+	other := t.TempDir()
+	queries := filepath.Join(other, "q.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee drinking and heart disease\n"), 0o644)
+	t.Chdir(other)
+	code, stdout, stderr := runCLI(t, "", "search", "--index", filepath.Join(dir, "idx"), "--queries", "q.tsv", "--k", "1")
+	if code != 0 || !strings.HasPrefix(stdout, "q1 Q0 c 1 ") {
+		t.Errorf("search from another directory: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }
