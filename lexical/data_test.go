@@ -110,6 +110,24 @@ func cutWindows(tb testing.TB, docs []corpus.Doc, tok *tokenizer.Tokenizer) [][]
 	return out
 }
 
+// readQueries returns the texts of the queries of a BEIR dataset directory.
+func readQueries(tb testing.TB, dir string) []string {
+	tb.Helper()
+	ds, err := corpus.OpenDataset(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qs, err := corpus.ReadQueries(ds.Queries, corpus.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Text
+	}
+	return out
+}
+
 var goldenSets = []string{"scifact", "qmsum"}
 
 func TestExportChunks(t *testing.T) {

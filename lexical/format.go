@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -182,7 +183,7 @@ func (ix *Index) parseTerms(p []byte, h header) error {
 	ix.df = make([]uint32, h.terms)
 	ix.postEnd = make([]int64, h.terms)
 	data := make([]byte, 0, len(p))
-	var prev string
+	prev := 0 // start of the previous term in data
 	var postEnd, postings uint64
 	for i := range ix.termEnd {
 		n, k := binary.Uvarint(p)
@@ -191,7 +192,7 @@ func (ix *Index) parseTerms(p []byte, h header) error {
 		}
 		t := p[k : k+int(n)]
 		p = p[k+int(n):]
-		if !utf8.Valid(t) || (i > 0 && string(t) <= prev) {
+		if !utf8.Valid(t) || (i > 0 && bytes.Compare(t, data[prev:]) <= 0) {
 			return corrupt("term %d (%q): not valid UTF-8 or out of order", i, t)
 		}
 		df, k1 := binary.Uvarint(p)
@@ -203,8 +204,8 @@ func (ix *Index) parseTerms(p []byte, h header) error {
 			return corrupt("term %d (%q): document frequency %d, %d bytes of postings", i, t, df, sz)
 		}
 		p = p[k1+k2:]
+		prev = len(data)
 		data = append(data, t...)
-		prev = string(data[len(data)-len(t):])
 		postEnd += sz
 		postings += df
 		ix.termEnd[i], ix.df[i], ix.postEnd[i] = uint32(len(data)), uint32(df), int64(postEnd)
