@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/msrag/msrag/chunk"
@@ -19,8 +20,12 @@ import (
 // The goldens of scripts/gen_lexical_golden.py come from chunk texts that
 // this file cuts as msrag's build does: go test ./lexical -run
 // TestExportChunks -export-chunks DIR writes DIR/<dataset>/w<size>.jsonl,
-// one JSON string (a chunk's text) a line, in row order.
-var exportChunks = flag.String("export-chunks", "", "write the windows' chunk texts under this directory")
+// one JSON string (a chunk's text) a line, in row order (-export-sets picks
+// the datasets; scripts/bench_lexical.sh uses qmsum and nfcorpus).
+var (
+	exportChunks = flag.String("export-chunks", "", "write the windows' chunk texts under this directory")
+	exportSets   = flag.String("export-sets", "scifact,qmsum", "the datasets -export-chunks writes")
+)
 
 // goldenWindows are the windows of the goldens: all-MiniLM-L6-v2's 256 tokens
 // hold 254 of content.
@@ -135,7 +140,7 @@ func TestExportChunks(t *testing.T) {
 		t.Skip("no -export-chunks")
 	}
 	tok := miniLMTokenizer(t)
-	for _, name := range goldenSets {
+	for _, name := range strings.Split(*exportSets, ",") {
 		wins := cutWindows(t, readDocs(t, sharedData(t, name)), tok)
 		dir := filepath.Join(*exportChunks, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
