@@ -26,9 +26,9 @@ func (ix *Index) Explain(query []string, row int, p BM25, st *Stats) ([]Match, e
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	n, tokens := int64(len(ix.docLen)), ix.tokens
-	if st != nil {
-		n, tokens = st.Docs, st.Tokens
+	n, tokens, err := ix.collection(st)
+	if err != nil {
+		return nil, err
 	}
 	s := &Searcher{ix: ix}
 	if err := s.weigh(query, n, st); err != nil {

@@ -32,7 +32,7 @@ func (ix *Index) Tokens() int64 { return ix.tokens }
 // NumTerms returns the number of distinct terms.
 func (ix *Index) NumTerms() int { return len(ix.termEnd) }
 
-// DocLen returns the length of row in terms.
+// DocLen returns the length of row in terms; row must be in [0, Docs()).
 func (ix *Index) DocLen(row int) int { return int(ix.docLen[row]) }
 
 // term returns the i-th term in sorted order.

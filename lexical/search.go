@@ -113,13 +113,9 @@ func (s *Searcher) Search(queries [][]string, k int, p BM25, st *Stats) (Hits, e
 	for i := range h.Rows {
 		h.Rows[i] = -1
 	}
-	n, tokens := int64(len(s.ix.docLen)), s.ix.tokens
-	if st != nil {
-		if st.Docs < n || st.Tokens < tokens {
-			return Hits{}, fmt.Errorf("lexical: %w: %d documents and %d tokens, the index alone has %d and %d",
-				ErrStats, st.Docs, st.Tokens, n, tokens)
-		}
-		n, tokens = st.Docs, st.Tokens
+	n, tokens, err := s.ix.collection(st)
+	if err != nil {
+		return Hits{}, err
 	}
 	if tokens == 0 {
 		return h, nil // no row holds a term
@@ -137,6 +133,20 @@ func (s *Searcher) Search(queries [][]string, k int, p BM25, st *Stats) (Hits, e
 		s.touched = s.touched[:0]
 	}
 	return h, nil
+}
+
+// collection returns the number of documents and tokens to score with: the
+// index's own, or st's, which must hold at least as many.
+func (ix *Index) collection(st *Stats) (n, tokens int64, err error) {
+	n, tokens = int64(len(ix.docLen)), ix.tokens
+	if st == nil {
+		return n, tokens, nil
+	}
+	if st.Docs < n || st.Tokens < tokens {
+		return 0, 0, fmt.Errorf("lexical: %w: %d documents and %d tokens, the index alone has %d and %d",
+			ErrStats, st.Docs, st.Tokens, n, tokens)
+	}
+	return st.Docs, st.Tokens, nil
 }
 
 // weigh fills s.weights with the query's distinct terms that the index
