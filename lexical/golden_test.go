@@ -270,3 +270,25 @@ func docLevelNDCG(t *testing.T, dir string) (float64, int) {
 	}
 	return res.Mean["ndcg_cut_10"], len(run)
 }
+
+// TestStemsGolden stems every distinct word of SciFact, NFCorpus and QMSum
+// and compares with PyStemmer 2.0.1: kljensen/snowball v0.10.0 implements
+// the same Snowball 2.0 English.
+func TestStemsGolden(t *testing.T) {
+	var g struct{ Words, Stems []string }
+	readGolden(t, "stems.json.gz", &g)
+	if len(g.Words) < 50000 || len(g.Stems) != len(g.Words) {
+		t.Fatalf("golden holds %d words and %d stems", len(g.Words), len(g.Stems))
+	}
+	bad := 0
+	for i, w := range g.Words {
+		if s := stem(w); s != g.Stems[i] {
+			if bad++; bad <= 10 {
+				t.Errorf("stem(%q) = %q, PyStemmer %q", w, s, g.Stems[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d stems differ", bad, len(g.Words))
+	}
+}

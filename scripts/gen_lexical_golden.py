@@ -18,6 +18,8 @@ differently. The Unicode tables of the Go analyzer come from this Python
 Outputs, under lexical/testdata/:
   * analyzer.json.gz: texts (SciFact, QMSum, hand-made hard cases) and their
     terms under "english" (stop words, stemming) and "none" (neither);
+  * stems.json.gz: every distinct word of SciFact, NFCorpus and QMSum (corpus
+    and queries, analyzer "none") with its PyStemmer stem;
   * windows.json.gz: per dataset (scifact, qmsum) and window (64, 128, 254
     tokens of all-MiniLM-L6-v2, chunks exported by the Go test helper above):
     the chunk count, a sha256 of the chunk texts, the total length in terms,
@@ -68,6 +70,12 @@ def analyse(texts, english=True):
                           return_ids=False, show_progress=False)
 
 
+def write_json_gz(name, obj):
+    """Writes obj as gzip-compressed JSON, with no time stamp, so that a rerun gives the same bytes."""
+    with open(os.path.join(OUT, name), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as z:
+        z.write(json.dumps(obj, ensure_ascii=False).encode("utf-8"))
+
+
 def read_jsonl_gz(path):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(l) for l in f]
@@ -110,9 +118,22 @@ def analyzer_golden():
     texts += rnd.sample(lines, 300)
     texts += hard_cases(rnd)
     out = {"texts": texts, "english": analyse(texts, True), "none": analyse(texts, False)}
-    with gzip.open(os.path.join(OUT, "analyzer.json.gz"), "wt", encoding="utf-8") as f:
-        json.dump(out, f, ensure_ascii=False)
+    write_json_gz("analyzer.json.gz", out)
     print(f"analyzer: {len(texts)} texts")
+
+
+def stems_golden():
+    """Every distinct word of SciFact, NFCorpus and QMSum with PyStemmer's stem."""
+    words = set()
+    for name in ("scifact", "nfcorpus", "qmsum"):
+        docs = read_jsonl_gz(os.path.join(DATA, name, "corpus.jsonl.gz"))
+        queries = read_jsonl_gz(os.path.join(DATA, name, "queries.jsonl.gz"))
+        for ts in analyse([full(d) for d in docs] + [q["text"] for q in queries], english=False):
+            words.update(ts)
+    words = sorted(words)
+    stems = STEMMER.stemWords(words)
+    write_json_gz("stems.json.gz", {"words": words, "stems": stems})
+    print(f"stems: {len(words)} words, {sum(w != s for w, s in zip(words, stems))} changed by stemming")
 
 
 def index(token_lists):
@@ -163,8 +184,7 @@ def windows_golden(chunks):
                 entry["queries"].append({"id": qid, "text": qtext, "terms": qt, "rows": rows, "scores": scores})
             out[name][str(w)] = entry
             print(f"{name} w{w}: {len(texts)} chunks, {entry['tokens']} terms")
-    with gzip.open(os.path.join(OUT, "windows.json.gz"), "wt", encoding="utf-8") as f:
-        json.dump(out, f, ensure_ascii=False)
+    write_json_gz("windows.json.gz", out)
 
 
 def doclevel_golden():
@@ -206,6 +226,7 @@ def main():
         print("note: lexical/stopwords_en.txt differs from bm25s's English list")
     os.makedirs(OUT, exist_ok=True)
     analyzer_golden()
+    stems_golden()
     windows_golden(args.chunks)
     doclevel_golden()
 
