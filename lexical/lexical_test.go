@@ -462,3 +462,38 @@ func TestFuseHits(t *testing.T) {
 		t.Error("row outside the table accepted")
 	}
 }
+
+// TestConcurrentSearch searches one index from several goroutines, with
+// two parameter sets so that the cached norms change under them.
+func TestConcurrentSearch(t *testing.T) {
+	docs := randomDocs(6, 300, 120)
+	ix := build(t, docs)
+	qs := queriesOf(docs, 20)
+	params := []BM25{DefaultBM25, {K1: 1.2, B: 0.75}}
+	want := make([]Hits, len(params))
+	for i, p := range params {
+		want[i], _ = ix.Search(qs, 10, p, nil)
+	}
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			for range 20 {
+				p := g % 2
+				h, err := ix.Search(qs, 10, params[p], nil)
+				if err == nil && (!slices.Equal(h.Rows, want[p].Rows) || !slices.Equal(h.Scores, want[p].Scores)) {
+					err = errors.New("results differ from a lone search")
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
