@@ -103,8 +103,8 @@ type termWeight struct {
 
 // Search is [Index.Search] with s's scratch.
 func (s *Searcher) Search(queries [][]string, k int, p BM25, st *Stats) (Hits, error) {
-	if k <= 0 {
-		return Hits{}, fmt.Errorf("lexical: search with k = %d (want > 0)", k)
+	if k <= 0 || k > math.MaxInt32/max(1, len(queries)) {
+		return Hits{}, fmt.Errorf("lexical: search of %d queries with k = %d (want k > 0 and k x queries < 2^31)", len(queries), k)
 	}
 	if err := p.check(); err != nil {
 		return Hits{}, err

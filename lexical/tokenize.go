@@ -52,7 +52,9 @@ func (t *Tokenizer) Append(dst []string, text string) []string {
 		if c < utf8.RuneSelf {
 			cls := asciiClass[c]
 			if cls&classWord != 0 {
-				t.word = append(t.word, asciiLower[c])
+				if len(t.word) <= MaxTermBytes { // past it the word is dropped: stop growing
+					t.word = append(t.word, asciiLower[c])
+				}
 				t.runes++
 			} else {
 				dst = t.flush(dst)
@@ -72,20 +74,17 @@ func (t *Tokenizer) Append(dst []string, text string) []string {
 		}
 		switch r {
 		case 0x130: // str.lower: "i" U+0307; U+0307 is not a word character
-			t.word = append(t.word, 'i')
-			t.runes++
+			t.appendRune('i')
 			dst = t.flush(dst)
 		case 0x3A3:
 			lo := rune(0x3C3)
 			if lastCased && !casedFollows(text[i+size:]) {
 				lo = 0x3C2
 			}
-			t.word = utf8.AppendRune(t.word, lo)
-			t.runes++
+			t.appendRune(lo)
 		default:
 			if lo := lower(r); unicode.Is(wordTable, lo) {
-				t.word = utf8.AppendRune(t.word, lo)
-				t.runes++
+				t.appendRune(lo)
 			} else {
 				dst = t.flush(dst)
 			}
@@ -96,6 +95,15 @@ func (t *Tokenizer) Append(dst []string, text string) []string {
 		i += size
 	}
 	return t.flush(dst)
+}
+
+// appendRune adds r to the word being read, unless the word is already too
+// long to be kept.
+func (t *Tokenizer) appendRune(r rune) {
+	if len(t.word) <= MaxTermBytes {
+		t.word = utf8.AppendRune(t.word, r)
+	}
+	t.runes++
 }
 
 // flush ends the word being read: a word of two or more characters becomes
