@@ -294,6 +294,8 @@ func TestBadDocuments(t *testing.T) {
 		{"5 MB of punctuation", strings.Repeat(".,;-", 1_250_000), nil},
 		{"1,000 characters", long + " " + strings.Repeat("é", 1000), []string{long, strings.Repeat("é", 1000)}},
 		{"invalid UTF-8", "caf\xe9 b\xffc ok", []string{"caf", "ok"}},
+		{"MaxTermBytes", strings.Repeat("k", MaxTermBytes) + " " + strings.Repeat("k", MaxTermBytes-1) + "é ok",
+			[]string{strings.Repeat("k", MaxTermBytes), "ok"}},
 	}
 	var b Builder
 	for i, c := range cases {
@@ -307,7 +309,7 @@ func TestBadDocuments(t *testing.T) {
 	}
 	ix := b.Build()
 	h, err := ix.Search([][]string{{long}}, 3, DefaultBM25, nil)
-	if err != nil || h.Rows[0] != 4 || h.Rows[1] != -1 {
+	if err != nil || h.Rows[0] != 4 || h.Rows[1] != -1 || ix.Docs() != len(cases) {
 		t.Errorf("search for the 1,000-character term: %v %v", h, err)
 	}
 }
