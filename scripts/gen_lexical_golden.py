@@ -7,8 +7,8 @@ Run (from the repository root):
 
     python3 -m venv $MSRAG_CACHE/venv/lexical
     $MSRAG_CACHE/venv/lexical/bin/pip install bm25s PyStemmer==2.0.1 numpy scipy pytrec-eval-terrier
-    go test ./lexical -run TestExportChunks -export-chunks /tmp/lexchunks
-    $MSRAG_CACHE/venv/lexical/bin/python scripts/gen_lexical_golden.py --chunks /tmp/lexchunks
+    go test ./lexical -run TestExportChunks -export-chunks CHUNKS   # absolute: go test runs in lexical/
+    $MSRAG_CACHE/venv/lexical/bin/python scripts/gen_lexical_golden.py --chunks CHUNKS
 
 PyStemmer is pinned to 2.0.1: its Snowball English is the one of
 kljensen/snowball v0.10.0 (Snowball 2.0); PyStemmer 3.x stems some words
@@ -21,7 +21,7 @@ Outputs, under lexical/testdata/:
   * stems.json.gz: every distinct word of SciFact, NFCorpus and QMSum (corpus
     and queries, analyzer "none") with its PyStemmer stem;
   * windows.json.gz: per dataset (scifact, qmsum) and window (64, 128, 254
-    tokens of all-MiniLM-L6-v2, chunks exported by the Go test helper above):
+    tokens of all-MiniLM-L6-v2, chunks exported by the Go test above):
     the chunk count, a sha256 of the chunk texts, the total length in terms,
     and for a sample of 50 queries their terms and top-100 rows with float32
     scores (score descending, then row ascending), rows of score 0 left out;

@@ -1,5 +1,5 @@
 // Command lexical-bench times a lexical-only build and search over windows
-// whose chunk texts were exported by the lexical package's test helper
+// whose chunk texts were exported by the lexical package's test TestExportChunks
 // (go test ./lexical -run TestExportChunks -export-chunks DIR -export-sets
 // qmsum,nfcorpus): for each dataset and window, it analyses the chunks
 // (English), builds the index, writes it to a temporary file and reads it
