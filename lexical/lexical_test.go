@@ -499,3 +499,27 @@ func TestConcurrentSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestLongQuery searches with a query of many distinct and repeated terms,
+// past the linear look-up of weigh.
+func TestLongQuery(t *testing.T) {
+	docs := randomDocs(10, 200, 300)
+	ix := build(t, docs)
+	var q []string
+	for _, d := range docs[:40] {
+		q = append(q, d...)
+	}
+	h, err := ix.Search([][]string{q}, 20, DefaultBM25, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, scores := bruteTop(bruteScores(docs, docs, q, DefaultBM25), 20)
+	if !slices.Equal(h.Rows, rows) {
+		t.Fatalf("rows %v, want %v", h.Rows, rows)
+	}
+	for j := range rows {
+		if !near(h.Scores[j], scores[j]) {
+			t.Fatalf("hit %d: score %v, want %v", j, h.Scores[j], scores[j])
+		}
+	}
+}

@@ -87,6 +87,7 @@ type Searcher struct {
 	acc     []float64
 	touched []int32
 	weights []termWeight
+	slot    map[int]int // term id -> position in weights, past linearTerms
 	heap    topK
 }
 
@@ -153,17 +154,21 @@ func (ix *Index) collection(st *Stats) (n, tokens int64, err error) {
 // holds, in order of first appearance, each weighing idf times its count.
 func (s *Searcher) weigh(terms []string, n int64, st *Stats) error {
 	s.weights = s.weights[:0]
-next:
+	clear(s.slot)
 	for _, t := range terms {
 		id := s.ix.lookup(t)
 		if id < 0 {
 			continue
 		}
-		for i := range s.weights {
-			if s.weights[i].id == id {
-				s.weights[i].w++
-				continue next
+		if i := s.find(id); i >= 0 {
+			s.weights[i].w++
+			continue
+		}
+		if len(s.weights) >= linearTerms {
+			if s.slot == nil {
+				s.slot = make(map[int]int)
 			}
+			s.slot[id] = len(s.weights)
 		}
 		s.weights = append(s.weights, termWeight{id: id, w: 1})
 	}
@@ -181,6 +186,24 @@ next:
 		s.weights[i].w *= idf(df, n)
 	}
 	return nil
+}
+
+// linearTerms is how many distinct terms of a query weigh looks through
+// one by one; the others it finds through a map, so that a long query (a
+// document used as a query) costs linear time.
+const linearTerms = 32
+
+// find returns the position of term id in s.weights, or -1.
+func (s *Searcher) find(id int) int {
+	for i := range min(len(s.weights), linearTerms) {
+		if s.weights[i].id == id {
+			return i
+		}
+	}
+	if i, ok := s.slot[id]; ok {
+		return i
+	}
+	return -1
 }
 
 // idf is Lucene's BM25 idf.
