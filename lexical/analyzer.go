@@ -124,3 +124,28 @@ func stem(w string) string {
 	}
 	return english.Stem(w, true)
 }
+
+// Identity is what an index's manifest records of its analyzer.
+type Identity struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Identity returns a's name and version.
+func (a Analyzer) Identity() Identity { return Identity{Name: a.Name(), Version: a.Version()} }
+
+// ParseIdentity returns the analyzer that id names, checking that this
+// build's analyzer of that name has the same version: one of another
+// version could turn queries into terms the index does not use. The error
+// wraps [ErrAnalyzer].
+func ParseIdentity(id Identity) (Analyzer, error) {
+	a, err := ParseAnalyzer(id.Name)
+	if err != nil {
+		return 0, err
+	}
+	if v := a.Version(); v != id.Version {
+		return 0, fmt.Errorf("lexical: %w: the index was analysed by %s version %q, this build has version %q",
+			ErrAnalyzer, id.Name, id.Version, v)
+	}
+	return a, nil
+}

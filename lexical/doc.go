@@ -5,7 +5,8 @@
 //
 //   - [Analyzer] names the way text becomes terms, recorded in a manifest by
 //     name and [Analyzer.Version]: [English] (the default, the zero value)
-//     and [None]. A [Tokenizer] applies one, reusing its buffers and a cache
+//     and [None]; [Analyzer.Identity] and [ParseIdentity] are what a
+//     manifest records and an opener checks. A [Tokenizer] applies one, reusing its buffers and a cache
 //     of the words it has seen; give each goroutine its own. The build
 //     analyses each chunk's text span once; a query is analysed once per
 //     batch, with the analyzer the index was built with.

@@ -3,7 +3,8 @@ package lexical
 import "errors"
 
 var (
-	// ErrAnalyzer is wrapped by the error for an unknown analyzer name.
+	// ErrAnalyzer is wrapped by the error for an unknown analyzer name,
+	// or a known one of another version ([ParseIdentity]).
 	ErrAnalyzer = errors.New("unknown analyzer")
 	// ErrCorrupt is wrapped by every error of [Read] about the bytes it
 	// read: a truncated, damaged or foreign file.

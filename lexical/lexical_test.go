@@ -449,6 +449,14 @@ func TestAnalyzerNames(t *testing.T) {
 	if _, err := Analyzer(9).MarshalText(); err == nil {
 		t.Error("analyzer 9 marshalled")
 	}
+	for _, a := range []Analyzer{English, None} {
+		if b, err := ParseIdentity(a.Identity()); err != nil || b != a {
+			t.Errorf("%s: identity round trip %v %v", a, b, err)
+		}
+	}
+	if _, err := ParseIdentity(Identity{Name: "english", Version: "0"}); !errors.Is(err, ErrAnalyzer) {
+		t.Errorf("another version: %v", err)
+	}
 	if English.Version() == None.Version() || !strings.Contains(English.Version(), "unicode-14.0.0") {
 		t.Errorf("versions %q and %q", English.Version(), None.Version())
 	}
