@@ -8,7 +8,7 @@ export MSRAG_CACHE ?= $(CURDIR)/.cache
 # loads in $(PREFIX)/lib/msrag.
 PREFIX ?= /usr/local
 # Packages that must build without cgo (DESIGN.md: pure Go).
-PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router
+PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 .PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
