@@ -15,7 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export MSRAG_CACHE="${MSRAG_CACHE:-$root/.cache}"
+export MSRAG_CACHE="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 n=${1:-512} rounds=${2:-2}
 py=${OPENAI_PYTHON:-$MSRAG_CACHE/venv/openai/bin/python}
 [[ -x $py ]] || { echo "bench_remote: no $py; see the header of this script" >&2; exit 1; }

