@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -139,13 +140,15 @@ func showProgress(log io.Writer, name, artifact string) func(ok bool) {
 }
 
 // mavenArtifactDir returns the directory of artifact (GROUP:ID:VERSION) in
-// the user's local Maven repository, or "" when it cannot be named.
+// the user's local Maven repository, or "" when it cannot be named. The
+// home is the account's, as Java's user.home is, whatever $HOME says.
 func mavenArtifactDir(artifact string) string {
 	parts := strings.Split(artifact, ":")
-	home, err := os.UserHomeDir()
-	if len(parts) < 3 || err != nil {
+	u, err := user.Current()
+	if len(parts) < 3 || err != nil || u.HomeDir == "" {
 		return ""
 	}
+	home := u.HomeDir
 	return filepath.Join(home, ".m2", "repository", filepath.FromSlash(strings.ReplaceAll(parts[0], ".", "/")), parts[1], parts[len(parts)-1])
 }
 
