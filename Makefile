@@ -1,9 +1,9 @@
 # msrag: make setup | make build | make install | make test | make bench
 SHELL := /bin/bash
 GO ?= go
-# The make targets keep what they fetch in the source tree's .cache; the
-# msrag command on its own uses the user's cache (~/.cache/msrag).
-export MSRAG_CACHE ?= $(CURDIR)/.cache
+# What make setup fetches goes to msrag's own cache, the one the msrag command
+# uses: $MSRAG_CACHE when set, else $XDG_CACHE_HOME/msrag or ~/.cache/msrag.
+CACHE := $(or $(MSRAG_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/msrag)
 # make install puts msrag in $(PREFIX)/bin and the ONNX Runtime library it
 # loads in $(PREFIX)/lib/msrag.
 PREFIX ?= /usr/local
@@ -19,12 +19,14 @@ setup:
 check:
 	@scripts/setup.sh --check
 
+# bin/msrag finds the ONNX Runtime library beside it: it runs from any directory.
 build: setup
 	$(GO) build -o bin/msrag ./cmd/msrag
+	install -m 0644 $(CACHE)/onnxruntime/libonnxruntime.so.1 bin/libonnxruntime.so.1
 
 install: build
 	install -D -m 0755 bin/msrag $(DESTDIR)$(PREFIX)/bin/msrag
-	install -D -m 0644 .cache/onnxruntime/libonnxruntime.so.1 $(DESTDIR)$(PREFIX)/lib/msrag/libonnxruntime.so.1
+	install -D -m 0644 bin/libonnxruntime.so.1 $(DESTDIR)$(PREFIX)/lib/msrag/libonnxruntime.so.1
 
 test: setup
 	$(GO) vet ./...
@@ -58,14 +60,14 @@ DEMO_DOCS ?= all
 demo_windows_256 := 64,128,254
 demo_windows_512 := 100,200,500
 DEMO_WINDOWS ?= $(if $(findstring all-minilm,$(DEMO_MODEL)),$(demo_windows_256),$(demo_windows_512))
-DEMO_DATA = $(if $(filter all,$(DEMO_DOCS)),.cache/data/scifact,.cache/data/scifact-demo$(DEMO_DOCS))
+DEMO_DATA = $(if $(filter all,$(DEMO_DOCS)),$(CACHE)/data/scifact,$(CACHE)/data/scifact-demo$(DEMO_DOCS))
 DEMO_OUT ?= out/$(notdir $(DEMO_DATA))-$(DEMO_MODEL)
 DEMO_FLAGS ?=
 
 demo: build
 	scripts/fetch-data.sh scifact
 	scripts/fetch-model.sh $(DEMO_MODEL)
-	@if [[ "$(DEMO_DOCS)" != all ]]; then scripts/subset-dataset.sh .cache/data/scifact $(DEMO_DATA) test $(DEMO_DOCS); fi
+	@if [[ "$(DEMO_DOCS)" != all ]]; then scripts/subset-dataset.sh $(CACHE)/data/scifact $(DEMO_DATA) test $(DEMO_DOCS); fi
 	bin/msrag eval --dataset $(DEMO_DATA) --split test --model $(DEMO_MODEL) \
 		--windows $(DEMO_WINDOWS) --out $(DEMO_OUT) $(DEMO_FLAGS)
 	@echo "report: $(DEMO_OUT)/report.md, plots: $(DEMO_OUT)/*.png"

@@ -16,6 +16,7 @@ import (
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/benchdata"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tokenizer"
@@ -23,7 +24,7 @@ import (
 
 // Benchmarks of the whole pipeline and of search over real data. They need the
 // evaluation data ($MSRAG_DATA, default ../shared/data) and the all-MiniLM-L6-v2
-// tokenizer (.cache/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
+// tokenizer (CACHE/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
 // and skip without them. See docs/performance.md, "Pipeline and search".
 
 func benchDataDir() string {
@@ -37,7 +38,7 @@ func benchTokenizerPath(tb testing.TB) string {
 	tb.Helper()
 	p := os.Getenv("MSRAG_TOKENIZER")
 	if p == "" {
-		p = filepath.Join(".cache", "models", "all-minilm-l6-v2", "tokenizer.json")
+		p = filepath.Join(cache.Dir(), "models", "all-minilm-l6-v2", "tokenizer.json")
 	}
 	if _, err := os.Stat(p); err != nil {
 		tb.Skipf("no tokenizer at %s (scripts/fetch-model.sh): %v", p, err)

@@ -61,6 +61,9 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, in := range corpus.Inputs(src) {
+		ix.man.Inputs = append(ix.man.Inputs, store.Input{Path: in.Path, Size: in.Size, SHA256: in.SHA256})
+	}
 	if stage != nil {
 		ix.man.BuildSeconds = time.Since(start).Seconds()
 		if err := b.publish(ctx, stage, ix); err != nil {

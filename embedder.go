@@ -20,12 +20,14 @@ import (
 type Embedder = embed.Embedder
 
 // OpenEmbedder opens a model by name (a built-in or fetched model, see onnx.
-// ResolveModel) or model directory with ONNX Runtime. With gpus and
+// ResolveModel) or model directory with ONNX Runtime. A built-in model is
+// fetched into the cache on its first use (onnx.EnsureModel, saying so on
+// opts.Log) unless opts.Offline or $MSRAG_OFFLINE forbid it. With gpus and
 // opts.Device "cuda" or "auto", the model gets one session per GPU with the
 // batches handed out round-robin (onnx.OpenPool); with device "cpu" gpus are
 // ignored here (they may still hold the FAISS indices). The caller closes it.
 func OpenEmbedder(name string, opts onnx.Options, gpus ...int) (Embedder, error) {
-	dir, err := onnx.ResolveModel(name)
+	dir, err := onnx.EnsureModel(context.Background(), name, onnx.FetchOptions{Log: opts.Log, Offline: opts.Offline})
 	if err != nil {
 		return nil, err
 	}

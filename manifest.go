@@ -20,6 +20,9 @@ type WindowInfo = store.WindowInfo
 // ModelInfo identifies the embedding model an index was built with.
 type ModelInfo = store.ModelInfo
 
+// Input is a file a build read, as its manifest records it (Manifest.Inputs).
+type Input = store.Input
+
 // ErrIndexMismatch is wrapped by errors from Open when an index does not match
 // its files or the embedder it is opened with.
 var ErrIndexMismatch = store.ErrMismatch

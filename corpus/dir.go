@@ -19,7 +19,11 @@ type dirReader struct {
 	next  int
 	b     *builder
 	done  error
+	read  []Input // the files read so far
 }
+
+// inputs is the files read so far.
+func (r *dirReader) inputs() []Input { return r.read }
 
 func openDir(root string, opts Options) (*dirReader, error) {
 	r := &dirReader{root: root}
@@ -72,11 +76,13 @@ func (r *dirReader) Next(ctx context.Context) ([]Doc, error) {
 			continue
 		}
 		r.b.stats.Units++
-		data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(r.files[u])))
+		path := filepath.Join(r.root, filepath.FromSlash(r.files[u]))
+		data, err := os.ReadFile(path)
 		if err != nil {
 			r.done = fmt.Errorf("corpus: %w", err)
 			return nil, r.done
 		}
+		r.read = append(r.read, inputOf(path, data))
 		if err := r.b.add(pos{unit: u}, r.files[u], "", string(data)); err != nil {
 			r.done = err
 			return nil, err

@@ -116,6 +116,14 @@ func jsonID(f jsonField) (string, error) {
 	return f.str, nil
 }
 
+// inputs is the file, once read to its end.
+func (r *jsonlReader) inputs() []Input {
+	if in, ok := r.lr.hf.input(r.lr.path); ok {
+		return []Input{in}
+	}
+	return nil
+}
+
 func (r *jsonlReader) Close() error {
 	r.done = fmt.Errorf("corpus: %s: %w", r.b.file, ErrClosed)
 	return r.lr.close()

@@ -17,6 +17,7 @@ import (
 type lineReader struct {
 	path string
 	f    *os.File
+	hf   *hashingFile // f's bytes, hashed as they are read
 	gz   *gzip.Reader
 	br   *bufio.Reader
 	long []byte
@@ -33,8 +34,8 @@ func openLines(path string) (*lineReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	lr := &lineReader{path: path, f: f}
-	br := bufio.NewReaderSize(f, lineBufSize)
+	lr := &lineReader{path: path, f: f, hf: newHashingFile(f)}
+	br := bufio.NewReaderSize(lr.hf, lineBufSize)
 	if head, _ := br.Peek(2); len(head) == 2 && head[0] == magicGzip[0] && head[1] == magicGzip[1] {
 		gz, err := gzip.NewReader(br)
 		if err != nil {

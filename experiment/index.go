@@ -33,9 +33,9 @@ func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.
 			return ix, report.IndexInfo{Dir: spec.Index, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, err
 		}
 		why = reason
-		if msrag.IsIndex(spec.Index) && !hasSource(spec.Index) {
+		if len(indexDirs(spec.Index)) > 0 && !hasSource(spec.Index) {
 			// An index built by msrag index is not replaced unasked.
-			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s was not built by an evaluation and does not fit (%s); "+
+			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s was built by msrag index and does not fit this evaluation: %s; "+
 				"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", spec.Index, reason)
 		}
 	}
@@ -52,7 +52,7 @@ func hasSource(ixDir string) bool {
 // reuseIndex opens the index in spec.Index if it matches; otherwise it
 // returns nil and why not.
 func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
-	if !msrag.IsIndex(spec.Index) {
+	if len(indexDirs(spec.Index)) == 0 {
 		return nil, "no index in " + spec.Index, nil
 	}
 	rec, err := readSource(spec.Index)
@@ -60,7 +60,7 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		return nil, err.Error(), nil
 	}
 	if rec == nil {
-		return nil, "no record of its corpus (" + sidecarPath(spec.Index) + ")", nil
+		return reuseRecorded(spec, src)
 	}
 	if ok, err := src.matches(rec); err != nil {
 		return nil, "", err
@@ -75,6 +75,9 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		return nil, "it does not open: " + err.Error(), nil
 	}
 	why := mismatch(ix, spec.indexWindows())
+	if ix.Manifest().Shard != "" {
+		why = "it holds shard " + ix.Manifest().Shard + " only"
+	}
 	if why == "" {
 		why = embeddingMismatch(ix.Manifest(), spec)
 	}
@@ -89,9 +92,6 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 // order), or "" when it has.
 func mismatch(ix *msrag.Index, want []chunk.Window) string {
 	have := ix.Windows()
-	if ix.Manifest().Shard != "" {
-		return "it holds shard " + ix.Manifest().Shard + " only"
-	}
 	names := func(ws []chunk.Window) []string {
 		var out []string
 		for _, w := range ws {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/internal/safefile"
 )
 
@@ -129,18 +130,19 @@ var ErrOtherCorpus = errors.New("experiment: the index was built from another co
 
 // CheckSource checks that the index in ixDir was built from the corpus at
 // corpusPath, as an evaluation reusing an index does: by the record an
-// evaluation keeps beside the index (size and mtime, else sha256). An
-// index without a record (built by msrag index) passes: what it holds is
-// then checked by the caller against the judged documents.
+// evaluation keeps beside the index (size and mtime, else sha256), or by
+// the inputs msrag index records in the manifests (one index or shards). An
+// index with neither record passes: what it holds is then checked by the
+// caller against the judged documents.
 func CheckSource(ixDir, corpusPath string) error {
 	rec, err := readSource(ixDir)
 	if err != nil {
 		return fmt.Errorf("experiment: %v", err)
 	}
-	if rec == nil {
-		return nil
-	}
 	src := sourceOf(corpusPath)
+	if rec == nil {
+		return checkRecordedInputs(ixDir, src)
+	}
 	ok, err := src.matches(rec)
 	if err != nil {
 		return err
@@ -148,6 +150,48 @@ func CheckSource(ixDir, corpusPath string) error {
 	if !ok {
 		return fmt.Errorf("index %s was built from %s (%d bytes, sha256 %.12s...), not from %s (%d bytes): %w",
 			ixDir, rec.Path, rec.Size, rec.SHA256, src.Path, src.Size, ErrOtherCorpus)
+	}
+	return nil
+}
+
+// fileSHA256 returns the sha256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("experiment: reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkRecordedInputs compares the inputs the manifests of the index (or
+// shards) in ixDir record with the corpus src; an index that records none
+// passes.
+func checkRecordedInputs(ixDir string, src *corpusSource) error {
+	var recorded []msrag.Manifest
+	for _, d := range indexDirs(ixDir) {
+		m, err := msrag.ReadManifest(d)
+		if err != nil {
+			return err
+		}
+		if len(m.Inputs) == 0 {
+			return nil
+		}
+		recorded = append(recorded, *m)
+	}
+	if len(recorded) == 0 {
+		return nil
+	}
+	why, err := inputsDiffer(recorded, src)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return fmt.Errorf("index %s: %s: %w", ixDir, why, ErrOtherCorpus)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -71,11 +72,7 @@ func readDocs(tb testing.TB, dir string) []corpus.Doc {
 // skipping the test when it is absent.
 func miniLMTokenizer(tb testing.TB) *tokenizer.Tokenizer {
 	tb.Helper()
-	c := os.Getenv("MSRAG_CACHE")
-	if c == "" {
-		c = filepath.Join("..", ".cache")
-	}
-	path := filepath.Join(c, "models", "all-minilm-l6-v2", "tokenizer.json")
+	path := filepath.Join(cache.Dir(), "models", "all-minilm-l6-v2", "tokenizer.json")
 	if _, err := os.Stat(path); err != nil {
 		tb.Skipf("no tokenizer: %v", err)
 	}

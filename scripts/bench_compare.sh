@@ -19,7 +19,7 @@ benchtime=${3:-1x}
 rounds=${4:-5}
 pkg=${5:-.}
 export MSRAG_DATA=${MSRAG_DATA:-$(cd "$root/.." && pwd)/shared/data}
-export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/old" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/old" "$old"

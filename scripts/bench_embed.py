@@ -17,12 +17,12 @@ single-precision matrix-multiply peak of this machine (numpy's OpenBLAS sgemm,
 
 Run:
 
-    .cache/venv/embed/bin/python scripts/bench_embed.py --chunks 256 --passes 3 --repeat 3 \
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/bench_embed.py --chunks 256 --passes 3 --repeat 3 \
         --models e5-small-v2 e5-small-v2-int8 all-minilm-l6-v2 all-minilm-l6-v2-int8
 
 Peak memory (flat in the number of chunks, bounded by the batch):
 
-    .cache/venv/embed/bin/python scripts/bench_embed.py --memory 1000 4000 --models all-minilm-l6-v2-int8
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/bench_embed.py --memory 1000 4000 --models all-minilm-l6-v2-int8
 """
 import argparse
 import gzip
@@ -39,6 +39,8 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_embeddings import plan_batches  # noqa: E402  (the same batch plan as msrag)
 
@@ -156,8 +158,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--data", default=os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data")))
-    ap.add_argument("--cache", default=os.environ.get("MSRAG_CACHE", os.path.join(ROOT, ".cache")))
-    ap.add_argument("--msrag", help="msrag binary (default: built into .cache/bin)")
+    ap.add_argument("--cache", default=CACHE)
+    ap.add_argument("--msrag", help="msrag binary (default: built into $HOME/.cache/msrag/bin)")
     ap.add_argument("--memory", type=int, nargs="*", help="chunk counts for the peak RSS run (instead of throughput)")
     args = ap.parse_args()
 

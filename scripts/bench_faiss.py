@@ -8,7 +8,7 @@ Runs the same searches (a Flat inner-product index of --nb random vectors of
           Debian's libfaiss 1.7.3 (static) and OpenBLAS;
   debian  Debian's python3-faiss 1.7.3 (the same FAISS release and build, the
           same OpenBLAS), run by /usr/bin/python3;
-  pip     the faiss-cpu wheel, in a virtual environment at .cache/venv/faiss
+  pip     the faiss-cpu wheel, in a virtual environment at $HOME/.cache/msrag/venv/faiss
           (created on first use), run by that environment's python;
 
 with the same thread count (OMP_NUM_THREADS and OPENBLAS_NUM_THREADS), in
@@ -36,7 +36,9 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VENV = os.path.join(ROOT, ".cache", "venv", "faiss")
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
+VENV = os.path.join(CACHE, "venv", "faiss")
 PIP_PACKAGES = ["faiss-cpu==1.15.1", "numpy"]
 
 
@@ -126,7 +128,7 @@ def main():
         return
 
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENBLAS_NUM_THREADS=str(args.threads))
-    binary = os.path.join(ROOT, ".cache", "bench", "faiss.test")
+    binary = os.path.join(CACHE, "bench", "faiss.test")
     os.makedirs(os.path.dirname(binary), exist_ok=True)
     subprocess.run(["go", "test", "-c", "-o", binary, "./faiss"], cwd=ROOT, check=True)
 

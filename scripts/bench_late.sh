@@ -16,7 +16,7 @@ windows=${3:-100,200,500}
 rounds=${4:-3}
 shift $(( $# < 4 ? $# : 4 ))
 [[ ${1:-} == -- ]] && shift
-export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build() { # MODE OUT [flags]: prints the wall seconds

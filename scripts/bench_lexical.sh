@@ -13,7 +13,7 @@
 # (or MSRAG_DATA), and the venv of scripts/gen_lexical_golden.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${MSRAG_CACHE:=$PWD/.cache}"
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 DATA=${MSRAG_DATA:-$PWD/../shared/data}
 PY=$MSRAG_CACHE/venv/lexical/bin/python
 RUNS=${1:-3}

@@ -15,7 +15,7 @@
 #       indices stay in $SCALE_DIR; remove it afterwards.
 #
 # Needs the data in $MSRAG_DATA (default ../shared/data beside the repository) and the tokenizer of
-# all-MiniLM-L6-v2 in .cache/models/all-minilm-l6-v2 (scripts/fetch-model.sh).
+# all-MiniLM-L6-v2 in $HOME/.cache/msrag/models/all-minilm-l6-v2 (scripts/fetch-model.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

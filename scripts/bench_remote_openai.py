@@ -7,7 +7,7 @@ client.embeddings.create (the client asks for base64 and decodes it, as it does 
 overlap requests with this client), and prints one JSON line: texts, seconds (the embedding
 loop only), seconds_total (the whole script), prompt_tokens.
 
-  .cache/venv/openai/bin/python scripts/bench_remote_openai.py --url URL --texts T.jsonl
+  $HOME/.cache/msrag/venv/openai/bin/python scripts/bench_remote_openai.py --url URL --texts T.jsonl
 """
 import argparse
 import json

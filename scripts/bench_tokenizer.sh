@@ -6,13 +6,13 @@
 #
 #   scripts/bench_tokenizer.sh [BENCHTIME]     (default 3x)
 #
-# Needs the venv of scripts/gen_tokenizer_golden.py (.cache/venv/tok with tokenizers)
+# Needs the venv of scripts/gen_tokenizer_golden.py ($HOME/.cache/msrag/venv/tok with tokenizers)
 # and the data in $MSRAG_DATA (default ../shared/data beside the repository). Prints a markdown table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 benchtime=${1:-3x}
-py=${PYTHON:-.cache/venv/tok/bin/python}
+py=${PYTHON:-${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/venv/tok/bin/python}
 threads=$(nproc)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -14,14 +14,14 @@ are embedded as passages, queries as queries.
 
 Run (after scripts/setup.sh and scripts/fetch-model.sh NAME):
 
-    python3 -m venv .cache/venv/embed
-    .cache/venv/embed/bin/pip install onnxruntime==1.30.0 tokenizers numpy
-    .cache/venv/embed/bin/python scripts/check_embeddings.py            # every fetched model
-    .cache/venv/embed/bin/python scripts/check_embeddings.py --models e5-small-v2
+    python3 -m venv $HOME/.cache/msrag/venv/embed
+    $HOME/.cache/msrag/venv/embed/bin/pip install onnxruntime==1.30.0 tokenizers numpy
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/check_embeddings.py            # every fetched model
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/check_embeddings.py --models e5-small-v2
 
 Golden files for the Go tests (onnx/testdata/ref-NAME.json.gz):
 
-    .cache/venv/embed/bin/python scripts/check_embeddings.py --golden \
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/check_embeddings.py --golden \
         --models all-minilm-l6-v2 all-minilm-l6-v2-int8 e5-small-v2 e5-small-v2-int8 \
                  bge-small-en-v1.5 bge-small-en-v1.5-int8
 
@@ -33,11 +33,11 @@ weights can be had (scripts/fetch-st-reference.sh; today all-minilm-l6-v2 only):
 the model's own tokenizer (transformers), forward pass and pooling, none of them
 shared with msrag or with the ONNX export. Threshold --st-min-cosine (0.999).
 
-    python3 -m venv .cache/venv/st
-    .cache/venv/st/bin/pip install torch==2.15.0 sentence-transformers==6.2.0 onnxruntime==1.30.0 tokenizers
+    python3 -m venv $HOME/.cache/msrag/venv/st
+    $HOME/.cache/msrag/venv/st/bin/pip install torch==2.15.0 sentence-transformers==6.2.0 onnxruntime==1.30.0 tokenizers
     scripts/fetch-st-reference.sh
-    .cache/venv/st/bin/python scripts/check_embeddings.py --models all-minilm-l6-v2 \
-        --st all-minilm-l6-v2=.cache/st/all-minilm-l6-v2
+    $HOME/.cache/msrag/venv/st/bin/python scripts/check_embeddings.py --models all-minilm-l6-v2 \
+        --st all-minilm-l6-v2=$HOME/.cache/msrag/st/all-minilm-l6-v2
 """
 import argparse
 import gzip
@@ -52,6 +52,8 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
 
 
 def read_jsonl_gz(path, n):
@@ -176,8 +178,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", help="model names (default: every fetched built-in model)")
     ap.add_argument("--data", default=os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data")))
-    ap.add_argument("--cache", default=os.environ.get("MSRAG_CACHE", os.path.join(ROOT, ".cache")))
-    ap.add_argument("--msrag", help="msrag binary (default: built into .cache/bin)")
+    ap.add_argument("--cache", default=CACHE)
+    ap.add_argument("--msrag", help="msrag binary (default: built into $HOME/.cache/msrag/bin)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--min-cosine", type=float, default=0.99999)
     ap.add_argument("--st", action="append", default=[], metavar="MODEL=DIR",

@@ -2,10 +2,10 @@
 """Checks msrag's evaluation numbers against pytrec_eval and MTEB's MRR formula,
 and with --mteb against MTEB's own retrieval evaluator as well.
 
-    .cache/venv/eval/bin/python scripts/check_metrics.py \
+    $HOME/.cache/msrag/venv/eval/bin/python scripts/check_metrics.py \
         --qrels data/scifact/qrels/test.tsv --results results.json w100.run rrf.run
 
-(the venv: python3 -m venv .cache/venv/eval && .cache/venv/eval/bin/pip install
+(the venv: python3 -m venv $HOME/.cache/msrag/venv/eval && $HOME/.cache/msrag/venv/eval/bin/pip install
 pytrec-eval-terrier).
 
 --results is the JSON msrag's eval package writes (eval.Results): either one
@@ -25,8 +25,8 @@ its means with msrag's: NDCG@k, MAP@k, Recall@k, P@k and HitRate@k (= cdr_k),
 which MTEB rounds to 5 decimals (so within 5e-6 + --tol), and MRR@k, unrounded
 (within --tol). Needs mteb in the venv:
 
-    .cache/venv/st/bin/pip install mteb==2.26.24 pytrec-eval-terrier
-    .cache/venv/st/bin/python scripts/check_metrics.py --mteb --qrels ... --results ... runs...
+    $HOME/.cache/msrag/venv/st/bin/pip install mteb==2.26.24 pytrec-eval-terrier
+    $HOME/.cache/msrag/venv/st/bin/python scripts/check_metrics.py --mteb --qrels ... --results ... runs...
 """
 import argparse
 import json

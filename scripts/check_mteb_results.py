@@ -2,8 +2,8 @@
 """Loads msrag's MTEB result files with the mteb package and checks that the
 scores it reads are the means in msrag's results.json.
 
-    python3 -m venv .cache/venv/mteb && .cache/venv/mteb/bin/pip install mteb==2.26.24
-    .cache/venv/mteb/bin/python scripts/check_mteb_results.py OUT [OUT...]
+    python3 -m venv $HOME/.cache/msrag/venv/mteb && $HOME/.cache/msrag/venv/mteb/bin/pip install mteb==2.26.24
+    $HOME/.cache/msrag/venv/mteb/bin/python scripts/check_mteb_results.py OUT [OUT...]
 
 OUT is the output directory of msrag eval (results.json and mteb/) or of a
 suite (msrag bench: summary.json, one run directory each with its results.json

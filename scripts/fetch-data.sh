@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Puts an evaluation data set into .cache/data/NAME/ in BEIR layout:
+# Puts an evaluation data set into CACHE/data/NAME/ in BEIR layout, CACHE being msrag's
+# cache directory ($MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag):
 #
 #   corpus.jsonl.gz    one {"_id", "title", "text"} object per line
 #   queries.jsonl.gz   one {"_id", "text"} object per line
@@ -20,8 +21,7 @@
 # into place once complete, so an interrupted run leaves nothing half-written; a
 # second run finds it present and does nothing.
 #
-# Environment (mainly for tests): MSRAG_CACHE (default .cache under the repository
-# root), MSRAG_SHARED_DATA (default ../shared/data relative to the repository root).
+# Environment (mainly for tests): MSRAG_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/msrag), MSRAG_SHARED_DATA (default ../shared/data relative to the repository root).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +45,7 @@ case "$name" in
     ;;
 esac
 
-cache=${MSRAG_CACHE:-$root/.cache}
+cache=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 shared=${MSRAG_SHARED_DATA:-$(cd "$root/.." && pwd)/shared/data}/$name
 dest=$cache/data/$name
 say() { printf '%-10s %-8s %s\n' data "$1" "$2"; }

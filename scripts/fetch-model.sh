@@ -7,12 +7,12 @@
 #   scripts/fetch-model.sh --check NAME...   print present/missing; exit 1 if one is missing
 #   scripts/fetch-model.sh --list            the built-in models and their state
 #
-# The cache is $MSRAG_CACHE, default .cache in the repository (as for make).
+# The cache is msrag's: $MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag.
 # bin/msrag is built first when it is missing or older than the sources.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 case "${1:-}" in
   ""|-h|--help) echo "usage: scripts/fetch-model.sh [--check] NAME... | --list" >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches sentence-transformers (PyTorch) model directories that
 # scripts/check_embeddings.py --st compares msrag's vectors with, into
-# .cache/st/<name>/. Only for the reference check; msrag never loads them.
+# $HOME/.cache/msrag/st/<name>/. Only for the reference check; msrag never loads them.
 #
 #   scripts/fetch-st-reference.sh          fetch what is missing (idempotent)
 #   scripts/fetch-st-reference.sh --check  print present/missing; exit 1 if any is missing
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="${MSRAG_CACHE:-$root/.cache}/st"
+cache="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/st"
 pip=${PIP:-pip3}
 command -v "$pip" >/dev/null || pip="python3 -m pip"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the reference tokenizer.json files that the tokenizer package's golden
-# tests use and that are too large to commit, into .cache/tokenizers/<name>/.
+# tests use and that are too large to commit, into CACHE/tokenizers/<name>/ (CACHE: $MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag).
 #
 #   scripts/fetch-tokenizers.sh          fetch what is missing (idempotent)
 #   scripts/fetch-tokenizers.sh --check  print present/missing; exit 1 if any is missing
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="${MSRAG_CACHE:-$root/.cache}/tokenizers"
+cache="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/tokenizers"
 
 check=0
 [[ "${1:-}" == "--check" ]] && check=1

@@ -5,9 +5,9 @@ MRR@k formula, written out independently of the Go code under test.
 
 Run (from the repository root):
 
-    python3 -m venv .cache/venv/eval
-    .cache/venv/eval/bin/pip install pytrec-eval-terrier
-    .cache/venv/eval/bin/python scripts/gen_eval_golden.py
+    python3 -m venv $HOME/.cache/msrag/venv/eval
+    $HOME/.cache/msrag/venv/eval/bin/pip install pytrec-eval-terrier
+    $HOME/.cache/msrag/venv/eval/bin/python scripts/gen_eval_golden.py
 
 Outputs, under eval/testdata/golden/: <case>.qrels (BEIR TSV or TREC 4-column),
 <case>.run (TREC run), <case>.json ({"num_queries", "mean", "per_query"}).

@@ -5,9 +5,9 @@ computed here with NumPy arrays (dense query x document matrices) and plain
 Python, independently of the Go code under test. Run from the repository
 root:
 
-    python3 -m venv .cache/venv/numpy
-    .cache/venv/numpy/bin/pip install numpy
-    .cache/venv/numpy/bin/python scripts/gen_fuse_rules_golden.py
+    python3 -m venv $HOME/.cache/msrag/venv/numpy
+    $HOME/.cache/msrag/venv/numpy/bin/pip install numpy
+    $HOME/.cache/msrag/venv/numpy/bin/python scripts/gen_fuse_rules_golden.py
 
 The hits are drawn with Python's random module (its stream does not change
 between versions); NumPy only computes. The NumPy version is recorded in the

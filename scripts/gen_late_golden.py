@@ -32,9 +32,9 @@ renormalises them, which keeps the cosine within 1e-7 of float32's).
 
 Run (after scripts/setup.sh and scripts/fetch-model.sh NAME):
 
-    python3 -m venv .cache/venv/embed
-    .cache/venv/embed/bin/pip install onnxruntime==1.30.0 tokenizers numpy
-    .cache/venv/embed/bin/python scripts/gen_late_golden.py
+    python3 -m venv $HOME/.cache/msrag/venv/embed
+    $HOME/.cache/msrag/venv/embed/bin/pip install onnxruntime==1.30.0 tokenizers numpy
+    $HOME/.cache/msrag/venv/embed/bin/python scripts/gen_late_golden.py
 """
 import argparse
 import gzip
@@ -46,6 +46,8 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
 WINDOWS = {"e5-small-v2": [100, 200, 500], "all-minilm-l6-v2": [100, 200, 254]}
 
 
@@ -156,7 +158,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", default=list(WINDOWS))
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
-    ap.add_argument("--cache", default=os.environ.get("MSRAG_CACHE", os.path.join(ROOT, ".cache")))
+    ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     args = ap.parse_args()
     sci = read_docs(os.path.join(args.data, "scifact/corpus.jsonl.gz"))[:16]

@@ -3,8 +3,8 @@
 full-batch gradient descent fits to it and its predictions on held-out rows,
 computed here with NumPy independently of the Go code (package router):
 
-    python3 -m venv .cache/venv/numpy && .cache/venv/numpy/bin/pip install numpy
-    .cache/venv/numpy/bin/python scripts/gen_router_golden.py
+    python3 -m venv $HOME/.cache/msrag/venv/numpy && $HOME/.cache/msrag/venv/numpy/bin/pip install numpy
+    $HOME/.cache/msrag/venv/numpy/bin/python scripts/gen_router_golden.py
 
 Model: inputs standardised by the training mean and population deviation (1
 where it is 0), a 1 appended; softmax(X W) over k outputs; loss = mean

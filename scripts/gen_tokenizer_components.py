@@ -8,7 +8,7 @@ Go test applies the same patch and must produce identical ids and offsets.
 
 Usage (from the repository root):
 
-    .cache/venv/tok/bin/python scripts/gen_tokenizer_components.py
+    $HOME/.cache/msrag/venv/tok/bin/python scripts/gen_tokenizer_components.py
 
 writes tokenizer/testdata/golden_components.jsonl.gz: for each variant a line
 {"name", "base", "patch", "n"} followed by its n records (as in the golden files).

@@ -3,8 +3,8 @@
 
 Usage (from the repository root, after scripts/fetch-tokenizers.sh):
 
-    python3 -m venv .cache/venv/tok && .cache/venv/tok/bin/pip install tokenizers==0.23.3
-    .cache/venv/tok/bin/python scripts/gen_tokenizer_golden.py
+    python3 -m venv $HOME/.cache/msrag/venv/tok && $HOME/.cache/msrag/venv/tok/bin/pip install tokenizers==0.23.3
+    $HOME/.cache/msrag/venv/tok/bin/python scripts/gen_tokenizer_golden.py
 
 For every tokenizer in TOKENIZERS whose file is present it writes
 tokenizer/testdata/golden_<name>.jsonl.gz: one line per text, with the reference
@@ -37,6 +37,8 @@ import sys
 from tokenizers import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
 DATA = os.environ.get("MSRAG_DATA", os.path.normpath(os.path.join(ROOT, "..", "shared", "data")))
 OUT = os.path.join(ROOT, "tokenizer", "testdata")
 
@@ -44,7 +46,7 @@ OUT = os.path.join(ROOT, "tokenizer", "testdata")
 TOKENIZERS = {
     "bert-uncased": os.path.join(OUT, "bert-uncased.tokenizer.json.gz"),
     "xlmr-ja": os.path.join(OUT, "xlmr-ja.tokenizer.json.gz"),
-    "bert-chinese": os.path.join(ROOT, ".cache", "tokenizers", "bert-chinese", "tokenizer.json"),
+    "bert-chinese": os.path.join(CACHE, "tokenizers", "bert-chinese", "tokenizer.json"),
 }
 
 # Cases: (add special tokens, max_length): 0 = as the file says, -1 = never

@@ -41,7 +41,7 @@ if [[ "${1:-}" == "--prepare" ]]; then
   scripts/fetch-model.sh "$test_model" >/dev/null
   rm -rf "$prep.tmp" && mkdir -p "$prep.tmp/models"
   go test -c -o "$prep.tmp/onnx.test" ./onnx
-  cp -r ".cache/models/$test_model" "$prep.tmp/models/"
+  cp -r "${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/models/$test_model" "$prep.tmp/models/"
   echo "$test_model" >"$prep.tmp/test-model"
   rm -rf "$prep" && mv "$prep.tmp" "$prep"
   du -sh "$prep" "$headers"

@@ -9,9 +9,9 @@ kyoto_ja_unigram_8000.model (Apache-2.0), found in the sentencepiece source pack
 
 Usage (from the repository root):
 
-    .cache/venv/tok/bin/pip install tokenizers==0.23.3 transformers==5.24.0 sentencepiece protobuf
-    pip download --no-deps --no-binary :all: sentencepiece==0.2.3 -d .cache/tokenizers/src/spsrc
-    .cache/venv/tok/bin/python scripts/make_xlmr_test_tokenizer.py
+    $HOME/.cache/msrag/venv/tok/bin/pip install tokenizers==0.23.3 transformers==5.24.0 sentencepiece protobuf
+    pip download --no-deps --no-binary :all: sentencepiece==0.2.3 -d $HOME/.cache/msrag/tokenizers/src/spsrc
+    $HOME/.cache/msrag/venv/tok/bin/python scripts/make_xlmr_test_tokenizer.py
 """
 import gzip
 import os
@@ -22,7 +22,9 @@ import tempfile
 from transformers import XLMRobertaTokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SDIST = os.path.join(ROOT, ".cache", "tokenizers", "src", "spsrc", "sentencepiece-0.2.3.tar.gz")
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
+SDIST = os.path.join(CACHE, "tokenizers", "src", "spsrc", "sentencepiece-0.2.3.tar.gz")
 MEMBER = "sentencepiece-0.2.3/test/kyoto_ja_unigram_8000.model"
 OUT = os.path.join(ROOT, "tokenizer", "testdata", "xlmr-ja.tokenizer.json.gz")
 

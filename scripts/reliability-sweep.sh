@@ -7,7 +7,7 @@
 #   scripts/reliability-sweep.sh [WORKDIR]   (default: a new temporary directory)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 M=$root/bin/msrag
 work=${1:-$(mktemp -d)}
 cd "$work"

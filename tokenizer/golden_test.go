@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/testfiles"
 	"io"
 	"os"
@@ -18,14 +19,14 @@ import (
 )
 
 // goldenTokenizers lists the tokenizer files with reference vectors from
-// scripts/gen_tokenizer_golden.py. Files under .cache/ come from
-// scripts/fetch-tokenizers.sh.
+// scripts/gen_tokenizer_golden.py. Files under the cache directory (CACHE/
+// tokenizers, internal/cache.Dir) come from scripts/fetch-tokenizers.sh.
 var goldenTokenizers = []struct {
 	name, path string
 }{
 	{"bert-uncased", "testdata/bert-uncased.tokenizer.json.gz"},
 	{"xlmr-ja", "testdata/xlmr-ja.tokenizer.json.gz"},
-	{"bert-chinese", "../.cache/tokenizers/bert-chinese/tokenizer.json"},
+	{"bert-chinese", filepath.Join(cache.Dir(), "tokenizers", "bert-chinese", "tokenizer.json")},
 }
 
 type goldenCase struct {

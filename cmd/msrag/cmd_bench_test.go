@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag/internal/cache"
+	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/suite"
 )
 
@@ -95,6 +96,7 @@ func TestBenchErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.empty {
 				t.Setenv(cache.Env, t.TempDir())
+				t.Setenv(onnx.EnvOffline, "1") // refused, not fetched on first use
 			}
 			code, _, stderr := runCLI(t, "", append([]string{"bench"}, tc.args...)...)
 			if code != tc.code {

@@ -39,6 +39,7 @@ func init() {
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
 			quietFlag(),
+			offlineFlag(),
 		}, remoteModelFlags()...),
 		Action: embedAction,
 	})
@@ -67,7 +68,7 @@ func embedAction(c *cli.Context) error {
 	if remote.IsModelSpec(c.String("model")) {
 		return embedRemote(c, role, format)
 	}
-	dir, err := onnx.ResolveModel(c.String("model"))
+	dir, err := onnx.EnsureModel(c.Context, c.String("model"), onnx.FetchOptions{Log: c.App.ErrWriter, Offline: c.Bool("offline")})
 	if err != nil {
 		return err
 	}

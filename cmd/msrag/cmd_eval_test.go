@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/testembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -224,8 +226,8 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 		t.Fatalf("no check command in:\n%s", stdout)
 	}
 	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
-	python := filepath.Join(".cache", "venv", "eval", "bin", "python")
-	if _, err := os.Stat(filepath.Join("..", "..", python)); err != nil {
+	python := filepath.Join(cache.Dir(), "venv", "eval", "bin", "python")
+	if _, err := os.Stat(python); err != nil {
 		t.Logf("not checked against pytrec_eval: %v", err)
 		return
 	}
@@ -237,29 +239,132 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 	}
 }
 
-func TestEvalKeepsForeignIndex(t *testing.T) {
+// TestEvalOfIndexBuiltByIndex checks that eval --index takes an index built
+// by msrag index, whole or as shards, when the inputs its manifest records
+// are the dataset's corpus, and refuses (without touching it) one whose
+// corpus file differs, whose shards are incomplete, which lacks a window,
+// or which records no inputs.
+func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	hashTokenizer(t)
-	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
+	data := filepath.Join(t.TempDir(), "tiny")
 	writeTinyDataset(t, data)
-	ixDir := filepath.Join(t.TempDir(), "theirs")
-	code, _, stderr := runCLI(t, "", "index", "--corpus", data, "--out", ixDir, "--model", "hash-test-embedder", "--windows", "16", "--quiet")
-	if code != exitOK {
-		t.Fatalf("index: code %d\n%s", code, stderr)
+	root := t.TempDir()
+	index := func(dir string, extra ...string) {
+		t.Helper()
+		args := append([]string{"index", "--corpus", data, "--out", dir, "--model", "hash-test-embedder", "--quiet"}, extra...)
+		if code, _, stderr := runCLI(t, "", args...); code != exitOK {
+			t.Fatalf("index %v: code %d\n%s", extra, code, stderr)
+		}
 	}
-	before, err := os.ReadFile(filepath.Join(ixDir, "manifest.json"))
+	eval := func(ixDir string, extra ...string) (int, string, string) {
+		out := filepath.Join(root, "out-"+filepath.Base(ixDir)+strings.Join(extra, ""))
+		args := append([]string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir}, extra...)
+		code, _, stderr := runCLI(t, "", args...)
+		return code, stderr, out
+	}
+	whole := filepath.Join(root, "whole")
+	index(whole, "--windows", "16,32", "--full")
+	shards := filepath.Join(root, "shards")
+	index(filepath.Join(shards, "s0"), "--windows", "16,32", "--full", "--shard", "0/2")
+	index(filepath.Join(shards, "s1"), "--windows", "16,32", "--full", "--shard", "1/2")
+	noFull := filepath.Join(root, "nofull")
+	index(noFull, "--windows", "16,32")
+
+	code, stderr, outWhole := eval(whole)
+	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole+" (built by msrag index") || strings.Contains(stderr, "building index") {
+		t.Fatalf("eval of an index of msrag index: code %d, want it reused:\n%s", code, stderr)
+	}
+	code, stderr, outShards := eval(shards)
+	if code != exitOK || !strings.Contains(stderr, "2 shard(s)") {
+		t.Fatalf("eval of the shards of msrag index: code %d, want them reused:\n%s", code, stderr)
+	}
+	a, b := readEval(t, outWhole), readEval(t, outShards)
+	if len(a.Configs) == 0 || len(a.Configs) != len(b.Configs) {
+		t.Fatalf("%d configurations over the whole index, %d over its shards", len(a.Configs), len(b.Configs))
+	}
+	for i := range a.Configs {
+		for m, v := range a.Configs[i].Results.Mean {
+			if w := b.Configs[i].Results.Mean[m]; math.Abs(v-w) > 1e-9 {
+				t.Errorf("%s %s: %v over the whole index, %v over its shards", a.Configs[i].Name, m, v, w)
+			}
+		}
+	}
+
+	os.RemoveAll(filepath.Join(shards, "s1"))
+	noRecord := filepath.Join(root, "norecord")
+	index(noRecord, "--windows", "16,32", "--full")
+	dropInputs(t, noRecord)
+	for _, tc := range []struct {
+		name, dir, manifest string
+		want                []string
+	}{
+		{"missing shard", shards, filepath.Join(shards, "s0"), []string{"shards 1/2 are missing"}},
+		{"no full window", noFull, noFull, []string{"msrag index --full"}},
+		{"no record", noRecord, noRecord, []string{"records no inputs", "--rebuild"}},
+	} {
+		before := readManifestBytes(t, tc.manifest)
+		code, stderr, _ := eval(tc.dir)
+		for _, w := range append(tc.want, "built by msrag index") {
+			if code != exitFailure || !strings.Contains(stderr, w) {
+				t.Errorf("%s: code %d, want a failure saying %q:\n%s", tc.name, code, w, stderr)
+			}
+		}
+		if after := readManifestBytes(t, tc.manifest); after != before {
+			t.Errorf("%s: the index was touched", tc.name)
+		}
+	}
+
+	// The corpus changed in place, same size: the sha256 differs.
+	corpusFile := filepath.Join(data, "corpus.jsonl")
+	content, err := os.ReadFile(corpusFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir)
-	if code != exitFailure || !strings.Contains(stderr, "was not built by an evaluation") || !strings.Contains(stderr, "--rebuild") {
-		t.Fatalf("eval over an index of msrag index: code %d, want a failure that names --rebuild:\n%s", code, stderr)
+	changed := strings.Replace(string(content), "alpha", "ALPHA", 1)
+	if err := os.WriteFile(corpusFile, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if after, err := os.ReadFile(filepath.Join(ixDir, "manifest.json")); err != nil || string(after) != string(before) {
-		t.Fatalf("the index of msrag index was touched (%v)", err)
+	if code, stderr, _ := eval(whole); code != exitFailure || !strings.Contains(stderr, corpusFile) || !strings.Contains(stderr, "sha256") {
+		t.Errorf("same size, other content: code %d, want a failure naming the file and its sha256:\n%s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "", "eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--index", ixDir, "--rebuild", "--configs", "rrf")
-	if code != exitOK || !strings.Contains(stderr, "building index "+ixDir+": rebuild asked for") {
+	longer := string(content) + `{"_id": "d30", "title": "", "text": "one more"}` + "\n"
+	if err := os.WriteFile(corpusFile, []byte(longer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr, _ := eval(whole); code != exitFailure || !strings.Contains(stderr, "size "+fmt.Sprint(len(longer))) {
+		t.Errorf("longer corpus: code %d, want a failure naming the size:\n%s", code, stderr)
+	}
+	code, stderr, _ = eval(whole, "--rebuild", "--configs", "rrf")
+	if code != exitOK || !strings.Contains(stderr, "building index "+whole+": rebuild asked for") {
 		t.Fatalf("eval --rebuild: code %d\n%s", code, stderr)
+	}
+}
+
+// readManifestBytes returns dir's manifest.json.
+func readManifestBytes(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// dropInputs removes the inputs from dir's manifest, as an index built
+// before they were recorded has none.
+func dropInputs(t *testing.T, dir string) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(readManifestBytes(t, dir)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["inputs"]; !ok {
+		t.Fatalf("%s records no inputs", dir)
+	}
+	delete(m, "inputs")
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

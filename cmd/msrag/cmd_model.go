@@ -36,6 +36,13 @@ func init() {
 	})
 }
 
+// offlineFlag is --offline: a built-in model that is not in the cache is
+// refused instead of fetched on its first use.
+func offlineFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "offline",
+		Usage: "never fetch a model (as MSRAG_OFFLINE=1 does): one not in the cache is refused, naming the command that fetches it (default: a built-in model is fetched on first use)"}
+}
+
 func modelList(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("model list: takes no arguments")

@@ -24,6 +24,7 @@ func deviceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out round-robin, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
+		offlineFlag(),
 	}
 }
 
@@ -86,6 +87,7 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 		Threads:     c.Int("threads"),
 		TokenBudget: c.Int("batch-tokens"),
 		Log:         noteWriter(c),
+		Offline:     c.Bool("offline"),
 	}, nil
 }
 

@@ -13,8 +13,9 @@ const Env = "MSRAG_CACHE"
 // Dir returns the cache directory: $MSRAG_CACHE when set, else msrag in the
 // user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on
 // Linux), else .msrag-cache in the working directory when the user has no
-// home. The source tree's make targets and tests set MSRAG_CACHE to its
-// .cache directory.
+// home. make setup fills the same directory, and the tests read it; scripts
+// compute it the same way: $MSRAG_CACHE, else
+// ${XDG_CACHE_HOME:-$HOME/.cache}/msrag.
 func Dir() string {
 	if d := os.Getenv(Env); d != "" {
 		return d

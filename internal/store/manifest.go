@@ -120,6 +120,17 @@ type Manifest struct {
 	Late         *LateInfo `json:"late,omitempty"`
 	Created      time.Time `json:"created"`
 	BuildSeconds float64   `json:"build_seconds"`
+	// Inputs are the files the build read, with their sizes and sha256
+	// (corpus.Inputs); absent for a corpus whose reader records none, and in
+	// indices built before they were recorded.
+	Inputs []Input `json:"inputs,omitempty"`
+}
+
+// Input is one file a build read: its path as given, size and sha256.
+type Input struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // LateInfo describes the segments of a late-chunked index.

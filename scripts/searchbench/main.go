@@ -32,6 +32,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/benchdata"
+	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/testembed"
 )
 
@@ -44,7 +45,7 @@ const (
 func main() {
 	dir := flag.String("dir", "", "work directory")
 	data := flag.String("data", filepath.Join("..", "shared", "data"), "data directory (BEIR layout)")
-	tokPath := flag.String("tokenizer", ".cache/models/all-minilm-l6-v2/tokenizer.json", "tokenizer.json of all-MiniLM-L6-v2")
+	tokPath := flag.String("tokenizer", filepath.Join(cache.Dir(), "models", "all-minilm-l6-v2", "tokenizer.json"), "tokenizer.json of all-MiniLM-L6-v2")
 	prepare := flag.Bool("prepare", false, "build the index and the query vectors")
 	reps := flag.Int("reps", 3, "timed search+fuse passes over all queries")
 	flag.Parse()

@@ -5,18 +5,18 @@
 #   scripts/slurm/test-scifact.sh [NSHARDS]      (as root; default 3 shards)
 #
 # Uses the non-semantic hash test embedder (fast, no model), SciFact from
-# .cache/data/scifact (scripts/fetch-data.sh scifact) and bin/msrag (built here).
+# CACHE/data/scifact, CACHE being msrag's cache (scripts/fetch-data.sh scifact) and bin/msrag (built here).
 # Starts the local cluster if it is not running and stops it again if it started it.
 # Prints "slurm-scifact: N passed, M failed".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 n=${1:-3}
-data=.cache/data/scifact
+data=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/data/scifact
 [[ -f $data/corpus.jsonl.gz ]] || scripts/fetch-data.sh scifact
 go build -o bin/msrag ./cmd/msrag
 msrag=$root/bin/msrag
-export MSRAG_CACHE=$root/.cache
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 
 work=$(mktemp -d /tmp/msrag-slurm-scifact.XXXXXX)
 started=0

@@ -1,0 +1,184 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+)
+
+// indexDirs returns the index directories dir stands for: dir itself when
+// it holds an index, else its subdirectories that hold one (the shards of a
+// sharded build, as msrag search takes them); nil when there are none.
+func indexDirs(dir string) []string {
+	if msrag.IsIndex(dir) {
+		return []string{dir}
+	}
+	subs, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var shards []string
+	for _, s := range subs {
+		if msrag.IsIndex(s) {
+			shards = append(shards, s)
+		}
+	}
+	return shards
+}
+
+// reuseRecorded opens the index (or the shards) in spec.Index when the
+// inputs their manifests record (msrag index records them) are the
+// dataset's corpus files, whatever built it; otherwise it returns nil and
+// why not: no record (an index built before inputs were recorded), a file
+// that differs (size or sha256), missing shards, or other windows.
+func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
+	dirs := indexDirs(spec.Index)
+	var recorded []msrag.Manifest
+	for _, d := range dirs {
+		m, err := msrag.ReadManifest(d)
+		if err != nil {
+			return nil, "it does not open: " + err.Error(), nil
+		}
+		if len(m.Inputs) == 0 {
+			return nil, "its manifest " + filepath.Join(d, "manifest.json") + " records no inputs (built before msrag recorded them, or from a Parquet or Arrow corpus)", nil
+		}
+		recorded = append(recorded, *m)
+	}
+	if why := shardsMissing(recorded, dirs); why != "" {
+		return nil, why, nil
+	}
+	if why, err := inputsDiffer(recorded, src); err != nil || why != "" {
+		return nil, why, err
+	}
+	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: spec.Embedder}, dirs...)
+	if err != nil {
+		return nil, "it does not open: " + err.Error(), nil
+	}
+	why := windowsDiffer(ix, spec.indexWindows())
+	if why == "" {
+		why = embeddingMismatch(ix.Manifest(), spec)
+	}
+	if why != "" {
+		ix.Close()
+		return nil, why, nil
+	}
+	return ix, fmt.Sprintf("built by msrag index from the dataset's corpus (%d shard(s)), same model, windows and embedding", len(dirs)), nil
+}
+
+// shardsMissing says which shards of a sharded build are missing, or "".
+func shardsMissing(ms []msrag.Manifest, dirs []string) string {
+	n, have := 0, map[string]bool{}
+	for i, m := range ms {
+		if m.Shard == "" {
+			if len(ms) > 1 {
+				return fmt.Sprintf("%s is a whole index, not a shard, beside %d others", dirs[i], len(ms)-1)
+			}
+			return ""
+		}
+		var k, of int
+		if _, err := fmt.Sscanf(m.Shard, "%d/%d", &k, &of); err != nil || (n != 0 && of != n) {
+			return fmt.Sprintf("shard %s of %s does not belong with the others", m.Shard, dirs[i])
+		}
+		n, have[m.Shard] = of, true
+	}
+	var missing []string
+	for k := range n {
+		if s := fmt.Sprintf("%d/%d", k, n); !have[s] {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("shards %s are missing from %s: their records do not cover the corpus", strings.Join(missing, ", "), filepath.Dir(dirs[0]))
+	}
+	return ""
+}
+
+// inputsDiffer compares the recorded inputs of every shard with the
+// dataset's corpus files, by name within the corpus (the path given to
+// msrag index may have been another), size, then sha256. It says which file
+// differs and how, or "".
+func inputsDiffer(ms []msrag.Manifest, src *corpusSource) (string, error) {
+	byName := map[string][]msrag.Input{}
+	for _, m := range ms {
+		for _, in := range m.Inputs {
+			byName[filepath.Base(in.Path)] = append(byName[filepath.Base(in.Path)], in)
+		}
+	}
+	for _, f := range src.files {
+		name := filepath.Base(f)
+		ins := byName[name]
+		delete(byName, name)
+		if len(ins) == 0 {
+			return fmt.Sprintf("it was not built from the dataset's corpus file %s (it read %s)", f, recordedNames(ms)), nil
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return "", fmt.Errorf("experiment: %w", err)
+		}
+		sum := ""
+		for _, in := range ins {
+			if in.Size != st.Size() {
+				return fmt.Sprintf("corpus file %s differs from the one it was built from (%s): size %d, recorded %d", f, in.Path, st.Size(), in.Size), nil
+			}
+			if sum == "" {
+				if sum, err = fileSHA256(f); err != nil {
+					return "", err
+				}
+			}
+			if in.SHA256 != sum {
+				return fmt.Sprintf("corpus file %s differs from the one it was built from (%s): sha256 %s, recorded %s", f, in.Path, sum, in.SHA256), nil
+			}
+		}
+	}
+	if len(byName) > 0 {
+		extra := slices.Sorted(func(yield func(string) bool) {
+			for k := range byName {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		return fmt.Sprintf("it was also built from %s, which the dataset's corpus lacks", strings.Join(extra, ", ")), nil
+	}
+	return "", nil
+}
+
+// recordedNames lists the files the manifests record, for a message.
+func recordedNames(ms []msrag.Manifest) string {
+	var names []string
+	for _, m := range ms {
+		for _, in := range m.Inputs {
+			if !slices.Contains(names, in.Path) {
+				names = append(names, in.Path)
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// windowsDiffer says why an index built by msrag index cannot serve an
+// evaluation's windows: eval needs every --windows size and the full
+// window (for its full and oracle configurations), so an index without it
+// is refused with the command that builds one, or "".
+func windowsDiffer(ix *msrag.Index, want []chunk.Window) string {
+	why := mismatch(ix, want)
+	if why == "" {
+		return ""
+	}
+	var sizes []string
+	full := false
+	for _, w := range ix.Windows() {
+		if w.Truncate {
+			full = true
+		} else {
+			sizes = append(sizes, fmt.Sprint(w.Size))
+		}
+	}
+	hint := "evaluate it with --windows " + strings.Join(sizes, ",")
+	if !full {
+		hint = "it lacks the full window that eval's full and oracle configurations need: build it with msrag index --full (and --windows " + strings.Join(sizes, ",") + ")"
+	}
+	return why + "; " + hint
+}
