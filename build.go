@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/internal/build"
 	"github.com/msrag/msrag/internal/store"
 )
 
@@ -30,34 +27,40 @@ func Build(ctx context.Context, src corpus.Reader, cfg Config) (*Index, error) {
 // set): a shard can be empty (a Slurm array with more tasks than corpus
 // units), and its empty index searches together with the others.
 //
-// The build runs in the stages of builder.run (read, prepare, order, embed,
-// add), then publish writes the directory. A build that fails or is
-// cancelled leaves nothing behind: not the directory, not its staging
-// sibling.
+// The windows are filled by package internal/build (its stages: read,
+// prepare, order, embed, add), then publish writes the directory. A build
+// that fails or is cancelled leaves nothing behind: not the directory, not
+// its staging sibling.
 func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index, *BuildStats, error) {
 	start := time.Now()
-	b, err := newBuilder(cfg)
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer b.closeWindows() // a no-op once the Index owns them
+	b, lateInfo, err := newBuilder(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer b.Close() // a no-op once Run handed the windows on
 	var stage *store.Stage
-	if b.cfg.Out != "" {
-		if stage, err = b.stage(ctx); err != nil {
+	if cfg.Out != "" {
+		if stage, err = stageOut(ctx, cfg); err != nil {
 			return nil, nil, err
 		}
 		defer stage.Abort() // a no-op once published
 	}
-	if err := b.run(ctx, src); err != nil {
+	res, err := b.Run(ctx, src)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("msrag: build stopped: %w", ctx.Err())
 		}
 		return nil, nil, err
 	}
-	if len(b.ids) == 0 && b.cfg.Shard == "" {
+	if len(res.IDs) == 0 && cfg.Shard == "" {
+		build.CloseWindows(res.Windows)
 		return nil, nil, fmt.Errorf("msrag: the corpus has no documents: %w", corpus.ErrEmpty)
 	}
-	ix, err := b.index()
+	ix, err := newIndex(cfg, res, lateInfo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,129 +69,80 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	}
 	if stage != nil {
 		ix.man.BuildSeconds = time.Since(start).Seconds()
-		if err := b.publish(ctx, stage, ix); err != nil {
+		if err := publish(ctx, stage, ix); err != nil {
 			ix.Close()
 			return nil, nil, err
 		}
-		ix.dir = b.cfg.Out
+		ix.dir = cfg.Out
 	}
-	return ix, b.stats(start, ix), nil
+	return ix, statsOf(res, ix, start), nil
 }
 
-// builder holds one build: its configuration, the windows being filled, the
-// documents in input order and the counters the stages update.
-type builder struct {
-	cfg     Config
-	spec    embed.Spec
-	chunker *chunk.Chunker
-	windows []*window // the chunker's windows, in order; nil once the Index owns them
-	// late is the embedder of a Late build (nil otherwise); segment and
-	// overlap are its segments' content tokens and their overlap.
-	late             embed.TokenEmbedder
-	segment, overlap int
-
-	// ids and titles are written by the order stage only.
-	ids, titles []string
-
-	docs, skipped, units atomic.Int64 // read stage
-	chunks, tokens       atomic.Int64 // embed stage
-	busy                 busyClock    // embed stage
-	unique               int64        // add stage
-	start                time.Time
-	progMu               sync.Mutex
-}
-
-func newBuilder(cfg Config) (*builder, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
+// newBuilder hands cfg (defaults applied) to package build, checking a Late
+// build's model first; lateInfo is what the manifest records of its segments.
+func newBuilder(cfg Config) (b *build.Builder, lateInfo *store.LateInfo, err error) {
+	bc := build.Config{
+		Embedder: cfg.Embedder, Windows: cfg.Windows, Factory: cfg.Factory, Metric: cfg.Metric,
+		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
+		Edges: cfg.LateEdges, PrepareHook: cfg.prepareHook,
 	}
-	spec := cfg.Embedder.Spec()
-	ch, err := chunk.New(chunk.Config{
-		Windows:       cfg.Windows,
-		MaxTokens:     spec.MaxTokens,
-		PrefixTokens:  spec.PrefixTokens[embed.Passage],
-		SpecialTokens: spec.SpecialTokens,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("msrag: %w", err)
+	if progress := cfg.Progress; progress != nil {
+		bc.Progress = func(p build.Progress) { progress(Progress(p)) }
 	}
-	b := &builder{cfg: cfg, spec: spec, chunker: ch, start: time.Now()}
 	if cfg.Embedding == Late {
-		if b.late, b.segment, b.overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
-			return nil, err
+		if bc.Late, bc.Segment, bc.Overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
+			return nil, nil, err
 		}
+		lateInfo = &store.LateInfo{SegmentTokens: bc.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
+			Overlap: bc.Overlap, Edges: cfg.LateEdges.String()}
 	}
-	for _, w := range ch.Config().Windows {
-		fi, err := faiss.New(spec.Dims, cfg.Factory, cfg.Metric)
-		if err != nil {
-			b.closeWindows()
-			return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
-		}
-		b.windows = append(b.windows, &window{spec: w, index: fi, chunks: &store.ChunkTable{}})
+	if b, err = build.New(bc); err != nil {
+		return nil, nil, err
 	}
-	return b, nil
+	return b, lateInfo, nil
 }
 
-func (b *builder) closeWindows() {
-	closeWindows(b.windows)
-	b.windows = nil
-}
-
-// stage takes the output directory's lock (unless the caller holds it) and
+// stageOut takes the output directory's lock (unless the caller holds it) and
 // creates its staging directory: a busy directory fails here, before any work.
-func (b *builder) stage(ctx context.Context) (*store.Stage, error) {
+func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 	var lock *store.Lock
-	if b.cfg.Lock != nil {
-		lock = b.cfg.Lock.l
+	if cfg.Lock != nil {
+		lock = cfg.Lock.l
 	}
-	st, err := store.NewStage(ctx, b.cfg.Out, lock, b.cfg.Wait)
+	st, err := store.NewStage(ctx, cfg.Out, lock, cfg.Wait)
 	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
 	return st, nil
 }
 
-// report hands a snapshot of the counters to Config.Progress.
-func (b *builder) report() {
-	if b.cfg.Progress == nil {
-		return
-	}
-	b.progMu.Lock()
-	defer b.progMu.Unlock()
-	b.cfg.Progress(Progress{
-		Docs: b.docs.Load(), Skipped: b.skipped.Load(), Chunks: b.chunks.Load(), Tokens: b.tokens.Load(),
-		UnitsDone: b.units.Load(), UnitsTotal: int64(b.cfg.Units), Elapsed: time.Since(b.start),
-	})
-}
-
-// index turns the finished windows into an Index, which then owns them.
-func (b *builder) index() (*Index, error) {
+// newIndex turns the filled windows of res into an Index, which then owns
+// them (and closes them if it fails).
+func newIndex(cfg Config, res *build.Result, lateInfo *store.LateInfo) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
-		Model:         modelInfoOf(b.cfg.Embedder),
-		Factory:       b.cfg.Factory,
-		Metric:        b.cfg.Metric.String(),
-		Docs:          int64(len(b.ids)),
+		Model:         modelInfoOf(cfg.Embedder),
+		Factory:       cfg.Factory,
+		Metric:        cfg.Metric.String(),
+		Docs:          int64(len(res.IDs)),
 		DocsFile:      "docs.parquet",
-		UniqueChunks:  b.unique,
-		Tokens:        b.tokens.Load(),
-		Skipped:       b.skipped.Load(),
-		Shard:         b.cfg.Shard,
-		Embedding:     b.cfg.Embedding.String(),
+		UniqueChunks:  res.Unique,
+		Tokens:        res.Tokens,
+		Skipped:       res.Skipped,
+		Shard:         cfg.Shard,
+		Embedding:     cfg.Embedding.String(),
+		Late:          lateInfo,
 		Created:       time.Now().UTC().Truncate(time.Second),
 	}
-	if b.late != nil {
-		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: b.cfg.LateEdges.String()}
-	}
-	for _, w := range b.windows {
+	windows := make([]*window, len(res.Windows))
+	for i, w := range res.Windows {
+		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks}
 		man.Windows = append(man.Windows, WindowInfo{
-			Size: w.spec.Size, Stride: stride(w.spec), Truncate: w.spec.Truncate, Tail: tailOf(w.spec), Vectors: w.index.Ntotal(),
-			IndexFile: w.spec.Name() + ".faiss", ChunksFile: w.spec.Name() + ".chunks.parquet",
+			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: w.Index.Ntotal(),
+			IndexFile: w.Spec.Name() + ".faiss", ChunksFile: w.Spec.Name() + ".chunks.parquet",
 		})
 	}
-	ix := &Index{man: man, emb: b.cfg.Embedder, shards: []*shard{{ids: b.ids, titles: b.titles, windows: b.windows}}}
-	b.windows = nil
+	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{{ids: res.IDs, titles: res.Titles, windows: windows}}}
 	if err := ix.indexDocs(); err != nil {
 		ix.Close()
 		return nil, err
@@ -205,10 +159,10 @@ func stride(w chunk.Window) int {
 	return w.Step()
 }
 
-func (b *builder) stats(start time.Time, ix *Index) *BuildStats {
+func statsOf(res *build.Result, ix *Index, start time.Time) *BuildStats {
 	st := &BuildStats{
-		Docs: int64(len(b.ids)), Skipped: b.skipped.Load(), UniqueChunks: b.unique,
-		Tokens: b.tokens.Load(), EmbedBusy: b.busy.busy(), Wall: time.Since(start),
+		Docs: int64(len(res.IDs)), Skipped: res.Skipped, UniqueChunks: res.Unique,
+		Tokens: res.Tokens, EmbedBusy: res.EmbedBusy, Wall: time.Since(start),
 	}
 	for _, w := range ix.man.Windows {
 		st.Vectors = append(st.Vectors, w.Vectors)
@@ -218,7 +172,7 @@ func (b *builder) stats(start time.Time, ix *Index) *BuildStats {
 
 // publish writes the index's files into the stage, each hashed as it is
 // written, and moves the directory into place.
-func (b *builder) publish(ctx context.Context, st *store.Stage, ix *Index) error {
+func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 	man, sh := ix.man, ix.shards[0]
 	var err error
 	man.DocsSHA256, err = st.Create(man.DocsFile, func(w io.Writer) error { return store.WriteDocTable(w, sh.ids, sh.titles) })

@@ -66,9 +66,14 @@ type Config struct {
 	// failing at once otherwise.
 	Lock *IndexLock
 	Wait bool
+
+	// prepareHook, when set by a test, is called for every document before
+	// it is tokenized (build.Config.PrepareHook).
+	prepareHook func(id string) error
 }
 
-// Progress is a snapshot of a build's counters.
+// Progress is a snapshot of a build's counters. It has the fields of
+// package internal/build's, which counts them.
 type Progress struct {
 	Docs    int64 // documents read
 	Skipped int64 // records skipped (empty text, repeated id)

@@ -1,4 +1,4 @@
-package msrag
+package build
 
 import (
 	"context"
@@ -16,7 +16,7 @@ type pieceRef struct {
 
 // embedLate encodes the segments of bt once each and pools every chunk's
 // vector out of their token vectors (package late).
-func (b *builder) embedLate(ctx context.Context, bt *embedBatch) error {
+func (b *Builder) embedLate(ctx context.Context, bt *embedBatch) error {
 	dims := b.spec.Dims
 	seqs := make([][]int32, len(bt.segs))
 	for i, s := range bt.segs {
