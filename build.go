@@ -37,7 +37,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	if err != nil {
 		return nil, nil, err
 	}
-	b, lateInfo, err := newBuilder(cfg)
+	b, err := newBuilder(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +60,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		build.CloseWindows(res.Windows)
 		return nil, nil, fmt.Errorf("msrag: the corpus has no documents: %w", corpus.ErrEmpty)
 	}
-	ix, err := newIndex(cfg, res, lateInfo)
+	ix, err := newIndex(cfg, res)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,28 +78,18 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	return ix, statsOf(res, ix, start), nil
 }
 
-// newBuilder hands cfg (defaults applied) to package build, checking a Late
-// build's model first; lateInfo is what the manifest records of its segments.
-func newBuilder(cfg Config) (b *build.Builder, lateInfo *store.LateInfo, err error) {
+// newBuilder hands cfg (defaults applied) to package build.
+func newBuilder(cfg Config) (*build.Builder, error) {
 	bc := build.Config{
 		Embedder: cfg.Embedder, Windows: cfg.Windows, Factory: cfg.Factory, Metric: cfg.Metric,
 		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
-		Edges: cfg.LateEdges, PrepareHook: cfg.prepareHook,
+		Late: cfg.Embedding == Late, LateOverlap: cfg.LateOverlap, LateEdges: cfg.LateEdges,
+		PrepareHook: cfg.prepareHook,
 	}
 	if progress := cfg.Progress; progress != nil {
 		bc.Progress = func(p build.Progress) { progress(Progress(p)) }
 	}
-	if cfg.Embedding == Late {
-		if bc.Late, bc.Segment, bc.Overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
-			return nil, nil, err
-		}
-		lateInfo = &store.LateInfo{SegmentTokens: bc.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
-			Overlap: bc.Overlap, Edges: cfg.LateEdges.String()}
-	}
-	if b, err = build.New(bc); err != nil {
-		return nil, nil, err
-	}
-	return b, lateInfo, nil
+	return build.New(bc)
 }
 
 // stageOut takes the output directory's lock (unless the caller holds it) and
@@ -118,7 +108,7 @@ func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 
 // newIndex turns the filled windows of res into an Index, which then owns
 // them (and closes them if it fails).
-func newIndex(cfg Config, res *build.Result, lateInfo *store.LateInfo) (*Index, error) {
+func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
 		Model:         modelInfoOf(cfg.Embedder),
@@ -131,8 +121,11 @@ func newIndex(cfg Config, res *build.Result, lateInfo *store.LateInfo) (*Index, 
 		Skipped:       res.Skipped,
 		Shard:         cfg.Shard,
 		Embedding:     cfg.Embedding.String(),
-		Late:          lateInfo,
 		Created:       time.Now().UTC().Truncate(time.Second),
+	}
+	if cfg.Embedding == Late {
+		man.Late = &store.LateInfo{SegmentTokens: res.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
+			Overlap: res.Overlap, Edges: cfg.LateEdges.String()}
 	}
 	windows := make([]*window, len(res.Windows))
 	for i, w := range res.Windows {

@@ -36,12 +36,14 @@ type Config struct {
 	Progress func(Progress)
 	// Units is the number of corpus units the reader will read (0: unknown).
 	Units int
-	// Late, when set, makes a late-chunking build: each document's segments
-	// of Segment content tokens (consecutive ones sharing Overlap) are
-	// encoded once and every chunk pools its rows (Edges says which).
-	Late             embed.TokenEmbedder
-	Segment, Overlap int
-	Edges            late.Edges
+	// Late makes a late-chunking build: each document's segments (as many
+	// content tokens as the model takes, consecutive ones sharing
+	// LateOverlap, 0: late.DefaultOverlap) are encoded once and every chunk
+	// pools its rows (LateEdges says which). The embedder must be an
+	// embed.TokenEmbedder with mean pooling.
+	Late        bool
+	LateOverlap int
+	LateEdges   late.Edges
 	// PrepareHook, when set, is called for every document before it is
 	// tokenized; an error fails the build as a failing document would. Tests
 	// use it to fail or stall one document.
@@ -69,6 +71,9 @@ type Result struct {
 	Tokens      int64     // content tokens embedded
 	Skipped     int64     // records the reader skipped
 	EmbedBusy   time.Duration
+	// Segment and Overlap are a late build's segment content tokens and
+	// their overlap (0 for an independent build).
+	Segment, Overlap int
 }
 
 // Builder holds one build: its configuration, the windows being filled, the
@@ -78,7 +83,10 @@ type Builder struct {
 	spec    embed.Spec
 	chunker *chunk.Chunker
 	windows []*Window // the chunker's windows, in order; nil once handed on
-	late    embed.TokenEmbedder
+	// late is the embedder of a Late build (nil otherwise); segment and
+	// overlap are its segments' content tokens and their overlap.
+	late             embed.TokenEmbedder
+	segment, overlap int
 
 	// ids and titles are written by the order stage only.
 	ids, titles []string
@@ -91,7 +99,8 @@ type Builder struct {
 	progMu               sync.Mutex
 }
 
-// New checks cfg's windows against the embedder's model and makes an empty
+// New checks cfg's windows against the embedder's model (and, for a Late
+// build, that the model can be late-chunked) and makes an empty
 // FAISS index and chunk table per window. The caller closes the Builder.
 func New(cfg Config) (*Builder, error) {
 	spec := cfg.Embedder.Spec()
@@ -104,7 +113,12 @@ func New(cfg Config) (*Builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
-	b := &Builder{cfg: cfg, spec: spec, chunker: ch, late: cfg.Late, start: time.Now()}
+	b := &Builder{cfg: cfg, spec: spec, chunker: ch, start: time.Now()}
+	if cfg.Late {
+		if b.late, b.segment, b.overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
+			return nil, err
+		}
+	}
 	for _, w := range ch.Config().Windows {
 		fi, err := faiss.New(spec.Dims, cfg.Factory, cfg.Metric)
 		if err != nil {
@@ -132,6 +146,7 @@ func (b *Builder) Run(ctx context.Context, src corpus.Reader) (*Result, error) {
 	res := &Result{
 		IDs: b.ids, Titles: b.titles, Windows: b.windows, Unique: b.unique,
 		Tokens: b.tokens.Load(), Skipped: b.skipped.Load(), EmbedBusy: b.busy.busy(),
+		Segment: b.segment, Overlap: b.overlap,
 	}
 	b.windows = nil
 	return res, nil

@@ -69,14 +69,14 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 // gives each of its items the pieces of its pool.
 func (b *Builder) cutSegments(bt *docBatch, doc int32, ids []int32, items []item) {
 	base := int32(len(bt.segs))
-	spans := late.Segments(nil, len(ids), b.cfg.Segment, b.cfg.Overlap)
+	spans := late.Segments(nil, len(ids), b.segment, b.overlap)
 	for _, sp := range spans {
 		bt.segs = append(bt.segs, segment{doc: doc, span: sp, ids: ids[sp.Start:sp.End:sp.End]})
 	}
 	for i := range items {
 		it := &items[i]
 		it.pieces = late.Pieces(nil, spans, chunk.Span{Start: int(it.tokStart), End: int(it.tokEnd)})
-		b.cfg.Edges.Apply(it.pieces)
+		b.cfg.LateEdges.Apply(it.pieces)
 		for k := range it.pieces {
 			it.pieces[k].Seg += base
 		}
