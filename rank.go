@@ -75,7 +75,7 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
-	opts = opts.withDefaults()
+	opts = ix.Clamp(opts)
 	f := opts.Fusion
 	sel, err := fusedWindows(ch.Windows, f)
 	if err != nil {

@@ -57,6 +57,9 @@ func New(dim int, factory string, metric Metric) (*Index, error) {
 	if metric != InnerProduct && metric != L2 {
 		return nil, fmt.Errorf("faiss: new %q: %w: unknown metric %v", factory, ErrArgument, metric)
 	}
+	if err := CheckFactory(factory, dim); err != nil {
+		return nil, err
+	}
 	cf := C.CString(factory)
 	defer C.free(unsafe.Pointer(cf))
 	var p *C.msrag_index

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/faiss"
 )
 
 func init() {
@@ -54,6 +55,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if c.NArg() != 0 {
 		return msrag.Config{}, corpus.Options{}, usagef("index: unexpected arguments %v", c.Args().Slice())
 	}
+	if _, err := outFlag(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	windows, err := windowsFlag(c)
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
@@ -68,6 +72,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	metric, err := parseMetric(c.String("metric"))
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
+	}
+	if err := faiss.CheckFactory(c.String("factory"), 0); err != nil {
+		return msrag.Config{}, corpus.Options{}, usagef("index: --factory: %w", err)
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
@@ -98,6 +105,9 @@ func indexAction(c *cli.Context) error {
 		return err
 	}
 	defer emb.Close()
+	if err := faiss.CheckFactory(cfg.Factory, emb.Spec().Dims); err != nil {
+		return usagef("index: --factory: %w (the model's vectors have %d dims)", err, emb.Spec().Dims)
+	}
 	src, err := openCorpusReader(c.String("corpus"), copts)
 	if err != nil {
 		return err
