@@ -83,6 +83,9 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if _, err := outFlag(c, "search"); err != nil {
 		return opts, 0, err
 	}
+	if err := corpus.CheckID(c.String("tag")); format == output.TREC && err != nil {
+		return opts, 0, usagef("search: --tag: %w", err)
+	}
 	if _, err := embedderOptions(c); err != nil {
 		return opts, 0, err
 	}
