@@ -230,10 +230,10 @@ func outFlag(c *cli.Context, cmd string) (string, error) {
 // chunks a window holds, saying so once, so that memory follows the index.
 func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msrag.SearchOptions {
 	cl := ix.Clamp(opts)
-	if cl.K < opts.K {
+	if cl.K < opts.K && c.IsSet("k") {
 		fmt.Fprintf(c.App.ErrWriter, "search: --k %d is more than the index's %d documents: returning at most %d\n", opts.K, ix.NumDocs(), cl.K)
 	}
-	if cl.WindowK < opts.WindowK {
+	if cl.WindowK < opts.WindowK && c.IsSet("window-k") {
 		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.WindowK, cl.WindowK, cl.WindowK)
 	}
 	return cl
