@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/hub"
 )
 
 // TestMain runs the command line itself when MSRAG_TEST_MAIN is set, so the
@@ -375,5 +377,45 @@ func TestHostileSearchInput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != 3 {
 		t.Errorf("huge k: want the 3 documents, got %q", b)
+	}
+}
+
+// TestHostileDataFetch: a hub that accepts connections and never answers
+// fails the fetch within --request-timeout; a flag after a name is named in
+// the message; a directory of other files is not replaced.
+func TestHostileDataFetch(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	t.Setenv(hub.EnvEndpoint, "http://"+ln.Addr().String())
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ref, _ := hub.ParseDatasetName("hf:mteb/tiny@main")
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(filepath.Join(other, ref.DirName()), 0o755)
+	os.WriteFile(filepath.Join(other, ref.DirName(), "mine.txt"), []byte("mine\n"), 0o644)
+	runHostile(t, dir, []hostileCase{
+		{"no answer", []string{"data", "fetch", "--dir", data, "--quiet", "--request-timeout", "500ms", "hf:mteb/tiny@main"},
+			exitFailure, "nothing received for 500ms", "other"},
+		{"flag after a name", []string{"data", "fetch", "hf:mteb/tiny@main", "--force"}, exitUsage, "flag --force comes after a dataset name", "other"},
+		{"a directory of other files", []string{"data", "fetch", "--dir", other, "hf:mteb/tiny@main"}, exitFailure, "not replacing them", "other"},
+	})
+	if b, _ := os.ReadFile(filepath.Join(other, ref.DirName(), "mine.txt")); string(b) != "mine\n" {
+		t.Error("the directory of other files was touched")
 	}
 }
