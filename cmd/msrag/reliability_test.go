@@ -419,3 +419,36 @@ func TestHostileDataFetch(t *testing.T) {
 		t.Error("the directory of other files was touched")
 	}
 }
+
+// TestHostileEvalInput: an eval refused for its fusion model (trained on the
+// queries it would score) or an empty --out leaves nothing in OUT.
+func TestHostileEvalInput(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	idx := filepath.Join(dir, "idx")
+	eval := func(extra ...string) []string {
+		return append([]string{"eval", "--dataset", data, "--index", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "10", "--window-k", "10"}, extra...)
+	}
+	if code, _, stderr := runCLI(t, "", eval("--out", filepath.Join(dir, "first"))...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	man, err := msrag.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{"format": 1, "model": man.Model, "rule": "rrf",
+		"windows":  []map[string]any{{"name": "w16", "size": 16, "tail": man.Windows[0].Tail}, {"name": "w32", "size": 32, "tail": man.Windows[1].Tail}},
+		"training": map[string]any{"dataset": "tiny", "split": "test", "query_ids": []string{"q1"}}}
+	b, _ := json.Marshal(m)
+	seen := filepath.Join(dir, "seen.json")
+	os.WriteFile(seen, b, 0o644)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	out := filepath.Join(work, "out")
+	runHostile(t, work, []hostileCase{
+		{"fusion model trained on these queries", eval("--out", out, "--fusion-model", seen), exitFailure, "evaluate it on queries it has not seen", "-"},
+		{"empty out", eval("--out", ""), exitUsage, "--out is empty", "-"},
+	})
+}
