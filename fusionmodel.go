@@ -209,10 +209,10 @@ func (m *FusionModel) validate() error {
 	}
 	if m.Router != nil {
 		if err := m.Router.Validate(); err != nil {
-			return fmt.Errorf("router: %w", err)
+			return err
 		}
 		if err := m.Router.CheckInputs(m.Model.Dims, fuse.NumFeatures); err != nil {
-			return fmt.Errorf("router: %w", err)
+			return err
 		}
 		f.Router = m.Router
 	}

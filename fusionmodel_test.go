@@ -58,7 +58,7 @@ func TestReadFusionModelRefusesDamage(t *testing.T) {
 		edit func(map[string]any)
 		want string
 	}{
-		{"inputs zero", rt(func(r map[string]any) { r["inputs"] = 0 }), "router: router: invalid model: inputs: 0"},
+		{"inputs zero", rt(func(r map[string]any) { r["inputs"] = 0 }), "router: invalid model: inputs: 0"},
 		{"inputs negative", rt(func(r map[string]any) { r["inputs"] = -3 }), "inputs: -3"},
 		{"inputs of other dims", rt(func(r map[string]any) {
 			r["inputs"] = 11

@@ -352,7 +352,7 @@ func TestHostileSearchInput(t *testing.T) {
 	}
 	cases := []hostileCase{
 		{"router inputs 0", search("--fusion-model", fusionModel("f0.json", func(r map[string]any) { r["inputs"] = 0 }), "--fusion", "learned+router"),
-			exitUsage, "f0.json: router: router: invalid model: inputs: 0", "-"},
+			exitUsage, "f0.json: router: invalid model: inputs: 0", "-"},
 		{"router mean short", search("--fusion-model", fusionModel("f1.json", func(r map[string]any) { r["mean"] = []float64{1} }), "--fusion", "learned+router"),
 			exitUsage, "mean: 1 values for", "-"},
 		{"router w long", search("--fusion-model", fusionModel("f2.json", func(r map[string]any) { r["w"] = make([]float64, (inputs+1)*2+1) }), "--fusion", "learned+router"),
