@@ -75,6 +75,9 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 	if s.GPUs, err = gpuList(c); err != nil {
 		return s, err
 	}
+	if err := checkWorkers(c, "bench"); err != nil {
+		return s, err
+	}
 	s.Rebuild, s.Wait, s.Workers = c.Bool("rebuild"), c.Bool("wait"), c.Int("workers")
 	if !c.Bool("quiet") {
 		s.Log = c.App.ErrWriter

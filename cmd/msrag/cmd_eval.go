@@ -88,6 +88,9 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	if _, err := outFlag(c, "eval"); err != nil {
 		return experiment.Spec{}, err
 	}
+	if err := checkWorkers(c, "eval"); err != nil {
+		return experiment.Spec{}, err
+	}
 	windows, err := windowsFlag(c)
 	if err != nil {
 		return experiment.Spec{}, err

@@ -83,6 +83,12 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
+	if err := checkWorkers(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
+	if c.Int("block-lines") < 0 {
+		return msrag.Config{}, corpus.Options{}, usagef("index: --block-lines %d is negative", c.Int("block-lines"))
+	}
 	copts := corpusOptions(c)
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	cfg := msrag.Config{
@@ -133,6 +139,19 @@ func indexAction(c *cli.Context) error {
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	printRemoteStats(c.App.ErrWriter, "index", emb)
+	return nil
+}
+
+// maxWorkers bounds --workers: the build keeps 2 x workers + 2 batches in
+// flight and starts a goroutine per worker, so a typo of 1000000000 would
+// ask for gigabytes before reading a document.
+const maxWorkers = 1024
+
+// checkWorkers refuses a --workers above maxWorkers.
+func checkWorkers(c *cli.Context, cmd string) error {
+	if w := c.Int("workers"); w > maxWorkers {
+		return usagef("%s: --workers %d is more than %d", cmd, w, maxWorkers)
+	}
 	return nil
 }
 
