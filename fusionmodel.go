@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -155,9 +154,9 @@ func (ix *Index) NewFusionModel(rule Fusion, fused []chunk.Window, tr Training) 
 
 // ReadFusionModel reads a fusion model file.
 func ReadFusionModel(path string) (*FusionModel, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxFusionModel)
 	if err != nil {
-		return nil, fmt.Errorf("msrag: %w", err)
+		return nil, fmt.Errorf("msrag: fusion model: %w", err)
 	}
 	var m FusionModel
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -178,6 +177,10 @@ func ReadFusionModel(path string) (*FusionModel, error) {
 // ErrBadFusionModel is wrapped by ReadFusionModel's errors for a file whose
 // fields do not describe a usable fusion model.
 var ErrBadFusionModel = errors.New("invalid fusion model")
+
+// maxFusionModel bounds a fusion model file's size: a router over
+// 1024-dimensional embeddings takes about 40 KB of numbers.
+const maxFusionModel = 256 << 20
 
 // maxDims bounds an embedding's dims in files msrag reads.
 const maxDims = 1 << 16

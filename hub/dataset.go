@@ -231,7 +231,7 @@ func checkReplaceable(dir string, ref DatasetRef, force bool) error {
 		return fmt.Errorf("hub: %s is in the way of %s: %w", dir, ref.Repo, err)
 	}
 	var st stamp
-	data, err := os.ReadFile(filepath.Join(dir, StampFile))
+	data, err := safefile.ReadSmall(filepath.Join(dir, StampFile), maxStamp)
 	if err == nil && json.Unmarshal(data, &st) == nil && st.Repo == ref.Repo.ID {
 		return nil
 	}

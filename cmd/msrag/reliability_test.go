@@ -364,6 +364,8 @@ func TestHostileSearchInput(t *testing.T) {
 		{"router std 0", search("--fusion-model", fusionModel("f4.json", func(r map[string]any) { r["std"] = make([]float64, inputs) }), "--fusion", "learned+router"),
 			exitUsage, "std[0]: 0, want a positive value", "-"},
 		{"empty out", []string{"search", "--index", idx, "--queries", queries, "--out", ""}, exitUsage, "--out is empty", "-"},
+		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
+		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file", "-"},
 		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
 		{"query id with a space", []string{"search", "--index", idx, "--queries", badQueries, "--out", out}, exitFailure, `bad.tsv line 2: id "q 2" holds U+0020`, "-"},
 	}

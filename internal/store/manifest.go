@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // ManifestName is the manifest's file name inside an index directory.
@@ -147,7 +149,7 @@ func IsIndex(dir string) bool {
 // ReadManifest reads and checks dir's manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxManifest)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not an index: %w", dir, err)
 	}
@@ -170,6 +172,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 // ErrBadManifest is wrapped by ReadManifest's errors for a manifest whose
 // fields cannot describe an index (damaged or edited by hand).
 var ErrBadManifest = errors.New("invalid manifest")
+
+// maxManifest bounds a manifest's size: a few KiB in practice.
+const maxManifest = 16 << 20
 
 // maxDims bounds the vectors' dims a manifest may record.
 const maxDims = 1 << 16
