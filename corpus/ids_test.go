@@ -57,3 +57,21 @@ func readQrels(_ testing.TB, path string) error {
 	_, err := corpus.ReadQrels(path, corpus.Options{})
 	return err
 }
+
+// TestLineWithoutEnd: a line longer than the limit (a gzip bomb without line
+// breaks) is refused, naming the file and the line, instead of being read
+// into memory whole.
+func TestLineWithoutEnd(t *testing.T) {
+	defer corpus.SetMaxLineBytes(4 << 20)()
+	path := filepath.Join(t.TempDir(), "bomb.jsonl")
+	long := `{"_id":"a","text":"` + strings.Repeat("x", 5<<20) + `"}` + "\n"
+	writeFile(t, path, []byte(`{"_id":"z","text":"short"}`+"\n"+long))
+	_, _, err := readAll(t, path, corpus.Options{})
+	if !errors.Is(err, corpus.ErrRecord) || !strings.Contains(err.Error(), "bomb.jsonl line 2: longer than 4194304 bytes") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = corpus.ReadQueries(path, corpus.Options{})
+	if !errors.Is(err, corpus.ErrRecord) || !strings.Contains(err.Error(), "line 2: longer than") {
+		t.Fatalf("queries: got %v", err)
+	}
+}
