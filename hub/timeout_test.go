@@ -105,3 +105,30 @@ func TestFetchDatasetRefusesOtherFiles(t *testing.T) {
 		t.Fatalf("refetching a damaged earlier fetch of the same dataset: %v", err)
 	}
 }
+
+// TestFetchDatasetEndlessFile: a hub that sends a file without end is cut
+// off one byte past the listed size, not read until the disk is full.
+func TestFetchDatasetEndlessFile(t *testing.T) {
+	const shard = "corpus/corpus-00001-of-00002.parquet"
+	h := newFakeHub(t, "mteb/small", parquetRepo(t))
+	h.resolve = func(w http.ResponseWriter, r *http.Request, path string) bool {
+		if path != shard {
+			return false
+		}
+		chunk := make([]byte, 1<<16)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+		}
+		return true
+	}
+	root := filepath.Join(t.TempDir(), "data")
+	_, err := hub.FetchDataset(context.Background(), "hf:mteb/small@"+commit, hub.DatasetOptions{Options: hub.Options{Endpoint: h.URL()}, Dir: root})
+	if !errors.Is(err, hub.ErrIntegrity) || !strings.Contains(err.Error(), shard) {
+		t.Fatalf("error %v, want ErrIntegrity naming %s", err, shard)
+	}
+	if got := entries(t, root); len(got) != 0 {
+		t.Errorf("left %v", got)
+	}
+}

@@ -77,3 +77,28 @@ func (b *watchedBody) Close() error {
 	b.w.stop()
 	return err
 }
+
+// maxAnswer bounds a listing page or a revision answer: a page of a
+// thousand entries is a few hundred KiB.
+const maxAnswer = 64 << 20
+
+// limited returns r cut off with an error after maxAnswer bytes, so that a
+// hub answering without end cannot fill memory.
+func limited(r io.Reader) io.Reader { return &capReader{r: r, left: maxAnswer} }
+
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("%w: the answer is longer than %d bytes", ErrTransfer, int64(maxAnswer))
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
