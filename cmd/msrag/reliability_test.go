@@ -365,7 +365,6 @@ func TestHostileSearchInput(t *testing.T) {
 			exitUsage, "std[0]: 0, want a positive value", "-"},
 		{"empty out", []string{"search", "--index", idx, "--queries", queries, "--out", ""}, exitUsage, "--out is empty", "-"},
 		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
-		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file", "-"},
 		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
 		{"query id with a space", []string{"search", "--index", idx, "--queries", badQueries, "--out", out}, exitFailure, `bad.tsv line 2: id "q 2" holds U+0020`, "-"},
 	}
@@ -454,5 +453,19 @@ func TestHostileEvalInput(t *testing.T) {
 	runHostile(t, work, []hostileCase{
 		{"fusion model trained on these queries", eval("--out", out, "--fusion-model", seen), exitFailure, "evaluate it on queries it has not seen", "-"},
 		{"empty out", eval("--out", ""), exitUsage, "--out is empty", "-"},
+	})
+}
+
+// TestHostileBenchInput: an empty --out or --indices, a billion workers and
+// a suite file that is a device are usage errors before any work.
+func TestHostileBenchInput(t *testing.T) {
+	dir := t.TempDir()
+	suiteFile := filepath.Join(dir, "s.json")
+	os.WriteFile(suiteFile, []byte(`{"name": "s", "out": "out", "datasets": [{"dir": "d"}], "models": [{"name": "m", "window_sets": [[4]]}]}`), 0o644)
+	runHostile(t, dir, []hostileCase{
+		{"empty out", []string{"bench", "--suite", suiteFile, "--out", ""}, exitUsage, "bench: --out is empty", "s.json"},
+		{"empty indices", []string{"bench", "--suite", suiteFile, "--indices", ""}, exitUsage, "bench: --indices is empty", "s.json"},
+		{"a billion workers", []string{"bench", "--suite", suiteFile, "--workers", "1000000000"}, exitUsage, "--workers 1000000000 is more than 1024", "s.json"},
+		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file of a size msrag reads whole (it is a device)", "s.json"},
 	})
 }
