@@ -24,7 +24,7 @@ func CheckID(id string) error {
 		return fmt.Errorf("id %q is not valid UTF-8: %w", id, ErrBadID)
 	}
 	for i, r := range id {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
 			return fmt.Errorf("id %q holds %U at byte %d (ids may not hold white space or control characters): %w", id, r, i, ErrBadID)
 		}
 	}
