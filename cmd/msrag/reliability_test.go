@@ -298,7 +298,7 @@ func TestHostileIndexInput(t *testing.T) {
 	cases = append(cases,
 		hostileCase{"empty out", []string{"index", "--corpus", corpusPath, "--out", "", "--model", "hash-test-embedder"}, exitUsage, "--out is empty", left},
 		hostileCase{"a billion workers", index("--workers", "1000000000"), exitUsage, "--workers 1000000000 is more than 1024", left},
-		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5 is negative", left},
+		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5: must not be negative", left},
 		hostileCase{"id with a newline", []string{"index", "--corpus", badIDs, "--out", out, "--model", "hash-test-embedder", "--windows", "4", "--quiet"},
 			exitFailure, `ids.jsonl line 2: id "b\nc" holds U+000A`, left},
 	)
