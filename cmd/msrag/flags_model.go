@@ -24,6 +24,7 @@ func deviceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out round-robin, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
+		batchingFlag(),
 	}
 }
 
@@ -80,7 +81,12 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 	if _, err := gpuList(c); err != nil {
 		return onnx.Options{}, err
 	}
+	batching, err := batchingOption(c)
+	if err != nil {
+		return onnx.Options{}, err
+	}
 	return onnx.Options{
+		Batching:    batching,
 		Device:      embedDevice(c),
 		DeviceID:    c.Int("device-id"),
 		Threads:     c.Int("threads"),
