@@ -116,6 +116,26 @@ func modelInfoOf(e Embedder) ModelInfo {
 	return m
 }
 
+// batchingOf is what the manifest records as e's batching: "padded" or
+// "single" for an ONNX model (onnx.Batching, auto resolved), "" for an
+// embedder without the choice.
+func batchingOf(e Embedder) string {
+	if b, ok := e.(interface{ Batching() onnx.Batching }); ok {
+		return b.Batching().String()
+	}
+	return ""
+}
+
+// recordedBatching is a manifest's batching, "padded" where it is absent:
+// every ONNX build before it was recorded ran padded batches, and an
+// embedder without the choice has nothing to disagree about.
+func recordedBatching(m *Manifest) string {
+	if m.Batching == "" {
+		return onnx.BatchingPadded.String()
+	}
+	return m.Batching
+}
+
 // sameModel reports whether two manifests name the same model, whatever
 // endpoints and tokenizer path a model behind a server was reached by.
 func sameModel(a, b ModelInfo) bool {

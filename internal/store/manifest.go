@@ -120,6 +120,13 @@ type Manifest struct {
 	Late         *LateInfo `json:"late,omitempty"`
 	Created      time.Time `json:"created"`
 	BuildSeconds float64   `json:"build_seconds"`
+
+	// Batching is how the embedder grouped texts into model runs: "padded"
+	// (length-sorted padded batches; absent in manifests written before it
+	// was recorded) or "single" (one text per run, so a dynamically
+	// quantized model's vectors do not depend on the batch); absent for an
+	// embedder without the choice (a model behind a server).
+	Batching string `json:"batching,omitempty"`
 }
 
 // LateInfo describes the segments of a late-chunked index.
