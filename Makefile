@@ -19,8 +19,15 @@ setup:
 check:
 	@scripts/setup.sh --check
 
+# The source revision and whether the tree was modified, for results and
+# manifests (internal/provenance): go stamps neither in a git worktree or
+# with -buildvcs=false. Empty outside a git checkout.
+PROVENANCE := github.com/msrag/msrag/internal/provenance
+GIT_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+GIT_MODIFIED = $(shell git status --porcelain >/dev/null 2>&1 && { test -z "$$(git status --porcelain)" && echo false || echo true; })
+
 build: setup
-	$(GO) build -o bin/msrag ./cmd/msrag
+	$(GO) build -ldflags "-X $(PROVENANCE).revision=$(GIT_REVISION) -X $(PROVENANCE).modified=$(GIT_MODIFIED)" -o bin/msrag ./cmd/msrag
 
 install: build
 	install -D -m 0755 bin/msrag $(DESTDIR)$(PREFIX)/bin/msrag
