@@ -116,10 +116,10 @@ func modelInfoOf(e Embedder) ModelInfo {
 	return m
 }
 
-// batchingOf is what the manifest records as e's batching: "padded" or
+// EmbedderBatching is what a manifest records as e's batching: "padded" or
 // "single" for an ONNX model (onnx.Batching, auto resolved), "" for an
 // embedder without the choice.
-func batchingOf(e Embedder) string {
+func EmbedderBatching(e Embedder) string {
 	if b, ok := e.(interface{ Batching() onnx.Batching }); ok {
 		return b.Batching().String()
 	}
@@ -135,6 +135,11 @@ func recordedBatching(m *Manifest) string {
 	}
 	return m.Batching
 }
+
+// Batching is how the index's texts were grouped into model runs: "padded"
+// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
+// predates the record.
+func (ix *Index) Batching() string { return recordedBatching(ix.man) }
 
 // sameModel reports whether two manifests name the same model, whatever
 // endpoints and tokenizer path a model behind a server was reached by.

@@ -198,6 +198,11 @@ func TestEvalInt8BatchSizesAgree(t *testing.T) {
 		if e.Queries != 40 {
 			t.Fatalf("eval --batch %s: %d queries, want 40", batch, e.Queries)
 		}
+		// The run records its build, the libraries and how it batched.
+		if b := e.Build; b.Module != "github.com/msrag/msrag" || b.ONNXRuntime == "" || b.FAISS == "" ||
+			e.Index.Batching != "single" || e.Index.Build == nil || e.Index.Build.FAISS != b.FAISS || e.MsragVersion != b.String() {
+			t.Fatalf("eval --batch %s: provenance %+v, index %+v, version %q", batch, b, e.Index, e.MsragVersion)
+		}
 		var res []any
 		for _, c := range e.Configs {
 			res = append(res, c.Name, c.Results.Mean, c.Results.PerQuery)

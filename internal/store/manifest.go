@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/msrag/msrag/internal/provenance"
 )
 
 // ManifestName is the manifest's file name inside an index directory.
@@ -127,6 +129,9 @@ type Manifest struct {
 	// quantized model's vectors do not depend on the batch); absent for an
 	// embedder without the choice (a model behind a server).
 	Batching string `json:"batching,omitempty"`
+	// Build is the msrag build and library versions that wrote the index
+	// (absent in manifests written before it was recorded).
+	Build *provenance.Build `json:"build,omitempty"`
 }
 
 // LateInfo describes the segments of a late-chunked index.
