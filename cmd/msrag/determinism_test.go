@@ -212,4 +212,11 @@ func TestEvalInt8BatchSizesAgree(t *testing.T) {
 	if !reflect.DeepEqual(evals[0], evals[1]) {
 		t.Fatalf("eval numbers differ between --batch 1 and --batch 1024:\n%v\n%v", evals[0], evals[1])
 	}
+
+	// The index is not reused with the other batching.
+	code, _, stderr := runCLI(t, "", "eval", "--dataset", data, "--model", int8Model, "--windows", "64,128",
+		"--index", idx, "--out", filepath.Join(dir, "out-padded"), "--batching", "padded")
+	if code != exitOK || !strings.Contains(stderr, "embedded with single batching, the model now runs padded") {
+		t.Fatalf("eval --batching padded over a single index: code %d: %s", code, stderr)
+	}
 }
