@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
+.PHONY: setup check build install test fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
 
 setup:
 	@scripts/setup.sh
@@ -19,9 +19,16 @@ setup:
 check:
 	@scripts/setup.sh --check
 
-# bin/msrag finds the ONNX Runtime library beside it: it runs from any directory.
+# The source revision and whether the tree was modified, for results and
+# manifests (internal/provenance): go stamps neither in a git worktree or
+# with -buildvcs=false. Empty outside a git checkout. bin/msrag finds the ONNX
+# Runtime library copied beside it, so it runs from any directory.
+PROVENANCE := github.com/msrag/msrag/internal/provenance
+GIT_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+GIT_MODIFIED = $(shell git status --porcelain >/dev/null 2>&1 && { test -z "$$(git status --porcelain)" && echo false || echo true; })
+
 build: setup
-	$(GO) build -o bin/msrag ./cmd/msrag
+	$(GO) build -ldflags "-X $(PROVENANCE).revision=$(GIT_REVISION) -X $(PROVENANCE).modified=$(GIT_MODIFIED)" -o bin/msrag ./cmd/msrag
 	install -m 0644 $(CACHE)/onnxruntime/libonnxruntime.so.1 bin/libonnxruntime.so.1
 
 install: build
@@ -33,6 +40,10 @@ test: setup
 	@out=$$(gofmt -l .); if [[ -n "$$out" ]]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
 	$(GO) test -race ./...
 	@if [[ -n "$(PURE_DIRS)" ]]; then echo "CGO_ENABLED=0 go test $(PURE_DIRS)"; CGO_ENABLED=0 $(GO) test $(PURE_DIRS); fi
+
+# Every fuzz target for FUZZTIME each (default 10s), one after another (CI runs it).
+fuzz: setup
+	scripts/fuzz-short.sh
 
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...

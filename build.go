@@ -243,7 +243,10 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 		Shard:         cfg.Shard,
 		Embedding:     cfg.Embedding.String(),
 		Created:       time.Now().UTC().Truncate(time.Second),
+		Batching:      EmbedderBatching(cfg.Embedder),
 	}
+	built := CurrentBuild()
+	man.Build = &built
 	if cfg.Embedding == Late {
 		man.Late = &store.LateInfo{SegmentTokens: res.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
 			Overlap: res.Overlap, Edges: cfg.LateEdges.String()}

@@ -11,12 +11,15 @@ import "C"
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 )
 
@@ -56,6 +59,9 @@ func New(dim int, factory string, metric Metric) (*Index, error) {
 	}
 	if metric != InnerProduct && metric != L2 {
 		return nil, fmt.Errorf("faiss: new %q: %w: unknown metric %v", factory, ErrArgument, metric)
+	}
+	if err := CheckFactory(factory, dim); err != nil {
+		return nil, err
 	}
 	cf := C.CString(factory)
 	defer C.free(unsafe.Pointer(cf))
@@ -304,9 +310,17 @@ func (ix *Index) search(queries []float32, n, k int, dist []float32, labels []in
 // WriteFile writes the index to path in FAISS's own format, readable by
 // [ReadFile] and by FAISS's read_index. A failed write removes the file.
 func (ix *Index) WriteFile(path string) error {
-	f, err := os.Create(path)
+	// Never through a symbolic link: that would overwrite its target.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("faiss: write %s: %w: a symbolic link", path, ErrArgument)
+	}
 	if err != nil {
 		return fmt.Errorf("faiss: write: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || f.Truncate(0) != nil {
+		f.Close()
+		return fmt.Errorf("faiss: write %s: %w: not a regular file", path, ErrArgument)
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	_, err = ix.writeTo(bw, "write "+path)
@@ -378,7 +392,20 @@ func Threads() int {
 }
 
 // Version returns the version of the FAISS headers the package was built
-// with, such as "1.7.3".
+// with, such as "1.7.3". FAISS 1.7 has no run-time version call; the library
+// is linked statically from the same installation as the headers.
 func Version() string {
 	return C.GoString(C.msrag_faiss_version())
+}
+
+// CompileOptions returns what the linked FAISS library reports of how it
+// was compiled (faiss::get_compile_options: "OPTIMIZE", the SIMD level such
+// as "AVX2", "GPU"), trimmed; "" if it could not say.
+func CompileOptions() string {
+	c := C.msrag_faiss_compile_options()
+	if c == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(c))
+	return strings.TrimSpace(C.GoString(c))
 }
