@@ -3,8 +3,10 @@
 // vector to the FAISS index and the chunk table of every window that lists it.
 //
 // [New] checks the windows against the model (a window that cannot fit fails
-// there, before any work) and makes one FAISS index per window; [Builder.Run]
-// runs the stages under one errgroup, connected by small channels:
+// there, before any work) and, for late chunking, that the model hands back
+// token vectors it pools by their mean, and makes one FAISS index per window;
+// [Builder.Run] runs the stages under one errgroup, connected by small
+// channels:
 //
 //	read     batches of documents in input order, each taking a slot
 //	prepare  Config.Workers goroutines: tokenize each document once, cut every
