@@ -107,7 +107,7 @@ func (m *FusionModel) Overlap(ids []string) []string {
 // CheckFusionModel fails unless m was trained on an index of this index's
 // model with the windows it fuses.
 func (ix *Index) CheckFusionModel(m *FusionModel) error {
-	if m.Model != ix.man.Model {
+	if !m.Model.SameModel(ix.man.Model) {
 		return fmt.Errorf("msrag: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
 			m.Model.Name, m.Model.ModelSHA256, ix.man.Model.Name, ix.man.Model.ModelSHA256, ErrIndexMismatch)
 	}

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/remote"
 	"github.com/msrag/msrag/remote/remotetest"
 )
@@ -86,10 +86,11 @@ func TestBuildRemote(t *testing.T) {
 		if i == 1 {
 			break
 		}
-		want := store.RemoteInfo{Kind: "openai", Model: "hash-served", Endpoints: srv.URL + "/v1",
-			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, TokenizerOrigin: "other", ServerMaxTokens: 128, Headroom: 4}
-		if man.Model.Remote != want || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {
-			t.Errorf("manifest model %+v, want remote %+v", man.Model, want)
+		want := remote.Recorded{Served: remote.Served{Kind: remote.OpenAI, Model: "hash-served", Endpoints: []string{srv.URL + "/v1"},
+			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, MaxTokens: 128, Headroom: 4}, Dims: man.Model.Dims, Normalize: true}
+		got, err := remote.ParseOrigin(originOf(man.Model))
+		if err != nil || !reflect.DeepEqual(got, want) || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {
+			t.Errorf("manifest model %+v, origin %+v (%v), want %+v", man.Model, got, err, want)
 		}
 	}
 	if sums[0] != sums[1] {
@@ -97,7 +98,7 @@ func TestBuildRemote(t *testing.T) {
 	}
 	// Search reopens the model from the manifest at another address.
 	moved := newEmbedServer(t, "hash-served")
-	ix, err := OpenWith(OpenOptions{Remote: RemoteOptions{Endpoints: []string{moved.URL + "/v1"}}}, filepath.Join(dir, "pipelined"))
+	ix, err := OpenWith(OpenOptions{EmbedderOptions: embed.Options{Extra: []any{remote.OpenOptions{Endpoints: []string{moved.URL + "/v1"}}}}}, filepath.Join(dir, "pipelined"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestBuildRemote(t *testing.T) {
 		t.Errorf("search through the moved server: %v, %v", hits, err)
 	}
 	other := newEmbedServer(t, "another-model")
-	_, err = OpenWith(OpenOptions{Remote: RemoteOptions{Endpoints: []string{other.URL + "/v1"}}}, filepath.Join(dir, "pipelined"))
+	_, err = OpenWith(OpenOptions{EmbedderOptions: embed.Options{Extra: []any{remote.OpenOptions{Endpoints: []string{other.URL + "/v1"}}}}}, filepath.Join(dir, "pipelined"))
 	if !errors.Is(err, ErrIndexMismatch) {
 		t.Errorf("opening with a server of another model: %v, want ErrIndexMismatch", err)
 	}
@@ -139,4 +140,9 @@ func TestBuildRemoteFailureLeavesNothing(t *testing.T) {
 	if len(reported) == 0 {
 		t.Error("no progress was reported before the failure")
 	}
+}
+
+// originOf is a manifest's origin as package embed holds it.
+func originOf(m ModelInfo) embed.Origin {
+	return embed.Origin{Kind: m.Origin.Kind, Params: string(m.Origin.Params), Access: string(m.Origin.Access)}
 }

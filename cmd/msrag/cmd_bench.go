@@ -40,7 +40,7 @@ func init() {
 			&cli.BoolFlag{Name: "rebuild", Usage: "build every index even when one matches"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of an index instead of failing"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, deviceFlags()...),
+		}, append(deviceFlags(), remoteModelFlags()...)...),
 		Action: benchAction,
 	})
 }
@@ -65,10 +65,7 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 			}
 		}
 	}
-	if s.ONNX, err = embedderOptions(c); err != nil {
-		return s, err
-	}
-	if s.GPUs, err = gpuList(c); err != nil {
+	if s.Embedder, err = embedderOptions(c); err != nil {
 		return s, err
 	}
 	s.Rebuild, s.Wait, s.Workers = c.Bool("rebuild"), c.Bool("wait"), c.Int("workers")
