@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 )
@@ -153,9 +154,9 @@ func (ix *Index) NewFusionModel(rule Fusion, fused []chunk.Window, tr Training) 
 
 // ReadFusionModel reads a fusion model file.
 func ReadFusionModel(path string) (*FusionModel, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxFusionModel)
 	if err != nil {
-		return nil, fmt.Errorf("msrag: %w", err)
+		return nil, fmt.Errorf("msrag: fusion model: %w", err)
 	}
 	var m FusionModel
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -164,13 +165,86 @@ func ReadFusionModel(path string) (*FusionModel, error) {
 	if m.Format != FusionModelFormat {
 		return nil, fmt.Errorf("msrag: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
 	}
-	if _, err := m.Fusion(false); err != nil {
+	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("msrag: fusion model %s: %w", path, err)
 	}
 	if !slices.IsSorted(m.Training.QueryIDs) {
 		slices.Sort(m.Training.QueryIDs)
 	}
 	return &m, nil
+}
+
+// ErrBadFusionModel is wrapped by ReadFusionModel's errors for a file whose
+// fields do not describe a usable fusion model.
+var ErrBadFusionModel = errors.New("invalid fusion model")
+
+// maxFusionModel bounds a fusion model file's size: a router over
+// 1024-dimensional embeddings takes about 40 KB of numbers.
+const maxFusionModel = 256 << 20
+
+// maxDims bounds an embedding's dims in files msrag reads.
+const maxDims = 1 << 16
+
+// validate checks m's fields against one another: the model's dims, the
+// windows (valid, each once), the rule over those windows and the router
+// over the rule's windows and the model's dims. Errors name the field.
+func (m *FusionModel) validate() error {
+	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
+	}
+	if len(m.Windows) == 0 {
+		return fmt.Errorf("windows: none: %w", ErrBadFusionModel)
+	}
+	ws := make([]chunk.Window, len(m.Windows))
+	for i, w := range m.Windows {
+		cw, err := w.window()
+		if err != nil {
+			return fmt.Errorf("windows[%d]: %w", i, err)
+		}
+		if slices.ContainsFunc(ws[:i], func(o chunk.Window) bool { return o.Name() == cw.Name() }) {
+			return fmt.Errorf("windows[%d]: %s is repeated: %w", i, w.Name, ErrBadFusionModel)
+		}
+		ws[i] = cw
+	}
+	f, err := m.Fusion(false)
+	if err != nil {
+		return fmt.Errorf("rule: %w", err)
+	}
+	if m.Router != nil {
+		if err := m.Router.Validate(); err != nil {
+			return err
+		}
+		if err := m.Router.CheckInputs(m.Model.Dims, fuse.NumFeatures); err != nil {
+			return err
+		}
+		f.Router = m.Router
+	}
+	if _, err := fusedWindows(ws, f); err != nil {
+		return fmt.Errorf("rule %q over windows %s: %w", m.Rule, windowList(ws), err)
+	}
+	return nil
+}
+
+// window is the chunk.Window w records, checked: a positive size, a stride
+// within it, a known tail and the name those give.
+func (w ModelWindow) window() (chunk.Window, error) {
+	var cw chunk.Window
+	switch {
+	case w.Size < 0 || w.Size == 0 && !w.Truncate:
+		return cw, fmt.Errorf("size %d, want a positive number: %w", w.Size, ErrBadFusionModel)
+	case w.Stride < 0 || w.Stride > w.Size:
+		return cw, fmt.Errorf("stride %d, want 0 to the size %d: %w", w.Stride, w.Size, ErrBadFusionModel)
+	case w.Tail != "" && w.Tail != tailAligned && w.Tail != tailShort:
+		return cw, fmt.Errorf("tail %q, want %s or %s: %w", w.Tail, tailAligned, tailShort, ErrBadFusionModel)
+	}
+	cw = chunk.Window{Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, ShortTail: !w.Truncate && w.Tail != tailAligned}
+	if w.Truncate {
+		cw = chunk.Window{Size: w.Size, Truncate: true}
+	}
+	if cw.Name() != w.Name {
+		return cw, fmt.Errorf("name %q, the window is %s: %w", w.Name, cw.Name(), ErrBadFusionModel)
+	}
+	return cw, nil
 }
 
 // Write writes the model to path, atomically.

@@ -13,8 +13,24 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
-	_, err := fusedWindows(ix.Windows(), f)
-	return err
+	if _, err := fusedWindows(ix.Windows(), f); err != nil {
+		return err
+	}
+	if f.Router != nil {
+		if err := checkRouter(f.Router, ix.man.Model.Dims); err != nil {
+			return fmt.Errorf("msrag: fusion %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// checkRouter fails unless r is a valid router for queries of dims
+// dimensions.
+func checkRouter(r *router.Model, dims int) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
 // fusedWindows returns the positions, among windows, of the windows f fuses.
@@ -59,7 +75,7 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
-	opts = opts.withDefaults()
+	opts = ix.Clamp(opts)
 	f := opts.Fusion
 	sel, err := fusedWindows(ch.Windows, f)
 	if err != nil {
@@ -119,6 +135,9 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (f
 func routerWeights(r *router.Model, ch *ChunkHits, feats []float64, nw int) ([]float64, error) {
 	if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
 		return nil, fmt.Errorf("a router needs the query vectors (search with SearchVectors)")
+	}
+	if err := checkRouter(r, ch.Dims); err != nil {
+		return nil, err
 	}
 	x, err := router.Inputs(ch.Queries, ch.Dims, feats, nw, fuse.NumFeatures)
 	if err != nil {
