@@ -79,3 +79,28 @@ func params(s string) indexfile.Params {
 	}
 	return p
 }
+
+// EmbedderBatching is what a manifest records as e's batching: "padded" or
+// "single" for an embedder that reports it (embed.BatchingReporter: the
+// ONNX model, auto resolved), "" for an embedder without the choice.
+func EmbedderBatching(e Embedder) string {
+	if b, ok := e.(embed.BatchingReporter); ok {
+		return b.BatchingMode()
+	}
+	return ""
+}
+
+// recordedBatching is a manifest's batching, "padded" where it is absent:
+// every ONNX build before it was recorded ran padded batches, and an
+// embedder without the choice has nothing to disagree about.
+func recordedBatching(m *Manifest) string {
+	if m.Batching == "" {
+		return embed.BatchingPadded
+	}
+	return m.Batching
+}
+
+// Batching is how the index's texts were grouped into model runs: "padded"
+// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
+// predates the record.
+func (ix *Index) Batching() string { return recordedBatching(ix.man) }

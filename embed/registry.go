@@ -44,6 +44,10 @@ type Options struct {
 	// BatchTokens caps a batch's size times its padded length; 0 means the
 	// kind's default.
 	BatchTokens int
+	// Batching is how texts are grouped into model runs, for a kind that
+	// has the choice: BatchingPadded, BatchingSingle, or "" / "auto" (the
+	// kind chooses; for ONNX, single for a dynamically quantized model).
+	Batching string
 	// Offline forbids fetching a model on its first use.
 	Offline bool
 	// Log receives notices (a model fetched, a fall back to the CPU); nil
@@ -63,6 +67,20 @@ func ExtraOf[T any](o Options) (T, bool) {
 	}
 	var zero T
 	return zero, false
+}
+
+// Batching modes (Options.Batching, BatchingReporter).
+const (
+	BatchingAuto   = "auto"   // the kind chooses
+	BatchingPadded = "padded" // length-sorted padded batches
+	BatchingSingle = "single" // one text per model run: a vector never depends on its batch
+)
+
+// BatchingReporter is implemented by an embedder that can group texts into
+// model runs in more than one way; BatchingMode says how this one does
+// (BatchingPadded or BatchingSingle), as an index's manifest records it.
+type BatchingReporter interface {
+	BatchingMode() string
 }
 
 // Kind is a kind of embedder: how it claims model names, opens one by name,

@@ -48,6 +48,15 @@ type Manifest struct {
 	// (corpus.Inputs); absent for a corpus whose reader records none, and in
 	// indices built before they were recorded.
 	Inputs []Input `json:"inputs,omitempty"`
+	// Batching is how the embedder grouped texts into model runs: "padded"
+	// (length-sorted padded batches; absent in manifests written before it
+	// was recorded) or "single" (one text per run, so a dynamically
+	// quantized model's vectors do not depend on the batch); absent for an
+	// embedder without the choice (a model behind a server).
+	Batching string `json:"batching,omitempty"`
+	// Build is the msrag build and library versions that wrote the index
+	// (absent in manifests written before it was recorded).
+	Build *Build `json:"build,omitempty"`
 }
 
 // Input is one file a build read: its path as given, size and sha256.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/provenance"
 )
 
 // KindName is the name of the in-process ONNX kind in package embed's
@@ -17,6 +18,7 @@ const KindName = "onnx"
 // a model directory).
 func init() {
 	embed.Register(embed.Kind{Name: KindName, Open: openKind, Reopen: reopenKind})
+	provenance.RegisterRuntime("onnxruntime", RuntimeVersion)
 }
 
 // origin is the kind's parameters: the model's name.
@@ -26,12 +28,16 @@ type origin struct {
 
 // OptionsFrom maps kind-neutral options to this package's: the fields of an
 // Options in o.Extra (FP16, MaxBatch, SkipVerify) with o's device, threads,
-// batch tokens, log and offline over them.
-func OptionsFrom(o embed.Options) Options {
+// batch tokens, batching, log and offline over them.
+func OptionsFrom(o embed.Options) (Options, error) {
 	opts, _ := embed.ExtraOf[Options](o)
-	opts.Device, opts.DeviceID, opts.Threads = o.Device, o.DeviceID, o.Threads
+	b, err := ParseBatching(o.Batching)
+	if err != nil {
+		return opts, err
+	}
+	opts.Device, opts.DeviceID, opts.Threads, opts.Batching = o.Device, o.DeviceID, o.Threads, b
 	opts.TokenBudget, opts.Log, opts.Offline = o.BatchTokens, o.Log, o.Offline
-	return opts
+	return opts, nil
 }
 
 // OpenModel opens a model by name (a built-in or fetched model, see
@@ -42,7 +48,10 @@ func OptionsFrom(o embed.Options) Options {
 // (OpenPool); with device "cpu" the GPUs are ignored. It is the kind's
 // opener, what embed.Open calls for a name no other kind claims.
 func OpenModel(ctx context.Context, name string, o embed.Options) (embed.Embedder, error) {
-	opts := OptionsFrom(o)
+	opts, err := OptionsFrom(o)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := EnsureModel(ctx, name, FetchOptions{Log: opts.Log, Offline: opts.Offline})
 	if err != nil {
 		return nil, err
@@ -86,7 +95,17 @@ func (e *Embedder) Origin() embed.Origin { return originOf(e.info.Name) }
 // (embed.Originer).
 func (p *Pool) Origin() embed.Origin { return originOf(p.Spec().Name) }
 
+// BatchingMode says how the model groups texts into runs: "padded" or
+// "single" (embed.BatchingReporter).
+func (e *Embedder) BatchingMode() string { return e.Batching().String() }
+
+// BatchingMode says how the pool's sessions group texts into runs
+// (embed.BatchingReporter).
+func (p *Pool) BatchingMode() string { return p.Batching().String() }
+
 var (
-	_ embed.Originer = (*Embedder)(nil)
-	_ embed.Originer = (*Pool)(nil)
+	_ embed.Originer         = (*Embedder)(nil)
+	_ embed.Originer         = (*Pool)(nil)
+	_ embed.BatchingReporter = (*Embedder)(nil)
+	_ embed.BatchingReporter = (*Pool)(nil)
 )

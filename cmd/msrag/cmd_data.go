@@ -52,7 +52,7 @@ func dataFetch(c *cli.Context) error {
 		}
 	}
 	if c.Duration("request-timeout") < 0 {
-		return usagef("data fetch: --request-timeout %v is negative", c.Duration("request-timeout"))
+		return usagef("data fetch: --request-timeout %v: must not be negative", c.Duration("request-timeout"))
 	}
 	opts := hub.DatasetOptions{Dir: c.String("dir"), Force: c.Bool("force")}
 	opts.Timeout = c.Duration("request-timeout")

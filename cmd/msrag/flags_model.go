@@ -25,6 +25,7 @@ func deviceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 		offlineFlag(),
+		batchingFlag(),
 	}
 }
 
@@ -85,7 +86,12 @@ func embedderOptions(c *cli.Context) (embed.Options, error) {
 	if err != nil {
 		return embed.Options{}, err
 	}
+	batching, err := batchingOption(c)
+	if err != nil {
+		return embed.Options{}, err
+	}
 	return embed.Options{
+		Batching:    batching.String(),
 		Device:      embedDevice(c),
 		DeviceID:    c.Int("device-id"),
 		GPUs:        gpus,

@@ -298,7 +298,7 @@ func TestHostileIndexInput(t *testing.T) {
 	cases = append(cases,
 		hostileCase{"empty out", []string{"index", "--corpus", corpusPath, "--out", "", "--model", "hash-test-embedder"}, exitUsage, "--out is empty", left},
 		hostileCase{"a billion workers", index("--workers", "1000000000"), exitUsage, "--workers 1000000000 is more than 1024", left},
-		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5 is negative", left},
+		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5: must not be negative", left},
 		hostileCase{"id with a newline", []string{"index", "--corpus", badIDs, "--out", out, "--model", "hash-test-embedder", "--windows", "4", "--quiet"},
 			exitFailure, `ids.jsonl line 2: id "b\nc" holds U+000A`, left},
 	)
@@ -384,8 +384,8 @@ func TestHostileSearchInput(t *testing.T) {
 }
 
 // TestHostileDataFetch: a hub that accepts connections and never answers
-// fails the fetch within --request-timeout; a flag after a name is named in
-// the message; a directory of other files is not replaced.
+// fails the fetch within --request-timeout, given before or after the name;
+// a directory of other files is not replaced.
 func TestHostileDataFetch(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -415,7 +415,8 @@ func TestHostileDataFetch(t *testing.T) {
 	runHostile(t, dir, []hostileCase{
 		{"no answer", []string{"data", "fetch", "--dir", data, "--quiet", "--request-timeout", "500ms", "hf:mteb/tiny@main"},
 			exitFailure, "nothing received for 500ms", "other"},
-		{"flag after a name", []string{"data", "fetch", "hf:mteb/tiny@main", "--force"}, exitUsage, "flag --force comes after a dataset name", "other"},
+		{"flags after a name", []string{"data", "fetch", "--dir", data, "hf:mteb/tiny@main", "--quiet", "--request-timeout", "500ms"},
+			exitFailure, "nothing received for 500ms", "other"},
 		{"a directory of other files", []string{"data", "fetch", "--dir", other, "hf:mteb/tiny@main"}, exitFailure, "not replacing them", "other"},
 	})
 	if b, _ := os.ReadFile(filepath.Join(other, ref.DirName(), "mine.txt")); string(b) != "mine\n" {
