@@ -86,6 +86,9 @@ func validate(m *Manifest) error {
 	if m.Model.MaxTokens < 0 {
 		return bad("model.max_tokens %d is negative", m.Model.MaxTokens)
 	}
+	if o := m.Model.Origin; o.Kind == "" && (o.Params != "" || o.Access != "") {
+		return bad("model.origin has parameters but no kind")
+	}
 	for _, c := range []struct {
 		name string
 		v    int64

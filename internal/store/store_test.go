@@ -238,6 +238,9 @@ func TestReadManifestRefusesDamage(t *testing.T) {
 		{"dims zero", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 0 }, "model.dims 0"},
 		{"dims huge", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 1 << 40 }, "model.dims 1099511627776"},
 		{"docs negative", func(m map[string]any) { m["docs"] = -1 }, "docs -1 is negative"},
+		{"origin without a kind", func(m map[string]any) {
+			m["model"].(map[string]any)["origin"] = map[string]any{"params": map[string]any{"model": "m"}}
+		}, "model.origin has parameters but no kind"},
 		{"docs file absolute", func(m map[string]any) { m["docs_file"] = "/etc/passwd" }, `docs_file "/etc/passwd"`},
 		{"docs file up", func(m map[string]any) { m["docs_file"] = "../other/docs.parquet" }, `docs_file "../other/docs.parquet"`},
 		{"docs file dotdot", func(m map[string]any) { m["docs_file"] = ".." }, `docs_file ".."`},
