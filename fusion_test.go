@@ -89,7 +89,7 @@ func TestCheckFusionWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := fusedWindows(windows, f)
+		sel, err := f.Select(LayoutOf(windows))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)

@@ -146,13 +146,11 @@ func sameLayout(a, b *Manifest, da, db string) error {
 	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {
 		return fmt.Errorf("msrag: shards %s and %s were embedded differently (%s, %s); search them apart: %w", da, db, ea, eb, ErrIndexMismatch)
 	}
-	if a.Metric != b.Metric || len(a.Windows) != len(b.Windows) {
+	if a.Metric != b.Metric {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}
-	for i := range a.Windows {
-		if windowOf(a.Windows[i]) != windowOf(b.Windows[i]) {
-			return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
-		}
+	if d := layoutOf(a.Windows).Diff(layoutOf(b.Windows)); !d.Same() || d.Reordered {
+		return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/tune"
 )
 
 // Config is one configuration to fuse and score: a fusion rule, or the
@@ -107,30 +108,11 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 	return out, nil
 }
 
-// checkWindows fails unless every window f names is a sliding window of
-// windows or the full window (which every evaluation index has).
+// checkWindows fails unless every window f fuses or weighs is a sliding
+// window of windows or the full window (which every evaluation index has).
 func checkWindows(f msrag.Fusion, windows []chunk.Window) error {
-	names := []string{"full"}
-	for _, w := range windows {
-		names = append(names, w.Name())
-	}
-	check := func(w string) error {
-		if !slices.Contains(names, w) {
-			return fmt.Errorf("window %s is not one of %s", w, strings.Join(names, ", "))
-		}
-		return nil
-	}
-	for _, w := range f.Windows {
-		if err := check(w); err != nil {
-			return err
-		}
-	}
-	for w := range f.Weights {
-		if err := check(w); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := f.Select(msrag.LayoutOf(append(slices.Clone(windows), chunk.Full)))
+	return err
 }
 
 // KindLearned is the kind of the configurations of a fusion model and of
@@ -139,7 +121,7 @@ const KindLearned = "learned"
 
 // learnedConfigs are the configurations of a fusion model: its rule, and the
 // rule with its router when it has one.
-func learnedConfigs(m *msrag.FusionModel) ([]Config, error) {
+func learnedConfigs(m *tune.FusionModel) ([]Config, error) {
 	f, err := m.Fusion(false)
 	if err != nil {
 		return nil, err

@@ -188,7 +188,7 @@ func embedQueries(ctx context.Context, spec Spec, ix *msrag.Index, texts []strin
 func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
 	configs := spec.Configs
 	if m := spec.FusionModel; m != nil {
-		if err := ix.CheckFusionModel(m); err != nil {
+		if err := tune.CheckFusionModel(ix, m); err != nil {
 			return nil, err
 		}
 		ids := make([]string, len(queries))

@@ -14,6 +14,7 @@ import (
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/remote"
+	"github.com/msrag/msrag/tune"
 )
 
 func init() {
@@ -123,11 +124,11 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	if p == "" {
 		return f, nil
 	}
-	m, err := msrag.ReadFusionModel(p)
+	m, err := tune.ReadFusionModel(p)
 	if err != nil {
 		return f, usageError{err}
 	}
-	if err := ix.CheckFusionModel(m); err != nil {
+	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
 	}
 	return m.Fusion(c.String("fusion") == "learned+router")

@@ -1,4 +1,4 @@
-package msrag
+package tune
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 )
@@ -17,17 +17,18 @@ import (
 // FusionModelFormat is the format version of a fusion model file.
 const FusionModelFormat = 1
 
-// FusionModel is a fusion rule learned on labelled training queries (msrag
-// tune writes it as fusion.json): the static rule, an optional query router,
+// FusionModel is a fusion rule learned on labelled training queries (msrag tune
+// writes it as fusion.json): the static rule, an optional query router,
 // what it was trained on and how it was chosen. It serves only indices of
 // the same model with the same windows.
 type FusionModel struct {
 	Format int `json:"format"`
 	// Model is the embedding model of the index it was trained on.
-	Model ModelInfo `json:"model"`
-	// Windows are the index windows the rule fuses, in order.
-	Windows []ModelWindow `json:"windows"`
-	// Rule is the learned static rule in ParseFusion's form.
+	Model msrag.ModelInfo `json:"model"`
+	// Windows are the index channels the rule fuses, in order, in the
+	// layout's serialised form.
+	Windows msrag.Layout `json:"windows"`
+	// Rule is the learned static rule in msrag.ParseFusion's form.
 	Rule string `json:"rule"`
 	// Router weighs the windows per query; nil when none was fitted.
 	Router *router.Model `json:"router,omitempty"`
@@ -36,17 +37,6 @@ type FusionModel struct {
 	// Choice records the candidates and their cross-validated scores.
 	Choice  json.RawMessage `json:"choice,omitempty"`
 	Created time.Time       `json:"created"`
-}
-
-// ModelWindow is a window as a fusion model records it.
-type ModelWindow struct {
-	Name     string `json:"name"`
-	Size     int    `json:"size"`
-	Stride   int    `json:"stride,omitempty"`
-	Truncate bool   `json:"truncate,omitempty"`
-	// Tail is as the index manifest records it ("aligned" or "short";
-	// absent: "short").
-	Tail string `json:"tail,omitempty"`
 }
 
 // Training describes the queries a fusion model was fitted on.
@@ -79,14 +69,14 @@ func JudgementsFingerprint(q map[string]map[string]int) string {
 }
 
 // Fusion returns the model's rule, with its router when withRouter is set.
-func (m *FusionModel) Fusion(withRouter bool) (Fusion, error) {
-	f, err := ParseFusion(m.Rule)
+func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
+	f, err := msrag.ParseFusion(m.Rule)
 	if err != nil {
-		return Fusion{}, fmt.Errorf("msrag: fusion model rule: %w", err)
+		return msrag.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
 	}
 	if withRouter {
 		if m.Router == nil {
-			return Fusion{}, fmt.Errorf("msrag: the fusion model has no router")
+			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router")
 		}
 		f.Router = m.Router
 	}
@@ -104,50 +94,29 @@ func (m *FusionModel) Overlap(ids []string) []string {
 	return out
 }
 
-// CheckFusionModel fails unless m was trained on an index of this index's
-// model with the windows it fuses.
-func (ix *Index) CheckFusionModel(m *FusionModel) error {
-	if m.Model != ix.man.Model {
-		return fmt.Errorf("msrag: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
-			m.Model.Name, m.Model.ModelSHA256, ix.man.Model.Name, ix.man.Model.ModelSHA256, ErrIndexMismatch)
+// CheckFusionModel fails unless m was trained on an index of ix's model with the
+// channels it fuses.
+func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
+	if have := ix.Manifest().Model; m.Model != have {
+		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
+			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
 	}
-	have := ix.Windows()
-	for _, w := range m.Windows {
-		want := chunk.Window{Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, ShortTail: !w.Truncate && w.Tail != tailAligned}
-		if !slices.Contains(have, want) {
-			return fmt.Errorf("msrag: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
-				w.Name, w.Size, windowList(have), ErrIndexMismatch)
-		}
+	have := ix.Layout()
+	if d := have.Diff(m.Windows); !d.Covers() {
+		w := d.Missing[0]
+		return fmt.Errorf("tune: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
+			w.Name(), w.Window.Size, have, msrag.ErrIndexMismatch)
 	}
 	return nil
 }
 
-func windowList(ws []chunk.Window) string {
-	s := ""
-	for i, w := range ws {
-		if i > 0 {
-			s += ", "
-		}
-		s += w.Name()
-	}
-	return s
-}
-
-// modelWindows records windows for a fusion model.
-func modelWindows(ws []chunk.Window) []ModelWindow {
-	out := make([]ModelWindow, len(ws))
-	for i, w := range ws {
-		out[i] = ModelWindow{Name: w.Name(), Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, Tail: tailOf(w)}
-	}
-	return out
-}
-
-// NewFusionModel starts a fusion model for rule, trained on ix.
-func (ix *Index) NewFusionModel(rule Fusion, fused []chunk.Window, tr Training) *FusionModel {
+// NewFusionModel starts a fusion model for rule over the channels fused, trained
+// on ix.
+func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, tr Training) *FusionModel {
 	slices.Sort(tr.QueryIDs)
 	static := rule
 	static.Router = nil
-	return &FusionModel{Format: FusionModelFormat, Model: ix.man.Model, Windows: modelWindows(fused), Rule: static.String(),
+	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Windows: slices.Clone(fused), Rule: static.String(),
 		Router: rule.Router, Training: tr, Created: time.Now().UTC().Truncate(time.Second)}
 }
 
@@ -155,17 +124,17 @@ func (ix *Index) NewFusionModel(rule Fusion, fused []chunk.Window, tr Training) 
 func ReadFusionModel(path string) (*FusionModel, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("msrag: %w", err)
+		return nil, fmt.Errorf("tune: %w", err)
 	}
 	var m FusionModel
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("msrag: fusion model %s: %w", path, err)
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
 	}
 	if m.Format != FusionModelFormat {
-		return nil, fmt.Errorf("msrag: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
+		return nil, fmt.Errorf("tune: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
 	}
 	if _, err := m.Fusion(false); err != nil {
-		return nil, fmt.Errorf("msrag: fusion model %s: %w", path, err)
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
 	}
 	if !slices.IsSorted(m.Training.QueryIDs) {
 		slices.Sort(m.Training.QueryIDs)
@@ -180,7 +149,7 @@ func (m *FusionModel) Write(path string) error {
 		err = safefile.WriteFile(path, append(data, '\n'))
 	}
 	if err != nil {
-		return fmt.Errorf("msrag: writing fusion model %s: %w", path, err)
+		return fmt.Errorf("tune: writing fusion model %s: %w", path, err)
 	}
 	return nil
 }

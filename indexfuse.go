@@ -3,9 +3,7 @@ package msrag
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
@@ -13,17 +11,18 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
-	_, err := fusedWindows(ix.Windows(), f)
+	_, err := f.Select(ix.Layout())
 	return err
 }
 
-// fusedWindows returns the positions, among windows, of the windows f fuses.
-func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
-	names := mapSlice(windows, chunk.Window.Name)
+// Select returns the positions, in layout, of the channels f fuses: those it
+// names, or every sliding window. It fails unless every channel f names,
+// weighs or routes is one of layout's.
+func (f Fusion) Select(layout Layout) ([]int, error) {
 	var sel []int
 	if len(f.Windows) == 0 {
-		for i, w := range windows {
-			if !w.Truncate {
+		for i, c := range layout {
+			if !c.Window.Truncate {
 				sel = append(sel, i)
 			}
 		}
@@ -32,27 +31,25 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 		}
 	}
 	for _, w := range f.Windows {
-		i := slices.Index(names, w)
+		i := layout.Index(w)
 		if i < 0 {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, strings.Join(names, ", "))
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
 		}
 		sel = append(sel, i)
 	}
+	fused := make(Layout, len(sel))
+	for i, wi := range sel {
+		fused[i] = layout[wi]
+	}
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		for w := range m {
-			if !slices.ContainsFunc(sel, func(i int) bool { return names[i] == w }) {
+			if fused.Index(w) < 0 {
 				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
 			}
 		}
 	}
-	if f.Router != nil {
-		fused := make([]string, len(sel))
-		for i, wi := range sel {
-			fused[i] = names[wi]
-		}
-		if !slices.Equal(fused, f.Router.Windows) {
-			return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused)
-		}
+	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
+		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
 	}
 	return sel, nil
 }
@@ -61,7 +58,7 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = opts.withDefaults()
 	f := opts.Fusion
-	sel, err := fusedWindows(ch.Windows, f)
+	sel, err := f.Select(LayoutOf(ch.Windows))
 	if err != nil {
 		return nil, err
 	}
