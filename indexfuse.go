@@ -80,7 +80,8 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 // fuseOptions turns f into fuse's options for the selected windows: static
 // weights, linear coefficients and, with Adapt or a Router, query weights.
 func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (fuse.Options, error) {
-	fo := fuse.Options{K: k, C: f.C, RankBase: f.RankBase, Cap: f.Cap, Norm: f.Norm, Workers: 2}
+	fo := f.Rule.Options(k)
+	fo.Workers = 2
 	name := func(i int) string { return ch.Windows[sel[i]].Name() }
 	if len(f.Weights) > 0 {
 		fo.Weights = make([]float64, len(sel))
