@@ -12,18 +12,55 @@ import (
 	"github.com/msrag/msrag/tune"
 )
 
-// Config is one configuration to fuse and score: a fusion rule, or the
-// oracle (per query and metric the best single window, chosen with the
-// labels: an upper bound, not a method).
+// Kind is what a configuration is: a way of ranking fused from the chunk
+// lists, the oracle, or a cross-validated fitting.
+type Kind int
+
+// Kinds of configuration.
+const (
+	// KindRule is a fusion rule over several windows.
+	KindRule Kind = iota
+	// KindWindow is one sliding window alone.
+	KindWindow
+	// KindFull is the full window alone.
+	KindFull
+	// KindOracle is per query and metric the best single window, chosen
+	// with the labels: an upper bound, not a method.
+	KindOracle
+	// KindLearned is a fusion model's rule, with or without its router.
+	KindLearned
+	// KindLearnedCV is each query ranked by a rule fitted on the other
+	// folds; each fold has its own rule, so the configuration has none.
+	KindLearnedCV
+)
+
+// fused reports whether configurations of kind k rank by their Fusion from
+// the chunk lists searched.
+func (k Kind) fused() bool { return k != KindOracle && k != KindLearnedCV }
+
+// Config is one configuration to fuse and score.
 type Config struct {
 	// Name names the configuration in reports and run files.
-	Name   string
-	Kind   string // report.KindWindow, KindFull, KindOracle, KindLearned or the rule's name
+	Name string
+	Kind Kind
+	// Fusion is the rule of a fused kind (Kind.fused).
 	Fusion msrag.Fusion
-	Oracle bool
-	// CV marks the cross-validated configurations: each fold has its own
-	// fitted rule, so Fusion is not used.
-	CV bool
+}
+
+// reportKind is the kind results.json records: report.KindWindow, KindFull,
+// KindOracle, KindLearned, or a rule's method name.
+func (c Config) reportKind() string {
+	switch c.Kind {
+	case KindWindow:
+		return report.KindWindow
+	case KindFull:
+		return report.KindFull
+	case KindOracle:
+		return report.KindOracle
+	case KindLearned, KindLearnedCV:
+		return report.KindLearned
+	}
+	return c.Fusion.Method.String()
 }
 
 // fileName is the configuration's run file name, without the directory.
@@ -33,7 +70,7 @@ func (c Config) fileName() string {
 
 // fusionText is the rule in msrag's text form, "" when there is not one.
 func (c Config) fusionText() string {
-	if c.Oracle || c.CV {
+	if !c.Kind.fused() {
 		return ""
 	}
 	return c.Fusion.String()
@@ -41,12 +78,12 @@ func (c Config) fusionText() string {
 
 // FusionConfig is the configuration of one fusion rule.
 func FusionConfig(f msrag.Fusion) Config {
-	c := Config{Name: f.String(), Fusion: f, Kind: f.Method.String()}
+	c := Config{Name: f.String(), Fusion: f, Kind: KindRule}
 	switch {
 	case f.String() == "full":
-		c.Kind = report.KindFull
+		c.Kind = KindFull
 	case len(f.Windows) == 1 && f.Method == fuse.MethodMaxP:
-		c.Kind = report.KindWindow
+		c.Kind = KindWindow
 	}
 	return c
 }
@@ -100,7 +137,7 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 	}
 	if oracle {
 		singles()
-		add(Config{Name: report.KindOracle, Kind: report.KindOracle, Oracle: true})
+		add(Config{Name: report.KindOracle, Kind: KindOracle})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("experiment: configurations %q name none", s)
@@ -114,10 +151,6 @@ func checkWindows(f msrag.Fusion, windows []chunk.Window) error {
 	_, err := f.Select(msrag.LayoutOf(append(slices.Clone(windows), chunk.Full)))
 	return err
 }
-
-// KindLearned is the kind of the configurations of a fusion model and of
-// cross-validated fitting.
-const KindLearned = "learned"
 
 // learnedConfigs are the configurations of a fusion model: its rule, and the
 // rule with its router when it has one.
@@ -136,6 +169,6 @@ func learnedConfigs(m *tune.FusionModel) ([]Config, error) {
 
 // cvConfigs are the configurations of cross-validated fitting.
 var cvConfigs = []Config{
-	{Name: "learned-cv", Kind: KindLearned, CV: true},
-	{Name: "learned+router-cv", Kind: KindLearned, CV: true},
+	{Name: "learned-cv", Kind: KindLearnedCV},
+	{Name: "learned+router-cv", Kind: KindLearnedCV},
 }

@@ -66,9 +66,10 @@ type Spec struct {
 	// (its first submatch, else the whole match) in one fold.
 	CVFolds int
 	CVGroup *regexp.Regexp
-	// queries, when set, keeps the query vectors of earlier runs by text
-	// (RunModes), so that every mode is searched with the same vectors.
-	queries map[string][]float32
+	// Queries, when set, embeds the queries: the model of Embedder, such as
+	// a msrag.QueryCache over it, which RunModes gives every mode so that
+	// each is searched with the same vectors. Nil: Embedder.
+	Queries msrag.Embedder
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer
