@@ -75,7 +75,7 @@ func ParseFusion(s string) (Fusion, error) {
 		if strings.HasSuffix(name, "+router") {
 			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
 		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want rrf, docrrf, combsum, combmnz, linear, maxp, wSIZE or full)", s, name)
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {
