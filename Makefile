@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
+.PHONY: setup check build install test fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
 
 setup:
 	@scripts/setup.sh
@@ -33,6 +33,10 @@ test: setup
 	@out=$$(gofmt -l .); if [[ -n "$$out" ]]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
 	$(GO) test -race ./...
 	@if [[ -n "$(PURE_DIRS)" ]]; then echo "CGO_ENABLED=0 go test $(PURE_DIRS)"; CGO_ENABLED=0 $(GO) test $(PURE_DIRS); fi
+
+# Every fuzz target for FUZZTIME each (default 10s), one after another (CI runs it).
+fuzz: setup
+	scripts/fuzz-short.sh
 
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
