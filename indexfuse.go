@@ -11,8 +11,24 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
-	_, err := f.Select(ix.Layout())
-	return err
+	if _, err := f.Select(ix.Layout()); err != nil {
+		return err
+	}
+	if f.Router != nil {
+		if err := checkRouter(f.Router, ix.man.Model.Dims); err != nil {
+			return fmt.Errorf("msrag: fusion %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// checkRouter fails unless r is a valid router for queries of dims
+// dimensions.
+func checkRouter(r *router.Model, dims int) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
 // Select returns the positions, in layout, of the channels f fuses: those it
@@ -56,25 +72,36 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
-	opts = opts.withDefaults()
-	f := opts.Fusion
-	sel, err := f.Select(LayoutOf(ch.Windows))
+	opts = ix.Clamp(opts)
+	sel, rk, err := opts.Fusion.FuseHits(ch, ix.NumDocs(), opts.K)
 	if err != nil {
 		return nil, err
+	}
+	return ix.hitsOf(ch, sel, rk), nil
+}
+
+// FuseHits fuses ch into k documents per query (document indices below ndocs)
+// without an index: it returns the positions of the channels fused, in
+// ch.Windows, and the ranking. Index.Fuse adds the documents' ids and
+// evidence.
+func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
+	sel, err := f.Select(LayoutOf(ch.Windows))
+	if err != nil {
+		return nil, nil, err
 	}
 	hits := make([]fuse.Hits, len(sel))
 	for i, wi := range sel {
 		hits[i] = ch.Hits[wi]
 	}
-	fo, err := fuseOptions(f, ch, sel, hits, opts.K)
+	fo, err := fuseOptions(f, ch, sel, hits, k)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rk, err := fuse.Fuse(f.Method, hits, ix.NumDocs(), fo)
+	rk, err := fuse.Fuse(f.Method, hits, ndocs, fo)
 	if err != nil {
-		return nil, fmt.Errorf("msrag: fusion %s: %w", f, err)
+		return nil, nil, fmt.Errorf("msrag: fusion %s: %w", f, err)
 	}
-	return ix.hitsOf(ch, sel, rk), nil
+	return sel, rk, nil
 }
 
 // fuseOptions turns f into fuse's options for the selected windows: static
@@ -117,6 +144,9 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (f
 func routerWeights(r *router.Model, ch *ChunkHits, feats []float64, nw int) ([]float64, error) {
 	if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
 		return nil, fmt.Errorf("a router needs the query vectors (search with SearchVectors)")
+	}
+	if err := checkRouter(r, ch.Dims); err != nil {
+		return nil, err
 	}
 	x, err := router.Inputs(ch.Queries, ch.Dims, feats, nw, fuse.NumFeatures)
 	if err != nil {

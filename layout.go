@@ -166,26 +166,32 @@ func (c Channel) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes; the name must be the one
-// the window's fields give.
+// UnmarshalJSON reads what MarshalJSON writes, checked: a known kind, a
+// positive size (the full window's may be 0), a stride within the size, a
+// known tail and the name those give. Its errors name the field, not the
+// channel's place: the caller adds it.
 func (c *Channel) UnmarshalJSON(data []byte) error {
 	var j channelJSON
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	if j.Kind != "" && j.Kind != Dense.String() {
-		return fmt.Errorf("msrag: channel %s: unknown kind %q", j.Name, j.Kind)
+	switch {
+	case j.Kind != "" && j.Kind != Dense.String():
+		return fmt.Errorf("kind %q, want %s", j.Kind, Dense)
+	case j.Size < 0 || j.Size == 0 && !j.Truncate:
+		return fmt.Errorf("size %d, want a positive number", j.Size)
+	case j.Stride < 0 || j.Stride > j.Size:
+		return fmt.Errorf("stride %d, want 0 to the size %d", j.Stride, j.Size)
+	case j.Tail != "" && j.Tail != tailAligned && j.Tail != tailShort:
+		return fmt.Errorf("tail %q, want %s or %s", j.Tail, tailAligned, tailShort)
 	}
-	if j.Size < 0 || j.Stride < 0 {
-		return fmt.Errorf("msrag: channel %s: size %d and stride %d must not be negative", j.Name, j.Size, j.Stride)
+	w := chunk.Window{Size: j.Size, Stride: j.Stride, ShortTail: j.Tail != tailAligned}
+	if j.Truncate {
+		w = chunk.Window{Size: j.Size, Truncate: true}
 	}
-	w := chunk.Window{Size: j.Size, Stride: j.Stride, Truncate: j.Truncate, ShortTail: !j.Truncate && j.Tail != tailAligned}
-	if w.Truncate {
-		w.Stride = 0
+	if ch := DenseChannel(w); ch.Name() != j.Name {
+		return fmt.Errorf("name %q, the window is %s", j.Name, ch.Name())
 	}
 	*c = DenseChannel(w)
-	if j.Name != c.Name() {
-		return fmt.Errorf("msrag: channel %q: its fields name it %s", j.Name, c.Name())
-	}
 	return nil
 }

@@ -53,9 +53,20 @@ func TestChannelJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"name":"w16","size":16}]`), &back); err != nil || !back[0].Window.ShortTail {
 		t.Errorf("no tail: %v, %+v", err, back)
 	}
-	for _, bad := range []string{`[{"name":"w16","size":32}]`, `[{"name":"w16","size":16,"kind":"sparse"}]`, `[{"name":"w-1","size":-1}]`} {
-		if err := json.Unmarshal([]byte(bad), &back); err == nil || !strings.Contains(err.Error(), "channel") {
-			t.Errorf("%s: %v", bad, err)
+	for _, tc := range []struct{ in, want string }{
+		{`[{"name":"w16","size":32}]`, `name "w16", the window is w32`},
+		{`[{"name":"w16","size":16,"kind":"sparse"}]`, `kind "sparse"`},
+		{`[{"name":"w-1","size":-1}]`, "size -1"},
+		{`[{"name":"w16","size":0}]`, "size 0"},
+		{`[{"name":"w16","size":16,"stride":17}]`, "stride 17, want 0 to the size 16"},
+		{`[{"name":"w16","size":16,"tail":"long"}]`, `tail "long"`},
+	} {
+		if err := json.Unmarshal([]byte(tc.in), &back); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
 		}
+	}
+	// The full window's size is the model's; a file may leave it out.
+	if err := json.Unmarshal([]byte(`[{"name":"full","truncate":true}]`), &back); err != nil || !back[0].Window.Truncate {
+		t.Errorf("full without a size: %v, %+v", err, back)
 	}
 }

@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -33,6 +34,30 @@ func (o SearchOptions) withDefaults() SearchOptions {
 		o.WindowK = 100
 	}
 	return o
+}
+
+// MaxWindowK returns the most chunk vectors any window holds over all
+// shards (at least 1): no window's list can be longer.
+func (ix *Index) MaxWindowK() int {
+	most := int64(1)
+	for wi := range ix.man.Windows {
+		var n int64
+		for _, sh := range ix.shards {
+			n += sh.windows[wi].index.Ntotal()
+		}
+		most = max(most, n)
+	}
+	return int(min(most, math.MaxInt32))
+}
+
+// Clamp returns opts with its defaults filled in, K at most the number of
+// documents and WindowK at most MaxWindowK, so that what a search allocates
+// follows the index, not the numbers asked for.
+func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
+	opts = opts.withDefaults()
+	opts.K = min(opts.K, max(ix.NumDocs(), 1))
+	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
+	return opts
 }
 
 // Hit is one document in a query's fused ranking.
@@ -69,7 +94,7 @@ type ChunkHits struct {
 
 // Search embeds the queries once, searches every window and fuses the results.
 func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
-	opts = opts.withDefaults()
+	opts = ix.Clamp(opts)
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
@@ -122,11 +147,10 @@ func (ix *Index) newChunkHits(nq int) *ChunkHits {
 
 // SearchVectors searches every window (in parallel) with already embedded
 // queries and maps the chunks to documents. With several shards, each window's
-// lists are merged by score (see mergeShards).
+// lists are merged by score (see mergeShards). windowK is clamped as Clamp
+// clamps SearchOptions.WindowK.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
-	if windowK <= 0 {
-		windowK = 100
-	}
+	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	dims := ix.man.Model.Dims
 	if len(vecs)%dims != 0 {
 		return nil, fmt.Errorf("msrag: %d floats is not a whole number of %d-dim vectors", len(vecs), dims)

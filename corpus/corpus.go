@@ -332,6 +332,9 @@ func (b *builder) add(p pos, id, title, text string) error {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		b.stats.InvalidUTF8++
 	}
+	if err := CheckID(id); err != nil {
+		return b.errAt(p, "", err)
+	}
 	if first, dup := b.seen[id]; dup {
 		if b.opts.DedupeIDs {
 			b.stats.Duplicates++

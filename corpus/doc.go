@@ -33,12 +33,15 @@
 //   - a repeated id: an error naming both places, or, with
 //     [Options.DedupeIDs], the later record is skipped;
 //   - a missing or empty id, a malformed line: an error;
+//   - an id holding white space or a control character (a tab, newline,
+//     CR, NUL, space, ...), which would split or shift a TREC line: an
+//     error wrapping [ErrBadID] (see [CheckID]);
 //   - no document at all: an error wrapping [ErrEmpty].
 //
 // Errors name the file and the place in it: "line 12" for text formats
 // (1-based), "row group 1 row 7 (row 1031)" for Parquet and "batch 2 row 5"
 // for Arrow (0-based), with the id when known; see [RecordError]. They wrap
-// the sentinels [ErrFormat], [ErrColumn], [ErrRecord], [ErrDuplicateID],
+// the sentinels [ErrFormat], [ErrColumn], [ErrRecord], [ErrDuplicateID], [ErrBadID],
 // [ErrEmpty], [ErrOption] and [ErrClosed]. Column problems are found from
 // the schema before any row is read.
 //

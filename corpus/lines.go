@@ -29,6 +29,11 @@ const (
 	keepLong    = 8 << 20 // side buffers larger than this are not kept
 )
 
+// maxLineBytes bounds one line of a line-based file: a document of a
+// quarter of a GiB is far beyond any corpus, and a file without line breaks
+// (a gzip bomb of zeros) would otherwise be read into memory whole.
+var maxLineBytes = 256 << 20
+
 func openLines(path string) (*lineReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,6 +69,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			return trimEOL(frag), nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(lr.long)+len(frag) > maxLineBytes {
+				return nil, fmt.Errorf("corpus: %s line %d: longer than %d bytes without a line break: %w", lr.path, lr.line+1, maxLineBytes, ErrRecord)
+			}
 			if cap(lr.long) > keepLong && len(lr.long) == 0 {
 				lr.long = nil
 			}

@@ -159,6 +159,11 @@ func (p *qrelsParser) line(n int64, b []byte) error {
 		}
 		return at("score %q of query %q, document %q is not an integer: %w", lvl, q, d, ErrRecord)
 	}
+	for _, id := range []string{q, d} {
+		if err := CheckID(id); err != nil {
+			return at("%w", err)
+		}
+	}
 	k := qrelKey{q, d}
 	if prev, dup := p.seen[k]; dup {
 		return at("query %q and document %q already judged at line %d: %w", q, d, prev, ErrDuplicateID)
@@ -246,6 +251,11 @@ func readQrelsParquet(path string, opts Options, out []Qrel, seen map[qrelKey]st
 				return nil, at("null or empty query-id or corpus-id: %w", ErrRecord)
 			case !sok:
 				return nil, at("score is null or not an integer: %w", ErrRecord)
+			}
+			for _, id := range []string{q, d} {
+				if err := CheckID(id); err != nil {
+					return nil, at("%w", err)
+				}
 			}
 			k := qrelKey{strings.Clone(q), strings.Clone(d)}
 			if first, dup := seen[k]; dup {

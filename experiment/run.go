@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -48,9 +47,6 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	qrels := eval.Qrels(j)
-	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
 	var tm report.Timings
 	ix, info, err := openOrBuild(ctx, spec, ds, &tm)
 	if err != nil {
@@ -64,6 +60,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		if err := ix.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
+	}
+	if c := ix.Clamp(msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK}); c.K < spec.K || c.WindowK < spec.WindowK {
+		fmt.Fprintf(spec.Log, "eval: k %d and window k %d are more than the index holds: ranking %d documents from at most %d chunks a window\n",
+			spec.K, spec.WindowK, c.K, c.WindowK)
 	}
 	runs, batches, err := search(ctx, spec, ix, queries, &tm)
 	if err != nil {

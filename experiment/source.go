@@ -94,7 +94,7 @@ func sidecarPath(ixDir string) string { return filepath.Clean(ixDir) + ".source.
 
 // readSource reads the record beside an index; nil when there is none.
 func readSource(ixDir string) (*corpusSource, error) {
-	data, err := os.ReadFile(sidecarPath(ixDir))
+	data, err := safefile.ReadSmall(sidecarPath(ixDir), 1<<20)
 	if err != nil {
 		return nil, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,6 +34,9 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 		Results: filepath.Join(spec.Out, "results.json"),
 		Report:  filepath.Join(spec.Out, "report.md"),
 		Metrics: filepath.Join(spec.Out, "runs", "metrics.json"),
+	}
+	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
+		return f, fmt.Errorf("experiment: %w", err)
 	}
 	scores := map[string]eval.Results{}
 	for _, c := range res.Report.Configs {

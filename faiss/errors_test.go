@@ -23,8 +23,8 @@ func TestNewErrors(t *testing.T) {
 		{"negative dim", -3, "Flat", faiss.L2, faiss.ErrArgument, "dimension -3"},
 		{"empty factory", 8, "", faiss.L2, faiss.ErrArgument, "empty factory"},
 		{"unknown metric", 8, "Flat", faiss.Metric(7), faiss.ErrArgument, "metric(7)"},
-		{"bad factory", 8, "NoSuchIndex", faiss.L2, faiss.ErrNative, "NoSuchIndex"},
-		{"PQ not dividing dim", 10, "PQ3", faiss.L2, faiss.ErrNative, "PQ3"},
+		{"bad factory", 8, "NoSuchIndex", faiss.L2, faiss.ErrArgument, "NoSuchIndex"},
+		{"PQ not dividing dim", 10, "PQ3", faiss.L2, faiss.ErrArgument, "PQ3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

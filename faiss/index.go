@@ -11,12 +11,14 @@ import "C"
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 	"unsafe"
 )
 
@@ -56,6 +58,9 @@ func New(dim int, factory string, metric Metric) (*Index, error) {
 	}
 	if metric != InnerProduct && metric != L2 {
 		return nil, fmt.Errorf("faiss: new %q: %w: unknown metric %v", factory, ErrArgument, metric)
+	}
+	if err := CheckFactory(factory, dim); err != nil {
+		return nil, err
 	}
 	cf := C.CString(factory)
 	defer C.free(unsafe.Pointer(cf))
@@ -304,9 +309,17 @@ func (ix *Index) search(queries []float32, n, k int, dist []float32, labels []in
 // WriteFile writes the index to path in FAISS's own format, readable by
 // [ReadFile] and by FAISS's read_index. A failed write removes the file.
 func (ix *Index) WriteFile(path string) error {
-	f, err := os.Create(path)
+	// Never through a symbolic link: that would overwrite its target.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("faiss: write %s: %w: a symbolic link", path, ErrArgument)
+	}
 	if err != nil {
 		return fmt.Errorf("faiss: write: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || f.Truncate(0) != nil {
+		f.Close()
+		return fmt.Errorf("faiss: write %s: %w: not a regular file", path, ErrArgument)
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	_, err = ix.writeTo(bw, "write "+path)

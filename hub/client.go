@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Environment variables the client reads when [Options] leave a field empty.
@@ -35,6 +36,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// Log receives one line per download; nil discards them.
 	Log io.Writer
+	// Timeout bounds each request's wait for a connection and the response
+	// headers, and then each wait for more of the body (a stalled download
+	// fails, a slow one that keeps sending does not); 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Repo names a repository on the hub: ID is "ORG/NAME", Dataset tells a
@@ -84,6 +90,7 @@ type Client struct {
 	token    string
 	http     *http.Client
 	log      io.Writer
+	timeout  time.Duration
 }
 
 // NewClient returns a client for the hub at o.Endpoint (or $MSRAG_HF_ENDPOINT).
@@ -111,6 +118,9 @@ func NewClient(o Options) (*Client, error) {
 	if c.log == nil {
 		c.log = io.Discard
 	}
+	if c.timeout = o.Timeout; c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
 	return c, nil
 }
 
@@ -133,8 +143,10 @@ func escapePath(p string) string {
 // returned as an error wrapping the sentinel for its status; the caller turns
 // both kinds of error into an [*Error].
 func (c *Client) get(ctx context.Context, u string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	rctx, wd := watch(ctx, c.timeout, "GET "+u)
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 	if err != nil {
+		wd.stop()
 		return nil, fmt.Errorf("%w: %w", ErrTransfer, err)
 	}
 	if c.token != "" {
@@ -142,8 +154,12 @@ func (c *Client) get(ctx context.Context, u string) (*http.Response, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		err = cause(rctx, err)
+		wd.stop()
 		return nil, fmt.Errorf("%w: %w", ErrTransfer, err)
 	}
+	wd.progress()
+	resp.Body = &watchedBody{ReadCloser: resp.Body, ctx: rctx, w: wd}
 	if resp.StatusCode == http.StatusOK {
 		return resp, nil
 	}

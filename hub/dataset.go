@@ -2,8 +2,11 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,11 +90,14 @@ func FetchDataset(ctx context.Context, name string, opts DatasetOptions) (string
 			return dir, nil
 		}
 	}
+	if err := checkReplaceable(dir, ref, opts.Force); err != nil {
+		return "", err
+	}
 	c, err := NewClient(opts.Options)
 	if err != nil {
 		return "", err
 	}
-	f := &fetcher{c: c, ref: ref, log: opts.Log}
+	f := &fetcher{c: c, ref: ref, log: opts.Log, force: opts.Force}
 	if err := f.run(ctx, root, dir); err != nil {
 		return "", err
 	}
@@ -104,6 +110,7 @@ type fetcher struct {
 	ref    DatasetRef
 	commit string
 	log    io.Writer
+	force  bool
 }
 
 // run lists, plans, downloads, checks and publishes the dataset.
@@ -151,7 +158,8 @@ func (f *fetcher) run(ctx context.Context, root, dir string) error {
 	if err := writeStamp(tmp, st); err != nil {
 		return err
 	}
-	if err := safefile.ReplaceDir(tmp, dir, nil); err != nil {
+	mayReplace := func(d string) bool { return checkReplaceable(d, f.ref, f.force) == nil }
+	if err := safefile.ReplaceDir(tmp, dir, mayReplace); err != nil {
 		return fmt.Errorf("hub: %w", err)
 	}
 	logf(f.log, "%s@%s: fetched into %s: %s", repo, f.ref.Revision, dir, sum)
@@ -209,4 +217,24 @@ func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format+"\n", args...)
 	}
+}
+
+// checkReplaceable fails unless dir is absent, empty, an earlier fetch of the
+// same dataset (its stamp names the same repository), or force is set: a
+// fetch never replaces a directory of other files unasked.
+func checkReplaceable(dir string, ref DatasetRef, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 || force {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("hub: %s is in the way of %s: %w", dir, ref.Repo, err)
+	}
+	var st stamp
+	data, err := safefile.ReadSmall(filepath.Join(dir, StampFile), maxStamp)
+	if err == nil && json.Unmarshal(data, &st) == nil && st.Repo == ref.Repo.ID {
+		return nil
+	}
+	return fmt.Errorf("hub: %s holds files that are not a fetch of %s (no %s naming it): not replacing them (move them away, or fetch with --force): %w",
+		dir, ref.Repo.ID, StampFile, safefile.ErrNotReplaceable)
 }

@@ -42,6 +42,10 @@ func (c *Client) Download(ctx context.Context, repo Repo, rev string, f File, ds
 	return sum, nil
 }
 
+// maxUnlisted bounds a download whose size neither the listing nor the
+// response gives.
+const maxUnlisted = 64 << 30
+
 // save streams the body to dst through a temporary file, checking it against
 // f before the rename.
 func save(resp *http.Response, f File, dst string) (string, error) {
@@ -58,13 +62,22 @@ func save(resp *http.Response, f File, dst string) (string, error) {
 		fmt.Fprintf(blob, "blob %d\x00", f.Size)
 		writers = append(writers, blob)
 	}
-	n, err := io.Copy(io.MultiWriter(writers...), resp.Body)
-	if err != nil {
-		return "", fmt.Errorf("%w after %d bytes: %w", ErrTransfer, n, err)
-	}
 	want := f.Size
 	if want < 0 {
 		want = resp.ContentLength
+	}
+	// Never more than promised (one byte more shows the excess): a hub
+	// that sends without end must not fill the disk.
+	limit := int64(maxUnlisted)
+	if want >= 0 {
+		limit = want + 1
+	}
+	n, err := io.Copy(io.MultiWriter(writers...), io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return "", fmt.Errorf("%w after %d bytes: %w", ErrTransfer, n, err)
+	}
+	if want < 0 && n == limit {
+		return "", fmt.Errorf("%w: more than %d bytes of a file of unknown size", ErrIntegrity, int64(maxUnlisted))
 	}
 	sum := hex.EncodeToString(sha.Sum(nil))
 	switch {

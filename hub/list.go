@@ -75,7 +75,7 @@ func (c *Client) listPage(ctx context.Context, repo Repo, rev, u string) ([]File
 	}
 	defer resp.Body.Close()
 	var entries []treeEntry
-	if err := json.NewDecoder(resp.Body).Decode(&entries); err != nil {
+	if err := json.NewDecoder(limited(resp.Body)).Decode(&entries); err != nil {
 		return nil, "", fail(repo, rev, "", u, resp, fmt.Errorf("%w: decoding the listing: %w", ErrTransfer, err))
 	}
 	var files []File
@@ -132,7 +132,7 @@ func (c *Client) Commit(ctx context.Context, repo Repo, rev string) (string, err
 	var info struct {
 		SHA string `json:"sha"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+	if err := json.NewDecoder(limited(resp.Body)).Decode(&info); err != nil {
 		return "", fail(repo, rev, "", u, resp, fmt.Errorf("%w: decoding the revision: %w", ErrTransfer, err))
 	}
 	if !isCommit(info.SHA) {

@@ -10,6 +10,9 @@ import (
 	"github.com/msrag/msrag/internal/safefile"
 )
 
+// maxStamp bounds the size of a StampFile msrag reads.
+const maxStamp = 16 << 20
+
 // StampFile is the file, in a fetched dataset's directory, that records where
 // the dataset came from and what was fetched.
 const StampFile = ".hub-fetch.json"
@@ -46,7 +49,7 @@ func writeStamp(dir string, st stamp) error {
 // the stamp records at its recorded size, and opens with corpus.OpenDataset.
 // Files are not hashed again.
 func present(dir string) error {
-	data, err := os.ReadFile(filepath.Join(dir, StampFile))
+	data, err := safefile.ReadSmall(filepath.Join(dir, StampFile), maxStamp)
 	if err != nil {
 		return err
 	}
@@ -75,7 +78,7 @@ func present(dir string) error {
 // commit its files were downloaded at. ok is false for a directory without
 // a readable [StampFile], such as a dataset laid out by hand.
 func Fetched(dir string) (repo, revision, commit string, ok bool) {
-	data, err := os.ReadFile(filepath.Join(dir, StampFile))
+	data, err := safefile.ReadSmall(filepath.Join(dir, StampFile), maxStamp)
 	if err != nil {
 		return "", "", "", false
 	}

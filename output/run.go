@@ -2,8 +2,10 @@ package output
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/parquetio"
 )
 
@@ -63,8 +66,39 @@ func NewRunWriter(w io.Writer, f RunFormat, tag string) *RunWriter {
 	return rw
 }
 
-// Write writes one query's hits.
+// ErrBadRun is wrapped by Write's error for what a run cannot hold: an id
+// with white space or a control character (corpus.CheckID), a TREC tag of
+// the same, a score that is not a finite number.
+var ErrBadRun = errors.New("output: cannot write the run")
+
+// check fails unless the query's line(s) can be written and read back the
+// same: every id and the tag as corpus.CheckID requires, finite scores.
+func (rw *RunWriter) check(queryID string, hits []msrag.Hit) error {
+	if err := corpus.CheckID(queryID); err != nil {
+		return fmt.Errorf("%w: query: %w", ErrBadRun, err)
+	}
+	if rw.f == TREC {
+		if err := corpus.CheckID(rw.tag); err != nil {
+			return fmt.Errorf("%w: the run tag: %w", ErrBadRun, err)
+		}
+	}
+	for _, h := range hits {
+		if err := corpus.CheckID(h.DocID); err != nil {
+			return fmt.Errorf("%w: query %q, rank %d: document %w", ErrBadRun, queryID, h.Rank, err)
+		}
+		if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) {
+			return fmt.Errorf("%w: query %q, document %q: score %v", ErrBadRun, queryID, h.DocID, h.Score)
+		}
+	}
+	return nil
+}
+
+// Write writes one query's hits; it writes nothing and fails (wrapping
+// ErrBadRun) when an id, the tag or a score cannot be written faithfully.
 func (rw *RunWriter) Write(queryID string, hits []msrag.Hit) error {
+	if err := rw.check(queryID, hits); err != nil {
+		return err
+	}
 	switch rw.f {
 	case TREC:
 		return rw.writeTREC(queryID, hits)

@@ -20,6 +20,65 @@ import (
 // ErrShape marks inputs whose sizes do not agree.
 var ErrShape = errors.New("router: inconsistent shape")
 
+// ErrInvalid marks a model whose fields cannot describe a router (a damaged
+// or hand-edited fusion model file).
+var ErrInvalid = errors.New("router: invalid model")
+
+// maxInputs bounds Inputs: far above any embedding's dims plus features.
+const maxInputs = 1 << 20
+
+// Validate fails unless m's fields agree with one another: at least one
+// window, each named once; Inputs positive; Mean, Std (positive) and W of the
+// lengths Inputs and (Inputs+1) x windows; every number finite. The error
+// names the field.
+func (m *Model) Validate() error {
+	k := len(m.Windows)
+	switch {
+	case k == 0:
+		return fmt.Errorf("%w: windows: none", ErrInvalid)
+	case m.Inputs <= 0 || m.Inputs > maxInputs:
+		return fmt.Errorf("%w: inputs: %d, want 1 to %d", ErrInvalid, m.Inputs, maxInputs)
+	case len(m.Mean) != m.Inputs:
+		return fmt.Errorf("%w: mean: %d values for %d inputs", ErrInvalid, len(m.Mean), m.Inputs)
+	case len(m.Std) != m.Inputs:
+		return fmt.Errorf("%w: std: %d values for %d inputs", ErrInvalid, len(m.Std), m.Inputs)
+	case len(m.W) != (m.Inputs+1)*k:
+		return fmt.Errorf("%w: w: %d values, want (%d inputs + 1) x %d windows = %d", ErrInvalid, len(m.W), m.Inputs, k, (m.Inputs+1)*k)
+	case math.IsNaN(m.Lambda) || math.IsInf(m.Lambda, 0) || m.Lambda < 0:
+		return fmt.Errorf("%w: lambda: %v, want a finite value >= 0", ErrInvalid, m.Lambda)
+	}
+	seen := make(map[string]bool, k)
+	for i, w := range m.Windows {
+		if w == "" || seen[w] {
+			return fmt.Errorf("%w: windows[%d]: %q is empty or repeated", ErrInvalid, i, w)
+		}
+		seen[w] = true
+	}
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{{"mean", m.Mean}, {"std", m.Std}, {"w", m.W}} {
+		for i, v := range f.v {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %s[%d]: %v, want a finite value", ErrInvalid, f.name, i, v)
+			}
+			if f.name == "std" && v <= 0 {
+				return fmt.Errorf("%w: std[%d]: %v, want a positive value", ErrInvalid, i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckInputs fails unless m takes rows of a dims-dimensional query embedding
+// and nf features per window: Inputs = dims + len(Windows) x nf.
+func (m *Model) CheckInputs(dims, nf int) error {
+	if want := dims + len(m.Windows)*nf; m.Inputs != want {
+		return fmt.Errorf("%w: inputs: %d, want %d (%d embedding dims + %d windows x %d features)", ErrShape, m.Inputs, want, dims, len(m.Windows), nf)
+	}
+	return nil
+}
+
 // Model is a fitted router. Its fields are what a fusion model file stores.
 type Model struct {
 	// Windows names the windows, in the order of the outputs.
@@ -147,6 +206,9 @@ func addOuter(g, row, p []float64) {
 
 // Predict returns the distribution over the windows for each input row.
 func (m *Model) Predict(x []float64) ([]float64, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	if len(x)%m.Inputs != 0 {
 		return nil, fmt.Errorf("%w: %d inputs is not a multiple of %d", ErrShape, len(x), m.Inputs)
 	}
@@ -156,6 +218,11 @@ func (m *Model) Predict(x []float64) ([]float64, error) {
 	out := make([]float64, n*k)
 	for i := range n {
 		m.softmax(out[i*k:(i+1)*k], xs[i*(m.Inputs+1):(i+1)*(m.Inputs+1)])
+	}
+	for i, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: row %d: the weights overflow (inputs or coefficients too large)", ErrInvalid, i/k)
+		}
 	}
 	return out, nil
 }

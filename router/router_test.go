@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/msrag/msrag/router"
@@ -88,5 +89,42 @@ func TestShapes(t *testing.T) {
 	p := router.SoftTargets([]float64{0.5, 0.5, 1, 0}, 2, 0.1)
 	if near(p, []float64{0.5, 0.5, 1 / (1 + math.Exp(-10)), math.Exp(-10) / (1 + math.Exp(-10))}, 1e-12) >= 0 {
 		t.Errorf("SoftTargets = %v", p)
+	}
+}
+
+// TestValidate: a model whose fields disagree is refused naming the field,
+// and Predict refuses it instead of dividing by zero or indexing past W.
+func TestValidate(t *testing.T) {
+	good := func() *router.Model {
+		return &router.Model{Windows: []string{"a", "b"}, Inputs: 2, Mean: []float64{0, 0}, Std: []float64{1, 1}, W: make([]float64, 6)}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m *router.Model)
+		want string
+	}{
+		{"inputs zero", func(m *router.Model) { m.Inputs = 0 }, "inputs: 0"},
+		{"no windows", func(m *router.Model) { m.Windows = nil }, "windows: none"},
+		{"repeated window", func(m *router.Model) { m.Windows = []string{"a", "a"} }, `windows[1]: "a"`},
+		{"mean short", func(m *router.Model) { m.Mean = m.Mean[:1] }, "mean: 1 values for 2 inputs"},
+		{"std negative", func(m *router.Model) { m.Std[1] = -1 }, "std[1]: -1"},
+		{"w NaN", func(m *router.Model) { m.W[3] = math.NaN() }, "w[3]: NaN"},
+		{"w long", func(m *router.Model) { m.W = make([]float64, 7) }, "w: 7 values"},
+	} {
+		m := good()
+		tc.edit(m)
+		err := m.Validate()
+		if !errors.Is(err, router.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Validate: %v, want %q", tc.name, err, tc.want)
+		}
+		if _, err := m.Predict([]float64{1, 2}); !errors.Is(err, router.ErrInvalid) {
+			t.Errorf("%s: Predict: %v, want router.ErrInvalid", tc.name, err)
+		}
+	}
+	if err := good().Validate(); err != nil {
+		t.Errorf("valid model: %v", err)
+	}
+	if err := good().CheckInputs(1, 1); err == nil {
+		t.Error("CheckInputs(1, 1) of 2 inputs over 2 windows (want 3) passed")
 	}
 }

@@ -152,6 +152,9 @@ func (s *Suite) datasets() ([]Dataset, error) {
 		if d.Split == "" {
 			d.Split = "test"
 		}
+		if err := d.checkNames(); err != nil {
+			return nil, fmt.Errorf("suite: dataset %d (%s): %w", i+1, d.Name, err)
+		}
 		if slices.ContainsFunc(out, func(o Dataset) bool { return o.Name == d.Name }) {
 			return nil, fmt.Errorf(`suite: dataset name %s is used twice: give each a "name" of its own`, d.Name)
 		}
@@ -163,6 +166,35 @@ func (s *Suite) datasets() ([]Dataset, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// checkNames checks the names a dataset's split, task and revision become
+// part of (qrels/SPLIT.tsv, the MTEB result files' paths): each a plain
+// name, never a path that leaves its directory.
+func (d Dataset) checkNames() error {
+	for _, sp := range strings.Split(d.Split, "+") {
+		if !plainName(sp) {
+			return fmt.Errorf("split %q: want names such as test or train+dev, each a plain name", d.Split)
+		}
+	}
+	for _, f := range []struct{ field, v string }{{"task", d.Task}, {"revision", d.Revision}, {"main_score", d.MainScore}} {
+		if f.v != "" && !plainName(f.v) {
+			return fmt.Errorf("%s %q: want a plain name (no path separator, control character, . or ..)", f.field, f.v)
+		}
+	}
+	for _, l := range d.Languages {
+		if !plainName(l) {
+			return fmt.Errorf("language %q: want a plain name such as eng-Latn", l)
+		}
+	}
+	return nil
+}
+
+// plainName reports a non-empty name that is no path: no separator, no
+// control character, not "." or "..".
+func plainName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) &&
+		!strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // planRun lays out dataset d with model mi at window set ws, its index in

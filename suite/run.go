@@ -21,8 +21,9 @@ import (
 // summary.json and summary.md in Out current after each run. At the end it
 // draws the recall@K figure and gathers every run's MTEB files under
 // Out/mteb. A failed run does not stop the others: Run returns the summary
-// and an error joining the failures. A cancelled ctx stops it, with the
-// summary of what was done.
+// and an error joining the failures. A cancelled ctx stops it: the run
+// under way is marked StatusInterrupted, and the summary and the MTEB files
+// of the runs that finished are written.
 func Run(ctx context.Context, s Suite) (*Summary, error) {
 	p, err := Check(ctx, s)
 	if err != nil {
@@ -42,7 +43,11 @@ func Run(ctx context.Context, s Suite) (*Summary, error) {
 		errs, err := s.runModel(ctx, m, p, sum, log)
 		failed = append(failed, errs...)
 		if err != nil {
-			_ = sum.write(false)
+			// Interrupted: what finished is kept and reported, MTEB files
+			// included.
+			if werr := sum.write(true); werr != nil {
+				fmt.Fprintf(log, "suite %s: writing the summary of the finished runs: %v\n", s.Name, werr)
+			}
 			return sum, err
 		}
 	}
@@ -117,6 +122,9 @@ func (s *Suite) runOne(ctx context.Context, emb msrag.Embedder, r *Planned, p *P
 	if err != nil {
 		err = fmt.Errorf("suite: run %s: %w", r.Name, err)
 		rs.Status, rs.Error = StatusFailed, err.Error()
+		if ctx.Err() != nil {
+			rs.Status, rs.Error = StatusInterrupted, "interrupted: "+ctx.Err().Error()
+		}
 		return err
 	}
 	rs.done(res, time.Since(t0).Seconds())

@@ -174,3 +174,43 @@ func TestCheckWindowsFit(t *testing.T) {
 		t.Errorf("the plan of a suite that fails its check: %v", p)
 	}
 }
+
+// TestRunInterrupted: a suite cancelled mid-way keeps what finished: the
+// summary lists the finished run as done with its MTEB files gathered, and
+// the run under way as interrupted.
+func TestRunInterrupted(t *testing.T) {
+	hashTokenizer(t)
+	root := t.TempDir()
+	writeDataset(t, filepath.Join(root, "first"), 10, 3, false)
+	writeDataset(t, filepath.Join(root, "second"), 10, 3, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, WindowK: 10,
+		Datasets: []suite.Dataset{{Dir: "first"}, {Dir: "second"}},
+		Models:   []suite.Model{{Name: testembed.Name, WindowSets: [][]int{{8}}}},
+		Progress: func(run string) (func(msrag.Progress), func()) {
+			if strings.HasPrefix(run, "second") {
+				cancel() // Ctrl-C as the second run starts
+			}
+			return nil, nil
+		}}
+	sum, err := suite.Run(ctx, s)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if sum == nil || sum.Runs[0].Status != suite.StatusDone || sum.Runs[1].Status != suite.StatusInterrupted {
+		t.Fatalf("summary: %+v", sum)
+	}
+	if len(sum.Files.MTEB) == 0 {
+		t.Fatal("no MTEB file gathered for the finished run")
+	}
+	for _, f := range sum.Files.MTEB {
+		if _, err := os.Stat(f); err != nil || !strings.Contains(f, "first") && !strings.Contains(filepath.Base(f), "first") {
+			t.Errorf("MTEB file %s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(root, "out", "summary.md"))
+	if !bytes.Contains(md, []byte("interrupted")) {
+		t.Errorf("summary.md does not mark the interrupted run:\n%s", md)
+	}
+}

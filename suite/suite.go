@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -105,10 +105,13 @@ func Parse(data []byte) (Suite, error) {
 	return s, nil
 }
 
+// maxSuite bounds a suite file's size.
+const maxSuite = 16 << 20
+
 // Load reads the suite file at path; its relative paths are relative to the
 // file's directory. Its errors wrap ErrInvalid.
 func Load(path string) (Suite, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxSuite)
 	if err != nil {
 		return Suite{}, invalid{fmt.Errorf("suite: %w", err)}
 	}

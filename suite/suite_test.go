@@ -97,6 +97,11 @@ func TestPlanRejects(t *testing.T) {
 			s.Datasets[1] = suite.Dataset{Name: "a-dev", Dir: "data/a", Split: "dev"}
 		}, `"task" of its own`},
 		{"bad configuration", func(s *suite.Suite) { s.Configs = "rrf=10+30" }, "window w30"},
+		{"split leaving qrels/", func(s *suite.Suite) { s.Datasets[0].Split = "../../etc/passwd" }, `split "../../etc/passwd"`},
+		{"empty split of two", func(s *suite.Suite) { s.Datasets[0].Split = "test+" }, `split "test+"`},
+		{"task leaving the MTEB directory", func(s *suite.Suite) { s.Datasets[0].Task = "../x" }, `task "../x"`},
+		{"revision with a newline", func(s *suite.Suite) { s.Datasets[0].Revision = "a\nb" }, `revision "a\nb"`},
+		{"language a path", func(s *suite.Suite) { s.Datasets[0].Languages = []string{"a/b"} }, `language "a/b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base()
@@ -179,4 +184,51 @@ func writeDataset(tb testing.TB, dir string, docs, queries int, bad bool) {
 			tb.Fatal(err)
 		}
 	}
+}
+
+// FuzzParse: a suite file either is refused (ErrInvalid) or plans runs whose
+// directories and index directories lie directly under the suite's output
+// and index directories, with splits and task names that are plain names.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"seed.json", "quick.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "suites", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"out": "o", "datasets": [{"dir": "d", "split": "test+dev", "task": "T"}], "models": [{"name": "m", "window_sets": [[4, 8]]}]}`))
+	f.Add([]byte(`{"out": "o", "datasets": [{"dir": "../d", "name": "../../x"}], "models": [{"name": "../m", "window_sets": [[4]]}], "configs": "rrf,maxp"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := suite.Parse(data)
+		if err != nil {
+			if !errors.Is(err, suite.ErrInvalid) {
+				t.Fatalf("Parse: %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		p, err := suite.PlanOf(s)
+		if err != nil {
+			if !errors.Is(err, suite.ErrInvalid) {
+				t.Fatalf("PlanOf: %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		for _, r := range p.Runs {
+			if r.Name == "" || strings.ContainsAny(r.Name, "/\\") || r.Name == "." || r.Name == ".." {
+				t.Fatalf("run name %q is not a plain name", r.Name)
+			}
+			if filepath.Dir(r.Index) != filepath.Clean(p.Indices) || filepath.Base(r.Index) == ".." {
+				t.Fatalf("index %s is not directly under %s", r.Index, p.Indices)
+			}
+			for _, sp := range strings.Split(r.Dataset.Split, "+") {
+				if sp == "" || sp == ".." || strings.ContainsAny(sp, "/\\") {
+					t.Fatalf("split %q of %q", sp, r.Dataset.Split)
+				}
+			}
+			if strings.ContainsAny(r.MTEB.Task, "/\\") || r.MTEB.Task == ".." {
+				t.Fatalf("MTEB task %q is a path", r.MTEB.Task)
+			}
+		}
+	})
 }

@@ -18,6 +18,9 @@ const (
 	StatusDone    = "done"
 	StatusFailed  = "failed"
 	StatusPending = "not run"
+	// StatusInterrupted is the run that was under way when the suite was
+	// cancelled (Ctrl-C): it wrote nothing.
+	StatusInterrupted = "interrupted"
 )
 
 // Summary is what a suite produced: summary.json.
@@ -46,7 +49,8 @@ type RunSummary struct {
 	Model      string `json:"model"`
 	Windows    []int  `json:"windows"`
 	Index      string `json:"index"`
-	// Status is StatusDone, StatusFailed (Error says why) or StatusPending.
+	// Status is StatusDone, StatusFailed (Error says why), StatusInterrupted
+	// or StatusPending.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// IndexReused says whether the index was reused, Seconds the run's
@@ -108,6 +112,17 @@ func (sum *Summary) suiteRuns() []report.SuiteRun {
 		out = append(out, report.SuiteRun{Dataset: r.Dataset, Model: r.Model, Windows: r.Windows, Dir: r.Name, Eval: r.Eval, Err: r.Error})
 	}
 	return out
+}
+
+// Finished returns the number of runs done.
+func (sum *Summary) Finished() int {
+	n := 0
+	for _, r := range sum.Runs {
+		if r.Status == StatusDone {
+			n++
+		}
+	}
+	return n
 }
 
 // write writes summary.json and summary.md (and, once some run has

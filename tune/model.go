@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 )
@@ -122,9 +123,12 @@ func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, tr T
 
 // ReadFusionModel reads a fusion model file.
 func ReadFusionModel(path string) (*FusionModel, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxFusionModel)
 	if err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
+		return nil, fmt.Errorf("tune: fusion model: %w", err)
+	}
+	if err := checkChannels(data); err != nil {
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
 	}
 	var m FusionModel
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -133,13 +137,76 @@ func ReadFusionModel(path string) (*FusionModel, error) {
 	if m.Format != FusionModelFormat {
 		return nil, fmt.Errorf("tune: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
 	}
-	if _, err := m.Fusion(false); err != nil {
+	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
 	}
 	if !slices.IsSorted(m.Training.QueryIDs) {
 		slices.Sort(m.Training.QueryIDs)
 	}
 	return &m, nil
+}
+
+// ErrBadFusionModel is wrapped by ReadFusionModel's errors for a file whose
+// fields do not describe a usable fusion model.
+var ErrBadFusionModel = errors.New("invalid fusion model")
+
+// maxFusionModel bounds a fusion model file's size: a router over
+// 1024-dimensional embeddings takes about 40 KB of numbers.
+const maxFusionModel = 256 << 20
+
+// maxDims bounds an embedding's dims in files msrag reads.
+const maxDims = 1 << 16
+
+// checkChannels reads the windows of a fusion model file one by one, so that
+// a damaged one is named by its place (msrag.Channel checks its fields).
+func checkChannels(data []byte) error {
+	var raw struct {
+		Windows []json.RawMessage `json:"windows"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for i, w := range raw.Windows {
+		var c msrag.Channel
+		if err := json.Unmarshal(w, &c); err != nil {
+			return fmt.Errorf("windows[%d]: %w: %w", i, err, ErrBadFusionModel)
+		}
+	}
+	return nil
+}
+
+// validate checks m's fields against one another: the model's dims, the
+// windows (each once), the rule over those windows and the router over the
+// rule's windows and the model's dims. Errors name the field.
+func (m *FusionModel) validate() error {
+	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
+	}
+	if len(m.Windows) == 0 {
+		return fmt.Errorf("windows: none: %w", ErrBadFusionModel)
+	}
+	for i, c := range m.Windows {
+		if m.Windows[:i].Index(c.Name()) >= 0 {
+			return fmt.Errorf("windows[%d]: %s is repeated: %w", i, c.Name(), ErrBadFusionModel)
+		}
+	}
+	f, err := m.Fusion(false)
+	if err != nil {
+		return fmt.Errorf("rule: %w", err)
+	}
+	if m.Router != nil {
+		if err := m.Router.Validate(); err != nil {
+			return err
+		}
+		if err := m.Router.CheckInputs(m.Model.Dims, fuse.NumFeatures); err != nil {
+			return err
+		}
+		f.Router = m.Router
+	}
+	if _, err := f.Select(m.Windows); err != nil {
+		return fmt.Errorf("rule %q over windows %s: %w", m.Rule, m.Windows, err)
+	}
+	return nil
 }
 
 // Write writes the model to path, atomically.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,6 +60,9 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 		flag string
 		dst  *string
 	}{{"out", &s.Out}, {"indices", &s.Indices}} {
+		if c.IsSet(f.flag) && strings.TrimSpace(c.String(f.flag)) == "" {
+			return s, usagef("bench: --%s is empty: name a directory", f.flag)
+		}
 		if v := c.String(f.flag); v != "" {
 			if *f.dst, err = relativeTo(s.Dir, v); err != nil {
 				return s, usagef("bench: --%s %s: %w", f.flag, v, err)
@@ -69,6 +73,9 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 		return s, err
 	}
 	if s.GPUs, err = gpuList(c); err != nil {
+		return s, err
+	}
+	if err := checkWorkers(c, "bench"); err != nil {
 		return s, err
 	}
 	s.Rebuild, s.Wait, s.Workers = c.Bool("rebuild"), c.Bool("wait"), c.Int("workers")
@@ -114,6 +121,10 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "bench: wrote %s, %s, %s and %d MTEB result files under %s (%.0f s)\n",
 			sum.Files.Report, sum.Files.Summary, strings.Join(sum.Files.Plots, ", "), len(sum.Files.MTEB),
 			filepath.Join(sum.Out, "mteb"), sum.Seconds)
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(c.App.ErrWriter, "bench: interrupted: kept the %d finished runs; the run under way is marked interrupted in %s\n",
+				sum.Finished(), sum.Files.Summary)
+		}
 	}
 	return benchError(err)
 }

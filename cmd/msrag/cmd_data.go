@@ -30,6 +30,7 @@ func init() {
 					&cli.StringFlag{Name: "dir", Usage: "directory that holds the datasets (default: the cache's data directory, " + hub.EnvCache + "/data)"},
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
 					&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
+					&cli.DurationFlag{Name: "request-timeout", Usage: "longest wait for the hub to answer a request or send more of a file (0: 1m)"},
 				},
 				Action: dataFetch,
 			},
@@ -43,11 +44,18 @@ func dataFetch(c *cli.Context) error {
 	}
 	// Every name is checked before anything is fetched.
 	for _, name := range c.Args().Slice() {
+		if strings.HasPrefix(name, "-") {
+			return usagef("data fetch: flag %s comes after a dataset name, where it is read as a name: put the flags before the names (msrag data fetch %s hf:mteb/NAME)", name, name)
+		}
 		if _, err := hub.ParseDatasetName(name); err != nil {
 			return usageError{err}
 		}
 	}
+	if c.Duration("request-timeout") < 0 {
+		return usagef("data fetch: --request-timeout %v: must not be negative", c.Duration("request-timeout"))
+	}
 	opts := hub.DatasetOptions{Dir: c.String("dir"), Force: c.Bool("force")}
+	opts.Timeout = c.Duration("request-timeout")
 	if !c.Bool("quiet") {
 		opts.Log = c.App.ErrWriter
 	}

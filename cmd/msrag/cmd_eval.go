@@ -86,6 +86,12 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 
 // evalFlags maps every flag but the embedding's to an experiment.
 func evalFlags(c *cli.Context) (experiment.Spec, error) {
+	if _, err := outFlag(c, "eval"); err != nil {
+		return experiment.Spec{}, err
+	}
+	if err := checkWorkers(c, "eval"); err != nil {
+		return experiment.Spec{}, err
+	}
 	windows, err := windowsFlag(c)
 	if err != nil {
 		return experiment.Spec{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/faiss"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func init() {
 			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
 			&cli.IntFlag{Name: "stride", Usage: "step between window starts in tokens (0: each window's own size, no overlap)"},
 			shortTailFlag(),
-			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, HNSW32, ...)"},
+			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, IVF4096,PQ48, HNSW32, OPQ16,IVF256,PQ16, SQ8, ...; checked before use, NSG not supported)"},
 			&cli.StringFlag{Name: "metric", Value: "ip", Usage: "ip (inner product) or l2"},
 			&cli.StringFlag{Name: "shard", Usage: "i/n: index only shard i of n of the corpus"},
 			&cli.IntFlag{Name: "block-lines", Value: 10000, Usage: "JSONL lines per sharding unit"},
@@ -54,6 +55,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if c.NArg() != 0 {
 		return msrag.Config{}, corpus.Options{}, usagef("index: unexpected arguments %v", c.Args().Slice())
 	}
+	if _, err := outFlag(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	windows, err := windowsFlag(c)
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
@@ -69,12 +73,21 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
+	if err := faiss.CheckFactory(c.String("factory"), 0); err != nil {
+		return msrag.Config{}, corpus.Options{}, usagef("index: --factory: %w", err)
+	}
 	if _, err := embedderOptions(c); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
 	modes, lf, err := embeddingsFlag(c, false)
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
+	}
+	if err := checkWorkers(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
+	if c.Int("block-lines") < 0 {
+		return msrag.Config{}, corpus.Options{}, usagef("index: --block-lines %d is negative", c.Int("block-lines"))
 	}
 	copts := corpusOptions(c)
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
@@ -98,6 +111,9 @@ func indexAction(c *cli.Context) error {
 		return err
 	}
 	defer emb.Close()
+	if err := faiss.CheckFactory(cfg.Factory, emb.Spec().Dims); err != nil {
+		return usagef("index: --factory: %w (the model's vectors have %d dims)", err, emb.Spec().Dims)
+	}
 	src, err := openCorpusReader(c.String("corpus"), copts)
 	if err != nil {
 		return err
@@ -123,6 +139,19 @@ func indexAction(c *cli.Context) error {
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	printRemoteStats(c.App.ErrWriter, "index", emb)
+	return nil
+}
+
+// maxWorkers bounds --workers: the build keeps 2 x workers + 2 batches in
+// flight and starts a goroutine per worker, so a typo of 1000000000 would
+// ask for gigabytes before reading a document.
+const maxWorkers = 1024
+
+// checkWorkers refuses a --workers above maxWorkers.
+func checkWorkers(c *cli.Context, cmd string) error {
+	if w := c.Int("workers"); w > maxWorkers {
+		return usagef("%s: --workers %d is more than %d", cmd, w, maxWorkers)
+	}
 	return nil
 }
 

@@ -82,6 +82,12 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if err != nil {
 		return opts, 0, usagef("search: --format: %w", err)
 	}
+	if _, err := outFlag(c, "search"); err != nil {
+		return opts, 0, err
+	}
+	if err := corpus.CheckID(c.String("tag")); format == output.TREC && err != nil {
+		return opts, 0, usagef("search: --tag: %w", err)
+	}
 	if _, err := embedderOptions(c); err != nil {
 		return opts, 0, err
 	}
@@ -104,6 +110,7 @@ func searchAction(c *cli.Context) error {
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
+	opts = clampSearch(c, ix, opts)
 	qpath, err := queriesPath(c.String("queries"))
 	if err != nil {
 		return err
@@ -212,6 +219,28 @@ func indexDirs(arg string) ([]string, error) {
 		return dirs, nil // not an index: opening it says so
 	}
 	return shards, nil
+}
+
+// outFlag returns --out, refusing an explicit empty value, which would
+// otherwise write nothing and succeed.
+func outFlag(c *cli.Context, cmd string) (string, error) {
+	if c.IsSet("out") && strings.TrimSpace(c.String("out")) == "" {
+		return "", usagef("%s: --out is empty: name the output", cmd)
+	}
+	return c.String("out"), nil
+}
+
+// clampSearch clamps --k to the index's documents and --window-k to the most
+// chunks a window holds, saying so once, so that memory follows the index.
+func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msrag.SearchOptions {
+	cl := ix.Clamp(opts)
+	if cl.K < opts.K && c.IsSet("k") {
+		fmt.Fprintf(c.App.ErrWriter, "search: --k %d is more than the index's %d documents: returning at most %d\n", opts.K, ix.NumDocs(), cl.K)
+	}
+	if cl.WindowK < opts.WindowK && c.IsSet("window-k") {
+		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.WindowK, cl.WindowK, cl.WindowK)
+	}
+	return cl
 }
 
 // writeOutput writes what fn writes to path atomically (nothing is left when

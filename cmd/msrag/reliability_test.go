@@ -3,13 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/hub"
 )
 
 // TestMain runs the command line itself when MSRAG_TEST_MAIN is set, so the
@@ -204,4 +210,263 @@ func TestUsageErrorsComeFirst(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 		t.Error("a refused index was written")
 	}
+}
+
+// limitedRun runs msrag in a process of its own and kills it after limit: a
+// crash or a hang is a test failure, not a stuck test binary.
+func limitedRun(t *testing.T, limit time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "MSRAG_TEST_MAIN=1")
+	var outb, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outb, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v: still running after %v (killed)\n%s", args, limit, errb.String())
+	}
+	return cmd.ProcessState.ExitCode(), outb.String(), errb.String()
+}
+
+// dirNames lists dir's entries.
+func dirNames(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// hostileCase is one hostile input to a real msrag process: its exit code,
+// a piece of its message, and what its directory must hold afterwards.
+type hostileCase struct {
+	name  string
+	args  []string
+	code  int
+	want  string
+	after string // the directory's entries afterwards ("-": none; "" skips the check)
+}
+
+func runHostile(t *testing.T, dir string, cases []hostileCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := limitedRun(t, 2*time.Minute, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("code %d, stderr %q; want exit %d with %q", code, stderr, tc.code, tc.want)
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "SIG") {
+				t.Errorf("a crash: %s", stderr)
+			}
+			if got := dirNames(dir); tc.after != "" && got != strings.TrimPrefix(tc.after, "-") {
+				t.Errorf("left in %s: %q, want %q", dir, got, tc.after)
+			}
+		})
+	}
+}
+
+// TestHostileIndexInput: FAISS factory strings FAISS crashes, aborts or
+// hangs on, a symlinked lock, ids that would corrupt a run, an empty --out:
+// each is refused with a message, nothing is left, nothing is overwritten.
+func TestHostileIndexInput(t *testing.T) {
+	needHashTokenizer(t)
+	dir := t.TempDir()
+	corpusPath := writeCorpus(t, dir)
+	out := filepath.Join(dir, "idx")
+	index := func(extra ...string) []string {
+		return append([]string{"index", "--corpus", corpusPath, "--out", out, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet"}, extra...)
+	}
+	badIDs := filepath.Join(dir, "ids.jsonl")
+	os.WriteFile(badIDs, []byte(`{"_id": "a", "text": "one"}`+"\n"+`{"_id": "b\nc", "text": "two"}`+"\n"), 0o644)
+	const left = "corpus.jsonl ids.jsonl"
+	var cases []hostileCase
+	for _, f := range []struct{ factory, want string }{
+		{"HNSW0", "HNSW degree 0"}, {"HNSW1", "HNSW degree 1"}, {"IVF0,Flat", "IVF lists 0"},
+		{"IVF1,PQ0", "PQ sub-quantizers 0"}, {"OPQ0,PQ8", "OPQ sub-quantizers 0"}, {"NSG0", "NSG is not supported"},
+		{"NSG32", "NSG is not supported"}, {"PQ7", "7 sub-quantizers do not divide the dimension 64 (the model's vectors have 64 dims)"},
+	} {
+		cases = append(cases, hostileCase{"factory " + f.factory, index("--factory", f.factory), exitUsage, f.want, left})
+	}
+	cases = append(cases,
+		hostileCase{"empty out", []string{"index", "--corpus", corpusPath, "--out", "", "--model", "hash-test-embedder"}, exitUsage, "--out is empty", left},
+		hostileCase{"a billion workers", index("--workers", "1000000000"), exitUsage, "--workers 1000000000 is more than 1024", left},
+		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5: must not be negative", left},
+		hostileCase{"id with a newline", []string{"index", "--corpus", badIDs, "--out", out, "--model", "hash-test-embedder", "--windows", "4", "--quiet"},
+			exitFailure, `ids.jsonl line 2: id "b\nc" holds U+000A`, left},
+	)
+	runHostile(t, dir, cases)
+
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	os.Symlink(victim, filepath.Join(dir, ".idx.lock"))
+	runHostile(t, dir, []hostileCase{{"symlinked lock", index(), exitFailure, "opening the lock " + filepath.Join(dir, ".idx.lock") + ": not a regular file", ".idx.lock " + left + " victim"}})
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the lock's link target was overwritten: %q", b)
+	}
+}
+
+// TestHostileSearchInput: a damaged fusion model (which panicked at query
+// time with --fusion learned+router), sizes far beyond the index, ids and
+// tags that would corrupt the run, an empty --out.
+func TestHostileSearchInput(t *testing.T) {
+	needHashTokenizer(t)
+	dir := t.TempDir()
+	corpusPath := writeCorpus(t, dir)
+	idx := filepath.Join(dir, "idx")
+	if code, _, stderr := runCLI(t, "", "index", "--corpus", corpusPath, "--out", idx, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	man, err := msrag.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	queries := filepath.Join(dir, "q.tsv")
+	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\n"), 0o644)
+	badQueries := filepath.Join(dir, "bad.tsv")
+	os.WriteFile(badQueries, []byte("q1\tcoffee\nq 2\tsleep\n"), 0o644)
+	inputs := man.Model.Dims + 2*4
+	fusionModel := func(name string, edit func(r map[string]any)) string {
+		r := map[string]any{"windows": []string{"w4", "w8"}, "inputs": inputs, "mean": make([]float64, inputs),
+			"std": slices.Repeat([]float64{1}, inputs), "w": make([]float64, (inputs+1)*2), "lambda": 0.1}
+		edit(r)
+		m := map[string]any{"format": 1, "model": man.Model, "rule": "rrf", "router": r,
+			"windows":  []map[string]any{{"name": "w4", "size": 4, "tail": man.Windows[0].Tail}, {"name": "w8", "size": 8, "tail": man.Windows[1].Tail}},
+			"training": map[string]any{"query_ids": []string{"t1"}}}
+		data, _ := json.Marshal(m)
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, data, 0o644)
+		return path
+	}
+	good := fusionModel("good.json", func(map[string]any) {})
+	out := filepath.Join(work, "run.trec")
+	search := func(extra ...string) []string {
+		return append([]string{"search", "--index", idx, "--queries", queries, "--out", out}, extra...)
+	}
+	cases := []hostileCase{
+		{"router inputs 0", search("--fusion-model", fusionModel("f0.json", func(r map[string]any) { r["inputs"] = 0 }), "--fusion", "learned+router"),
+			exitUsage, "f0.json: router: invalid model: inputs: 0", "-"},
+		{"router mean short", search("--fusion-model", fusionModel("f1.json", func(r map[string]any) { r["mean"] = []float64{1} }), "--fusion", "learned+router"),
+			exitUsage, "mean: 1 values for", "-"},
+		{"router w long", search("--fusion-model", fusionModel("f2.json", func(r map[string]any) { r["w"] = make([]float64, (inputs+1)*2+1) }), "--fusion", "learned+router"),
+			exitUsage, "router: invalid model: w:", "-"},
+		{"router of 3 windows", search("--fusion-model", fusionModel("f3.json", func(r map[string]any) { r["windows"] = []string{"w4", "w8", "full"} }), "--fusion", "learned+router"),
+			exitUsage, "f3.json: router:", "-"},
+		{"router std 0", search("--fusion-model", fusionModel("f4.json", func(r map[string]any) { r["std"] = make([]float64, inputs) }), "--fusion", "learned+router"),
+			exitUsage, "std[0]: 0, want a positive value", "-"},
+		{"empty out", []string{"search", "--index", idx, "--queries", queries, "--out", ""}, exitUsage, "--out is empty", "-"},
+		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
+		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
+		{"query id with a space", []string{"search", "--index", idx, "--queries", badQueries, "--out", out}, exitFailure, `bad.tsv line 2: id "q 2" holds U+0020`, "-"},
+	}
+	runHostile(t, work, cases)
+	code, _, stderr := limitedRun(t, time.Minute, search("--fusion-model", good, "--fusion", "learned+router")...)
+	if code != exitOK {
+		t.Fatalf("the valid fusion model: code %d: %s", code, stderr)
+	}
+	// Sizes far beyond the index: clamped to it, said once, and answered.
+	code, _, stderr = limitedRun(t, time.Minute, search("--k", "1000000000000", "--window-k", "1000000000")...)
+	if code != exitOK || strings.Count(stderr, "more than the index's 3 documents") != 1 || strings.Count(stderr, "--window-k 1000000000 is more than any window's") != 1 {
+		t.Fatalf("huge k: code %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != 3 {
+		t.Errorf("huge k: want the 3 documents, got %q", b)
+	}
+}
+
+// TestHostileDataFetch: a hub that accepts connections and never answers
+// fails the fetch within --request-timeout, given before or after the name;
+// a directory of other files is not replaced.
+func TestHostileDataFetch(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	t.Setenv(hub.EnvEndpoint, "http://"+ln.Addr().String())
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ref, _ := hub.ParseDatasetName("hf:mteb/tiny@main")
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(filepath.Join(other, ref.DirName()), 0o755)
+	os.WriteFile(filepath.Join(other, ref.DirName(), "mine.txt"), []byte("mine\n"), 0o644)
+	runHostile(t, dir, []hostileCase{
+		{"no answer", []string{"data", "fetch", "--dir", data, "--quiet", "--request-timeout", "500ms", "hf:mteb/tiny@main"},
+			exitFailure, "nothing received for 500ms", "other"},
+		{"flags after a name", []string{"data", "fetch", "--dir", data, "hf:mteb/tiny@main", "--quiet", "--request-timeout", "500ms"},
+			exitFailure, "nothing received for 500ms", "other"},
+		{"a directory of other files", []string{"data", "fetch", "--dir", other, "hf:mteb/tiny@main"}, exitFailure, "not replacing them", "other"},
+	})
+	if b, _ := os.ReadFile(filepath.Join(other, ref.DirName(), "mine.txt")); string(b) != "mine\n" {
+		t.Error("the directory of other files was touched")
+	}
+}
+
+// TestHostileEvalInput: an eval refused for its fusion model (trained on the
+// queries it would score) or an empty --out leaves nothing in OUT.
+func TestHostileEvalInput(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	idx := filepath.Join(dir, "idx")
+	eval := func(extra ...string) []string {
+		return append([]string{"eval", "--dataset", data, "--index", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "10", "--window-k", "10"}, extra...)
+	}
+	if code, _, stderr := runCLI(t, "", eval("--out", filepath.Join(dir, "first"))...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	man, err := msrag.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{"format": 1, "model": man.Model, "rule": "rrf",
+		"windows":  []map[string]any{{"name": "w16", "size": 16, "tail": man.Windows[0].Tail}, {"name": "w32", "size": 32, "tail": man.Windows[1].Tail}},
+		"training": map[string]any{"dataset": "tiny", "split": "test", "query_ids": []string{"q1"}}}
+	b, _ := json.Marshal(m)
+	seen := filepath.Join(dir, "seen.json")
+	os.WriteFile(seen, b, 0o644)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	out := filepath.Join(work, "out")
+	runHostile(t, work, []hostileCase{
+		{"fusion model trained on these queries", eval("--out", out, "--fusion-model", seen), exitFailure, "evaluate it on queries it has not seen", "-"},
+		{"empty out", eval("--out", ""), exitUsage, "--out is empty", "-"},
+	})
+}
+
+// TestHostileBenchInput: an empty --out or --indices, a billion workers and
+// a suite file that is a device are usage errors before any work.
+func TestHostileBenchInput(t *testing.T) {
+	dir := t.TempDir()
+	suiteFile := filepath.Join(dir, "s.json")
+	os.WriteFile(suiteFile, []byte(`{"name": "s", "out": "out", "datasets": [{"dir": "d"}], "models": [{"name": "m", "window_sets": [[4]]}]}`), 0o644)
+	runHostile(t, dir, []hostileCase{
+		{"empty out", []string{"bench", "--suite", suiteFile, "--out", ""}, exitUsage, "bench: --out is empty", "s.json"},
+		{"empty indices", []string{"bench", "--suite", suiteFile, "--indices", ""}, exitUsage, "bench: --indices is empty", "s.json"},
+		{"a billion workers", []string{"bench", "--suite", suiteFile, "--workers", "1000000000"}, exitUsage, "--workers 1000000000 is more than 1024", "s.json"},
+		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file of a size msrag reads whole (it is a device)", "s.json"},
+	})
 }

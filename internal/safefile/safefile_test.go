@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/msrag/msrag/internal/safefile"
 )
@@ -118,5 +120,35 @@ func TestReplaceDir(t *testing.T) {
 	os.RemoveAll(stage)
 	if n := entries(t, root); len(n) != 2 {
 		t.Errorf("root holds %v, want index and other only", n)
+	}
+}
+
+// TestReadSmall: a regular file within the limit is read; a larger one, a
+// device and a FIFO fail at once.
+func TestReadSmall(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("12345"), 0o644)
+	if b, err := safefile.ReadSmall(small, 5); err != nil || string(b) != "12345" {
+		t.Fatalf("small: %q, %v", b, err)
+	}
+	if _, err := safefile.ReadSmall(small, 4); !errors.Is(err, safefile.ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", fifo, dir} {
+		done := make(chan error, 1)
+		go func() { _, err := safefile.ReadSmall(p, 1<<20); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, safefile.ErrTooLarge) {
+				t.Errorf("%s: %v, want safefile.ErrTooLarge", p, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: ReadSmall blocks", p)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func LockDir(ctx context.Context, dir string, wait bool) (*Lock, error) {
 // that its holder removed while this one waited for it is not the lock any
 // more: then it reports ErrBusy, and the caller's next try creates a new one.
 func tryLock(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("opening the lock %s: %w", path, err)
 	}
@@ -89,9 +90,36 @@ func tryLock(path string) (*os.File, error) {
 	return f, nil
 }
 
+// ErrNotRegular is wrapped by the error for a path msrag writes that is a
+// symbolic link or not a regular file: following the link would overwrite
+// whatever it points to.
+var ErrNotRegular = errors.New("not a regular file (a symbolic link, directory or device): refusing to write through it")
+
+// openRegular opens path with flag, never following a symbolic link and
+// refusing anything but a regular file.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, ErrNotRegular
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, ErrNotRegular
+	}
+	return f, nil
+}
+
 // holder reads who holds the lock, as its holder wrote it.
 func holder(path string) string {
-	b, err := os.ReadFile(path)
+	f, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return "holder unknown"
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 512))
 	if s := strings.TrimSpace(string(b)); err == nil && s != "" {
 		return s
 	}

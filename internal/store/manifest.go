@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
+
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // ManifestName is the manifest's file name inside an index directory.
@@ -156,7 +160,7 @@ func IsIndex(dir string) bool {
 // ReadManifest reads and checks dir's manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadSmall(path, maxManifest)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not an index: %w", dir, err)
 	}
@@ -170,7 +174,90 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if len(m.Windows) == 0 {
 		return nil, fmt.Errorf("%s: no windows: %w", path, ErrMismatch)
 	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &m, nil
+}
+
+// ErrBadManifest is wrapped by ReadManifest's errors for a manifest whose
+// fields cannot describe an index (damaged or edited by hand).
+var ErrBadManifest = errors.New("invalid manifest")
+
+// maxManifest bounds a manifest's size: a few KiB in practice.
+const maxManifest = 16 << 20
+
+// maxDims bounds the vectors' dims a manifest may record.
+const maxDims = 1 << 16
+
+// validate checks every field the index is opened with: counts not negative,
+// sizes positive, file names plain names inside the index directory, each
+// window once. Errors name the field.
+func (m *Manifest) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrBadManifest)
+	}
+	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+		return bad("model.dims %d, want 1 to %d", m.Model.Dims, maxDims)
+	}
+	if m.Model.MaxTokens < 0 {
+		return bad("model.max_tokens %d is negative", m.Model.MaxTokens)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"docs", m.Docs}, {"unique_chunks", m.UniqueChunks}, {"tokens", m.Tokens}, {"skipped_docs", m.Skipped}} {
+		if c.v < 0 {
+			return bad("%s %d is negative", c.name, c.v)
+		}
+	}
+	files := map[string]string{}
+	if err := plainFile(files, "docs_file", m.DocsFile); err != nil {
+		return err
+	}
+	for i, w := range m.Windows {
+		if err := w.validate(files, i); err != nil {
+			return err
+		}
+	}
+	if l := m.Late; l != nil && (l.SegmentTokens <= 0 || l.SequenceTokens < l.SegmentTokens || l.Overlap < 0 || l.Overlap >= l.SegmentTokens) {
+		return bad("late: segment_tokens %d, sequence_tokens %d, overlap %d: want 0 <= overlap < segment_tokens <= sequence_tokens", l.SegmentTokens, l.SequenceTokens, l.Overlap)
+	}
+	return nil
+}
+
+// validate checks window i of a manifest; files collects the file names
+// seen so far.
+func (w WindowInfo) validate(files map[string]string, i int) error {
+	field := fmt.Sprintf("windows[%d]", i)
+	switch {
+	case w.Size < 0 || w.Size == 0 && !w.Truncate:
+		return fmt.Errorf("%s: size %d, want a positive number: %w", field, w.Size, ErrBadManifest)
+	case w.Stride < 0 || w.Stride > w.Size:
+		return fmt.Errorf("%s: stride %d, want 0 to the size %d: %w", field, w.Stride, w.Size, ErrBadManifest)
+	case w.Vectors < 0:
+		return fmt.Errorf("%s: vectors %d is negative: %w", field, w.Vectors, ErrBadManifest)
+	case w.Tail != "" && w.Tail != "aligned" && w.Tail != "short":
+		return fmt.Errorf("%s: tail %q, want aligned or short: %w", field, w.Tail, ErrBadManifest)
+	}
+	if err := plainFile(files, field+".index_file", w.IndexFile); err != nil {
+		return err
+	}
+	return plainFile(files, field+".chunks_file", w.ChunksFile)
+}
+
+// plainFile fails unless name is a plain file name inside the index
+// directory (no separator, not "." or "..", no control character) that no
+// other field named.
+func plainFile(files map[string]string, field, name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsFunc(name, unicode.IsControl) {
+		return fmt.Errorf("%s %q: want a plain file name inside the index directory: %w", field, name, ErrBadManifest)
+	}
+	if other, ok := files[name]; ok {
+		return fmt.Errorf("%s %q: also %s: %w", field, name, other, ErrBadManifest)
+	}
+	files[name] = field
+	return nil
 }
 
 func encodeManifest(m *Manifest) ([]byte, error) {

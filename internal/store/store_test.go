@@ -3,12 +3,14 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -59,9 +61,9 @@ func TestDocTableRoundTrip(t *testing.T) {
 // the Truncate window.
 func TestReadManifestVersion1(t *testing.T) {
 	dir := t.TempDir()
-	v1 := `{"format_version": 1, "model": {"name": "m", "dims": 4}, "windows": [
-	  {"size": 100, "stride": 100, "vectors": 3, "index_file": "w100.faiss"},
-	  {"size": 507, "full": true, "stride": 0, "vectors": 2, "index_file": "full.faiss"}]}`
+	v1 := `{"format_version": 1, "model": {"name": "m", "dims": 4}, "docs_file": "docs.parquet", "windows": [
+	  {"size": 100, "stride": 100, "vectors": 3, "index_file": "w100.faiss", "chunks_file": "w100.chunks.parquet"},
+	  {"size": 507, "full": true, "stride": 0, "vectors": 2, "index_file": "full.faiss", "chunks_file": "full.chunks.parquet"}]}`
 	os.WriteFile(filepath.Join(dir, ManifestName), []byte(v1), 0o644)
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -89,7 +91,8 @@ func TestStagePublishAndAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Manifest{FormatVersion: FormatVersion, DocsFile: "docs.parquet", DocsSHA256: sum, Windows: []WindowInfo{{Size: 1}}}
+	m := &Manifest{FormatVersion: FormatVersion, Model: ModelInfo{Dims: 4}, DocsFile: "docs.parquet", DocsSHA256: sum,
+		Windows: []WindowInfo{{Size: 1, IndexFile: "w1.faiss", ChunksFile: "w1.chunks.parquet"}}}
 	if err := s.Publish(m); err != nil {
 		t.Fatal(err)
 	}
@@ -163,4 +166,107 @@ func TestLockBusyAndWait(t *testing.T) {
 	}
 	l2.Unlock()
 	l2.Unlock()
+}
+
+// TestLockRefusesLinksAndSpecialFiles: a lock path that is a symbolic link
+// (to a file of someone else's), a FIFO or a directory is refused at once; the
+// link's target is left as it was.
+func TestLockRefusesLinksAndSpecialFiles(t *testing.T) {
+	for _, kind := range []string{"symlink", "dangling symlink", "fifo", "directory"} {
+		t.Run(kind, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "idx")
+			victim := filepath.Join(root, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o644)
+			lock := lockPath(dir)
+			var err error
+			switch kind {
+			case "symlink":
+				err = os.Symlink(victim, lock)
+			case "dangling symlink":
+				err = os.Symlink(filepath.Join(root, "nowhere"), lock)
+			case "fifo":
+				err = syscall.Mkfifo(lock, 0o644)
+			case "directory":
+				err = os.Mkdir(lock, 0o755)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				l, err := LockDir(context.Background(), dir, false)
+				l.Unlock()
+				done <- err
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("LockDir hangs")
+			}
+			if !errors.Is(err, ErrNotRegular) && !(kind == "directory" && err != nil) {
+				t.Fatalf("LockDir: %v, want ErrNotRegular", err)
+			}
+			if !strings.Contains(err.Error(), lock) {
+				t.Errorf("the error does not name the lock %s: %v", lock, err)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+				t.Errorf("the link's target was written: %q", b)
+			}
+			if _, err := os.Stat(filepath.Join(root, "nowhere")); err == nil {
+				t.Error("a dangling link's target was created")
+			}
+		})
+	}
+}
+
+// TestReadManifestRefusesDamage: every field an index is opened with is
+// checked at load, naming the field; file names must stay inside the index
+// directory.
+func TestReadManifestRefusesDamage(t *testing.T) {
+	good := func() map[string]any {
+		return map[string]any{"format_version": FormatVersion, "model": map[string]any{"name": "m", "dims": 4}, "docs": 3,
+			"docs_file": "docs.parquet", "windows": []any{
+				map[string]any{"size": 4, "stride": 4, "vectors": 3, "index_file": "w4.faiss", "chunks_file": "w4.chunks.parquet"}}}
+	}
+	win := func(m map[string]any) map[string]any { return m["windows"].([]any)[0].(map[string]any) }
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"dims zero", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 0 }, "model.dims 0"},
+		{"dims huge", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 1 << 40 }, "model.dims 1099511627776"},
+		{"docs negative", func(m map[string]any) { m["docs"] = -1 }, "docs -1 is negative"},
+		{"docs file absolute", func(m map[string]any) { m["docs_file"] = "/etc/passwd" }, `docs_file "/etc/passwd"`},
+		{"docs file up", func(m map[string]any) { m["docs_file"] = "../other/docs.parquet" }, `docs_file "../other/docs.parquet"`},
+		{"docs file dotdot", func(m map[string]any) { m["docs_file"] = ".." }, `docs_file ".."`},
+		{"index file in a subdirectory", func(m map[string]any) { win(m)["index_file"] = "a/w4.faiss" }, `windows[0].index_file "a/w4.faiss"`},
+		{"chunks file with a newline", func(m map[string]any) { win(m)["chunks_file"] = "w4\n.parquet" }, "windows[0].chunks_file"},
+		{"same file twice", func(m map[string]any) { win(m)["chunks_file"] = "docs.parquet" }, "also docs_file"},
+		{"window size zero", func(m map[string]any) { win(m)["size"] = 0 }, "windows[0]: size 0"},
+		{"stride negative", func(m map[string]any) { win(m)["stride"] = -2 }, "windows[0]: stride -2"},
+		{"vectors negative", func(m map[string]any) { win(m)["vectors"] = -5 }, "windows[0]: vectors -5"},
+		{"late overlap too big", func(m map[string]any) {
+			m["late"] = map[string]any{"segment_tokens": 8, "sequence_tokens": 10, "overlap": 8}
+		}, "late: segment_tokens 8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := good()
+			tc.edit(m)
+			data, _ := json.Marshal(m)
+			os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644)
+			_, err := ReadManifest(dir)
+			if !errors.Is(err, ErrBadManifest) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("got %v, want ErrBadManifest naming %s and %q", err, dir, tc.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	data, _ := json.Marshal(good())
+	os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644)
+	if _, err := ReadManifest(dir); err != nil {
+		t.Fatalf("the valid manifest: %v", err)
+	}
 }

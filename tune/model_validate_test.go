@@ -1,0 +1,174 @@
+package tune
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/router"
+)
+
+// testFusionModel is a valid fusion model of two windows over 4-dimensional
+// embeddings, with a router.
+func testFusionModel() *FusionModel {
+	const dims, nw = 4, 2
+	inputs := dims + nw*fuse.NumFeatures
+	r := &router.Model{Windows: []string{"w4", "w8"}, Inputs: inputs, Lambda: 0.1,
+		Mean: make([]float64, inputs), Std: make([]float64, inputs), W: make([]float64, (inputs+1)*nw)}
+	for i := range r.Std {
+		r.Std[i] = 1
+	}
+	for i := range r.W {
+		r.W[i] = float64(i%5) / 10
+	}
+	return &FusionModel{Format: FusionModelFormat, Model: msrag.ModelInfo{Name: "m", Dims: dims},
+		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}),
+		Rule:    "rrf", Router: r, Training: Training{QueryIDs: []string{"q1"}}}
+}
+
+// fusionModelJSON is m as its file holds it, with edit applied to the
+// decoded JSON object first.
+func fusionModelJSON(t testing.TB, m *FusionModel, edit func(map[string]any)) []byte {
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	json.Unmarshal(data, &obj)
+	if edit != nil {
+		edit(obj)
+	}
+	data, _ = json.Marshal(obj)
+	return data
+}
+
+// TestReadFusionModelRefusesDamage: every damaged field is refused at load,
+// naming the file and the field, instead of panicking at query time.
+func TestReadFusionModelRefusesDamage(t *testing.T) {
+	rt := func(f func(r map[string]any)) func(map[string]any) {
+		return func(o map[string]any) { f(o["router"].(map[string]any)) }
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"inputs zero", rt(func(r map[string]any) { r["inputs"] = 0 }), "router: invalid model: inputs: 0"},
+		{"inputs negative", rt(func(r map[string]any) { r["inputs"] = -3 }), "inputs: -3"},
+		{"inputs of other dims", rt(func(r map[string]any) {
+			r["inputs"] = 11
+			r["mean"] = make([]float64, 11)
+			r["std"] = []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+			r["w"] = make([]float64, 24)
+		}), "inputs: 11, want 12 (4 embedding dims + 2 windows x 4 features)"},
+		{"mean short", rt(func(r map[string]any) { r["mean"] = []float64{0} }), "mean: 1 values for 12 inputs"},
+		{"std long", rt(func(r map[string]any) { r["std"] = make([]float64, 13) }), "std: 13 values for 12 inputs"},
+		{"std zero", rt(func(r map[string]any) { r["std"] = make([]float64, 12) }), "std[0]: 0, want a positive value"},
+		{"w short", rt(func(r map[string]any) { r["w"] = []float64{1} }), "w: 1 values, want (12 inputs + 1) x 2 windows = 26"},
+		{"lambda negative", rt(func(r map[string]any) { r["lambda"] = -1 }), "lambda: -1"},
+		{"no router windows", rt(func(r map[string]any) { r["windows"] = []string{} }), "windows: none"},
+		{"router windows other than the rule's", rt(func(r map[string]any) { r["windows"] = []string{"w8", "w4"} }), "its router weighs windows [w8 w4], the rule fuses [w4 w8]"},
+		{"router of one window more", rt(func(r map[string]any) { r["windows"] = []string{"w4", "w8", "w16"} }), "w: 26 values, want (12 inputs + 1) x 3 windows = 39"},
+		{"dims zero", func(o map[string]any) { o["model"].(map[string]any)["dims"] = 0 }, "model.dims: 0"},
+		{"no windows", func(o map[string]any) { o["windows"] = []any{} }, "windows: none"},
+		{"window size zero", func(o map[string]any) { o["windows"].([]any)[0].(map[string]any)["size"] = 0 }, "windows[0]: size 0"},
+		{"window misnamed", func(o map[string]any) { o["windows"].([]any)[0].(map[string]any)["name"] = "w5" }, `windows[0]: name "w5", the window is w4`},
+		{"window repeated", func(o map[string]any) { o["windows"].([]any)[1] = o["windows"].([]any)[0] }, "windows[1]: w4 is repeated"},
+		{"bad tail", func(o map[string]any) { o["windows"].([]any)[0].(map[string]any)["tail"] = "x" }, `tail "x"`},
+		{"rule of another window", func(o map[string]any) { o["rule"] = "rrf:windows=4+16" }, "the index has no window w16"},
+		{"bad rule", func(o map[string]any) { o["rule"] = "bogus" }, `unknown rule "bogus"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "fusion.json")
+			os.WriteFile(path, fusionModelJSON(t, testFusionModel(), tc.edit), 0o644)
+			_, err := ReadFusionModel(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("got %v, want an error naming %s with %q", err, path, tc.want)
+			}
+		})
+	}
+	path := filepath.Join(t.TempDir(), "fusion.json")
+	os.WriteFile(path, fusionModelJSON(t, testFusionModel(), nil), 0o644)
+	if _, err := ReadFusionModel(path); err != nil {
+		t.Fatalf("the valid model: %v", err)
+	}
+}
+
+// TestRouterOverflowIsAnError: finite coefficients whose products overflow
+// give an error, not NaN weights.
+func TestRouterOverflowIsAnError(t *testing.T) {
+	m := testFusionModel()
+	nw := len(m.Router.Windows)
+	for i := range m.Router.W {
+		if j := i / nw; j < m.Model.Dims || j == m.Router.Inputs {
+			m.Router.W[i] = 1e308 // the embedding's and the bias's rows
+		} else {
+			m.Router.W[i] = 0
+		}
+	}
+	if err := useFusionModel(m); !errors.Is(err, router.ErrInvalid) {
+		t.Fatalf("got %v, want router.ErrInvalid", err)
+	}
+}
+
+// useFusionModel fuses a small batch of two queries, three hits a window,
+// over 5 documents with m's rule and router.
+func useFusionModel(m *FusionModel) error {
+	ws := m.Windows.Windows()
+	const nq, k, ndocs = 2, 3, 5
+	ch := &msrag.ChunkHits{NQ: nq, Windows: ws, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
+	for i := range ch.Queries {
+		ch.Queries[i] = float32(i%7) / 7
+	}
+	for wi := range ws {
+		h := fuse.Hits{K: k}
+		for j := range nq * k {
+			h.Docs = append(h.Docs, int32((j+wi)%ndocs))
+			h.Scores = append(h.Scores, 1-float32(j%k)/10)
+		}
+		ch.Hits = append(ch.Hits, h)
+	}
+	for _, withRouter := range []bool{false, m.Router != nil} {
+		f, err := m.Fusion(withRouter)
+		if err != nil {
+			return err
+		}
+		if _, _, err := f.FuseHits(ch, ndocs, 10); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FuzzReadFusionModel: ReadFusionModel either fails or returns a model whose
+// rule and router fuse a matching batch without panicking.
+func FuzzReadFusionModel(f *testing.F) {
+	f.Add(fusionModelJSON(f, testFusionModel(), nil))
+	noRouter := testFusionModel()
+	noRouter.Router = nil
+	f.Add(fusionModelJSON(f, noRouter, nil))
+	f.Add(fusionModelJSON(f, testFusionModel(), func(o map[string]any) { o["router"].(map[string]any)["inputs"] = 0 }))
+	f.Add(fusionModelJSON(f, testFusionModel(), func(o map[string]any) { o["router"].(map[string]any)["w"] = []float64{1e308, -1e308} }))
+	f.Add(fusionModelJSON(f, testFusionModel(), func(o map[string]any) { o["rule"] = "combmnz:norm=zscore,weights=4:2/8:0.5" }))
+	f.Add([]byte(`{"format":1,"model":{"dims":1},"windows":[{"name":"full","truncate":true}],"rule":"full"}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fusion.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadFusionModel(path)
+		if err != nil {
+			return
+		}
+		if err := useFusionModel(m); err != nil && !errors.Is(err, router.ErrInvalid) {
+			t.Fatalf("a model that loaded fails on a matching batch: %v", err)
+		}
+	})
+}
