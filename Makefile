@@ -19,9 +19,16 @@ setup:
 check:
 	@scripts/setup.sh --check
 
-# bin/msrag finds the ONNX Runtime library beside it: it runs from any directory.
+# The source revision and whether the tree was modified, for results and
+# manifests (internal/provenance): go stamps neither in a git worktree or
+# with -buildvcs=false. Empty outside a git checkout. bin/msrag finds the ONNX
+# Runtime library copied beside it, so it runs from any directory.
+PROVENANCE := github.com/msrag/msrag/internal/provenance
+GIT_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+GIT_MODIFIED = $(shell git status --porcelain >/dev/null 2>&1 && { test -z "$$(git status --porcelain)" && echo false || echo true; })
+
 build: setup
-	$(GO) build -o bin/msrag ./cmd/msrag
+	$(GO) build -ldflags "-X $(PROVENANCE).revision=$(GIT_REVISION) -X $(PROVENANCE).modified=$(GIT_MODIFIED)" -o bin/msrag ./cmd/msrag
 	install -m 0644 $(CACHE)/onnxruntime/libonnxruntime.so.1 bin/libonnxruntime.so.1
 
 install: build

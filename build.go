@@ -177,7 +177,10 @@ func (b *builder) index() (*Index, error) {
 		Shard:         b.cfg.Shard,
 		Embedding:     b.cfg.Embedding.String(),
 		Created:       time.Now().UTC().Truncate(time.Second),
+		Batching:      EmbedderBatching(b.cfg.Embedder),
 	}
+	built := CurrentBuild()
+	man.Build = &built
 	if b.late != nil {
 		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: b.cfg.LateEdges.String()}
 	}

@@ -124,6 +124,31 @@ func modelInfoOf(e Embedder) ModelInfo {
 	return m
 }
 
+// EmbedderBatching is what a manifest records as e's batching: "padded" or
+// "single" for an ONNX model (onnx.Batching, auto resolved), "" for an
+// embedder without the choice.
+func EmbedderBatching(e Embedder) string {
+	if b, ok := e.(interface{ Batching() onnx.Batching }); ok {
+		return b.Batching().String()
+	}
+	return ""
+}
+
+// recordedBatching is a manifest's batching, "padded" where it is absent:
+// every ONNX build before it was recorded ran padded batches, and an
+// embedder without the choice has nothing to disagree about.
+func recordedBatching(m *Manifest) string {
+	if m.Batching == "" {
+		return onnx.BatchingPadded.String()
+	}
+	return m.Batching
+}
+
+// Batching is how the index's texts were grouped into model runs: "padded"
+// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
+// predates the record.
+func (ix *Index) Batching() string { return recordedBatching(ix.man) }
+
 // sameModel reports whether two manifests name the same model, whatever
 // endpoints and tokenizer path a model behind a server was reached by.
 func sameModel(a, b ModelInfo) bool {

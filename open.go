@@ -146,6 +146,10 @@ func sameLayout(a, b *Manifest, da, db string) error {
 	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {
 		return fmt.Errorf("msrag: shards %s and %s were embedded differently (%s, %s); search them apart: %w", da, db, ea, eb, ErrIndexMismatch)
 	}
+	if ba, bb := recordedBatching(a), recordedBatching(b); ba != bb {
+		return fmt.Errorf("msrag: shards %s and %s were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s: %w",
+			da, db, ba, bb, ba, ErrIndexMismatch)
+	}
 	if a.Metric != b.Metric {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}

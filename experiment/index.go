@@ -79,11 +79,14 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	if why == "" {
 		why = embeddingMismatch(ix.Manifest(), spec)
 	}
+	if want := msrag.EmbedderBatching(spec.Embedder); why == "" && want != "" && ix.Batching() != want {
+		why = fmt.Sprintf("its texts were embedded with %s batching, the model now runs %s", ix.Batching(), want)
+	}
 	if why != "" {
 		ix.Close()
 		return nil, why, nil
 	}
-	return ix, "same model, windows, full window, embedding and corpus", nil
+	return ix, "same model, windows, full window, embedding, batching and corpus", nil
 }
 
 // mismatch says why an open index does not have the channels wanted (in

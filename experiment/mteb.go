@@ -14,6 +14,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/internal/provenance"
 	"github.com/msrag/msrag/report"
 )
 
@@ -193,7 +194,13 @@ type TaskResult struct {
 
 // MTEBProvenance is what an MTEB result file records of the msrag run.
 type MTEBProvenance struct {
-	Version            string `json:"version"`
+	// Version is Build in one line (report.Eval.MsragVersion).
+	Version string `json:"version"`
+	// Build is the msrag build and native library versions of the run.
+	Build provenance.Build `json:"build"`
+	// Batching is how the index's texts and the queries went through the
+	// model (report.IndexInfo.Batching).
+	Batching           string `json:"batching,omitempty"`
 	Model              string `json:"model"`
 	Configuration      string `json:"configuration"`
 	Kind               string `json:"kind"`
@@ -251,7 +258,7 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 				DatasetRevision: e.MTEB.DatasetRevision, TaskName: e.MTEB.Task, MTEBVersion: MTEBVersion,
 				Scores:         map[string][]map[string]any{e.Split: {scores}},
 				EvaluationTime: e.Timings.Total, Date: float64(e.Created.UnixMilli()) / 1000,
-				Msrag: MTEBProvenance{Version: e.MsragVersion, Model: e.Model.Name, Configuration: c.Name, Kind: c.Kind,
+				Msrag: MTEBProvenance{Version: e.MsragVersion, Build: e.Build, Batching: e.Index.Batching, Model: e.Model.Name, Configuration: c.Name, Kind: c.Kind,
 					Fusion: c.Fusion, UpperBound: c.UpperBound, Dataset: e.Dataset, Split: e.Split,
 					DatasetFingerprint: e.DatasetFingerprint, Windows: e.Windows, FullWindow: e.FullWindow, K: e.K, WindowK: e.WindowK},
 			},

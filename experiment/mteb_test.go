@@ -13,6 +13,7 @@ import (
 
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/internal/provenance"
 	"github.com/msrag/msrag/report"
 )
 
@@ -58,6 +59,8 @@ func TestTaskName(t *testing.T) {
 	}
 }
 
+var modified = true
+
 // toyEval is a results.json of two configurations over every default metric.
 func toyEval() *report.Eval {
 	res := func(base float64) eval.Results {
@@ -68,7 +71,10 @@ func toyEval() *report.Eval {
 		return r
 	}
 	return &report.Eval{
-		MsragVersion: "(devel)", Created: time.Date(2025, 1, 2, 3, 4, 5, 600_000_000, time.UTC),
+		MsragVersion: "(devel) 0123abcd (modified)", Created: time.Date(2025, 1, 2, 3, 4, 5, 600_000_000, time.UTC),
+		Build: provenance.Build{Module: "github.com/msrag/msrag", Version: "(devel)", Revision: "0123abcd", Modified: &modified,
+			GoVersion: "go1.26.8", ONNXRuntime: "1.30.0", FAISS: "1.7.3", FAISSOptions: "OPTIMIZE AVX2"},
+		Index:   report.IndexInfo{Batching: "single"},
 		Dataset: "toy", Split: "test", DatasetFingerprint: "sha256:" + string(bytes.Repeat([]byte("ab"), 32)),
 		Model:   report.Model{Name: "e5-small-v2", ModelSHA256: string(bytes.Repeat([]byte("0123456789abcdef"), 4)), Dims: 384, MaxTokens: 512},
 		Windows: []int{100, 200}, FullWindow: 508, K: 100, WindowK: 100, Queries: 3, Docs: 10,

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -205,13 +203,16 @@ func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches [
 func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.IndexInfo, queries int) *report.Eval {
 	m := ix.Manifest()
 	e := &report.Eval{
-		MsragVersion: version(), GoVersion: runtime.Version(), Created: time.Now().UTC(),
+		Created: time.Now().UTC(),
 		Dataset: filepath.Base(filepath.Clean(ds.Dir)), DatasetDir: ds.Dir, Split: spec.Split,
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
 			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens},
 		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
 		Embedding: spec.Embedding.String(),
 	}
+	e.Build = msrag.CurrentBuild()
+	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion
+	e.Index.Batching, e.Index.Build = ix.Batching(), m.Build
 	if l := m.Late; l != nil {
 		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap, Edges: l.Edges}
 	}
@@ -223,25 +224,4 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		}
 	}
 	return e
-}
-
-// version is the module version, with the VCS revision when the binary was
-// built from a checkout.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v
 }

@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -391,7 +392,20 @@ func Threads() int {
 }
 
 // Version returns the version of the FAISS headers the package was built
-// with, such as "1.7.3".
+// with, such as "1.7.3". FAISS 1.7 has no run-time version call; the library
+// is linked statically from the same installation as the headers.
 func Version() string {
 	return C.GoString(C.msrag_faiss_version())
+}
+
+// CompileOptions returns what the linked FAISS library reports of how it
+// was compiled (faiss::get_compile_options: "OPTIMIZE", the SIMD level such
+// as "AVX2", "GPU"), trimmed; "" if it could not say.
+func CompileOptions() string {
+	c := C.msrag_faiss_compile_options()
+	if c == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(c))
+	return strings.TrimSpace(C.GoString(c))
 }

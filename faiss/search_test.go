@@ -1,6 +1,7 @@
 package faiss_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/msrag/msrag/faiss"
@@ -165,6 +166,9 @@ func TestSetThreads(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	if o := faiss.CompileOptions(); !strings.Contains(o, "OPTIMIZE") {
+		t.Errorf("CompileOptions() = %q, want the library's options (OPTIMIZE, ...)", o)
+	}
 	v := faiss.Version()
 	if len(v) < 5 || v[0] != '1' || v[1] != '.' {
 		t.Fatalf("Version() = %q, want 1.x.y", v)

@@ -21,6 +21,7 @@
 #include <faiss/index_factory.h>
 #include <faiss/index_io.h>
 #include <faiss/utils/distances.h>
+#include <faiss/utils/utils.h>
 #include <faiss/invlists/InvertedLists.h>
 
 #include <omp.h>
@@ -418,6 +419,14 @@ const char* msrag_faiss_version(void) {
 #define MSRAG_STR(x) MSRAG_STR2(x)
     return MSRAG_STR(FAISS_VERSION_MAJOR) "." MSRAG_STR(FAISS_VERSION_MINOR) "." MSRAG_STR(
             FAISS_VERSION_PATCH);
+}
+
+char* msrag_faiss_compile_options(void) {
+    try {
+        return strdup(faiss::get_compile_options().c_str());
+    } catch (...) {
+        return NULL;
+    }
 }
 
 }  // extern "C"

@@ -59,6 +59,10 @@ void msrag_set_threads(int n);
 int msrag_get_threads(void);
 
 const char* msrag_faiss_version(void);
+// msrag_faiss_compile_options returns faiss::get_compile_options() of the
+// linked library (such as "OPTIMIZE AVX2 "), malloc'd: the caller frees it;
+// NULL if it failed.
+char* msrag_faiss_compile_options(void);
 
 #ifdef __cplusplus
 }

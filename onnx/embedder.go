@@ -44,6 +44,11 @@ type Options struct {
 	TokenBudget int
 	// MaxBatch caps the sequences in a batch; 0 means DefaultMaxBatch.
 	MaxBatch int
+	// Batching says how sequences are grouped into model runs; the zero
+	// value, BatchingAuto, runs a dynamically quantized model one sequence
+	// at a time (so its vectors do not depend on the batch) and any other
+	// in padded batches.
+	Batching Batching
 	// SkipVerify skips the sha256 check of the model files when opening (which
 	// reads the whole model once).
 	SkipVerify bool
@@ -68,6 +73,7 @@ type Embedder struct {
 	lead      int        // special tokens the tokenizer puts before the content
 	budget    int
 	maxBatch  int
+	batching  Batching // resolved: BatchingPadded or BatchingSingle
 
 	sess     *ort.DynamicAdvancedSession
 	inputs   []string // input names, in the order of the tensors passed to Run
@@ -127,6 +133,9 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 		}
 	}
 	e.sums = info.SHA256
+	if err := e.setBatching(opts.Batching); err != nil {
+		return nil, err
+	}
 
 	tok, err := tokenizer.Load(filepath.Join(modelDir, TokenizerFile))
 	if err != nil {
@@ -151,6 +160,22 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// setBatching resolves the batching opts asks for against the model file.
+func (e *Embedder) setBatching(b Batching) error {
+	if b < BatchingAuto || b > BatchingSingle {
+		return fmt.Errorf("onnx: %v: want auto, padded or single: %w", b, ErrInput)
+	}
+	dyn := false
+	if b == BatchingAuto {
+		var err error
+		if dyn, err = DynamicallyQuantized(e.modelPath); err != nil {
+			return err
+		}
+	}
+	e.batching = b.resolve(dyn)
+	return nil
 }
 
 // leadingSpecials counts the special tokens the tokenizer puts in front of
@@ -328,6 +353,10 @@ func (e *Embedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
 // Device returns the device the session runs on: "cpu" or "cuda".
 func (e *Embedder) Device() string { return e.device }
 
+// Batching returns how sequences are grouped into runs: BatchingPadded or
+// BatchingSingle (Options' BatchingAuto resolved for the model).
+func (e *Embedder) Batching() Batching { return e.batching }
+
 // Checksums returns the sha256 (hex) of the model files, by file name
 // (model.onnx, tokenizer.json), as recorded in msrag-model.json and checked by Open
 // unless Options.SkipVerify.
@@ -476,6 +505,16 @@ func planBatches(lens []int, budget, maxBatch int) (order []int, batches []batch
 	return order, batches
 }
 
+// plan cuts sequences of the given lengths into batches as the Embedder's
+// batching says: planBatches, with one sequence per batch for BatchingSingle.
+func (e *Embedder) plan(lens []int) (order []int, batches []batch) {
+	maxBatch := e.maxBatch
+	if e.batching == BatchingSingle {
+		maxBatch = 1
+	}
+	return planBatches(lens, e.budget, maxBatch)
+}
+
 // embedFull embeds complete id sequences (specials and prefix included).
 func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, error) {
 	out := make([]float32, len(full)*e.info.Dims)
@@ -516,7 +555,7 @@ func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc) erro
 	for i, s := range full {
 		lens[i] = len(s)
 	}
-	order, batches := planBatches(lens, e.budget, e.maxBatch)
+	order, batches := e.plan(lens)
 	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("onnx: embedding: %w", err)

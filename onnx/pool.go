@@ -80,6 +80,9 @@ func NewPool(members ...*Embedder) (*Pool, error) {
 		if !maps.Equal(e.sums, a.sums) || e.info.Name != a.info.Name {
 			return nil, fmt.Errorf("onnx: pool session %d is model %s, session 1 is %s: %w", i+2, e.info.Name, a.info.Name, ErrInput)
 		}
+		if e.batching != a.batching {
+			return nil, fmt.Errorf("onnx: pool session %d batching %v, session 1 %v: %w", i+2, e.batching, a.batching, ErrInput)
+		}
 		if e.budget != a.budget || e.maxBatch != a.maxBatch {
 			return nil, fmt.Errorf("onnx: pool session %d batches by %d tokens / %d sequences, session 1 by %d / %d: %w",
 				i+2, e.budget, e.maxBatch, a.budget, a.maxBatch, ErrInput)
@@ -120,6 +123,9 @@ func (p *Pool) MaxTokens() int { return p.members[0].MaxTokens() }
 
 // PrefixTokens returns the number of tokens of the role's prefix.
 func (p *Pool) PrefixTokens(r Role) int { return p.members[0].PrefixTokens(r) }
+
+// Batching returns how the sessions group sequences into runs.
+func (p *Pool) Batching() Batching { return p.members[0].Batching() }
 
 // Tokenizer returns the model's tokenizer.
 func (p *Pool) Tokenizer() *tokenizer.Tokenizer { return p.members[0].Tokenizer() }
@@ -185,7 +191,7 @@ func (p *Pool) runAll(ctx context.Context, full [][]int32, rowOf func(*Embedder)
 	for i, s := range full {
 		lens[i] = len(s)
 	}
-	order, batches := planBatches(lens, a.budget, a.maxBatch)
+	order, batches := a.plan(lens)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(p.members))

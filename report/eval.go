@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/provenance"
 )
 
 // Kinds of configuration. A fusion over several windows has its rule's name
@@ -22,9 +23,12 @@ const (
 
 // Eval is the outcome of one evaluation run: the schema of results.json.
 type Eval struct {
+	// MsragVersion is Build in one line: version, revision, "(modified)".
 	MsragVersion string    `json:"msrag_version"`
 	GoVersion    string    `json:"go_version"`
 	Created      time.Time `json:"created"`
+	// Build is the msrag build and native library versions of the run.
+	Build provenance.Build `json:"build"`
 	// Dataset is the dataset's name (its directory's base name); DatasetDir
 	// the directory as given.
 	Dataset    string `json:"dataset"`
@@ -108,6 +112,13 @@ type IndexInfo struct {
 	Why string `json:"why"`
 	// CorpusSHA256 is the sha256 of the corpus the index was built from.
 	CorpusSHA256 string `json:"corpus_sha256,omitempty"`
+	// Batching is how the index's texts went through the model: "padded"
+	// or "single" (one text per run, so the vectors do not depend on the
+	// batch); the queries were embedded the same way.
+	Batching string `json:"batching,omitempty"`
+	// Build is the msrag build that wrote the index, as its manifest
+	// records (absent for an index from before it was recorded).
+	Build *provenance.Build `json:"build,omitempty"`
 }
 
 // Timings are wall-clock seconds of the stages. Embed, Search and Fuse add

@@ -109,7 +109,14 @@ def plan_batches(lens, budget=8192, max_batch=256, max_padding=0.05):
     return batches
 
 
-def reference(model_dir, info, texts, roles, threads):
+def dynamically_quantized(model_path):
+    """Whether the model quantizes activations at run time: its graph holds an
+    op type starting DynamicQuantize (a plain byte search of the protobuf)."""
+    with open(model_path, "rb") as f:
+        return b"DynamicQuantize" in f.read()
+
+
+def reference(model_dir, info, texts, roles, threads, batching="auto"):
     tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
     tok.no_padding()
     tok.enable_truncation(info["max_tokens"])
@@ -122,12 +129,17 @@ def reference(model_dir, info, texts, roles, threads):
     encs = tok.encode_batch([prefix[r] + t for t, r in zip(texts, roles)])
     out = np.zeros((len(texts), info["dims"]), dtype=np.float32)
     ntok = 0
-    # The batches msrag forms: one call per role, then plan_batches. Dynamically
-    # quantized (int8) models scale activations per batch, so their vectors depend
-    # on the batch a text is in; the same batches make the comparison exact.
+    # The batches msrag forms: one call per role, then plan_batches, or one
+    # text per run with msrag's --batching single (its default, auto, for a
+    # dynamically quantized model). Dynamically quantized (int8) models scale
+    # activations per batch, so their vectors depend on the batch a text is
+    # in; the same batches make the comparison exact.
+    if batching == "auto":
+        batching = "single" if dynamically_quantized(os.path.join(model_dir, "model.onnx")) else "padded"
     for role in ("passage", "query"):
         members = [i for i, r in enumerate(roles) if r == role]
-        for idx in plan_batches([len(encs[i].ids) for i in members]):
+        plan = plan_batches([len(encs[i].ids) for i in members], max_batch=1 if batching == "single" else 256)
+        for idx in plan:
             idx = [members[k] for k in idx]
             L = max(len(encs[i].ids) for i in idx)
             ids = np.zeros((len(idx), L), dtype=np.int64)
@@ -155,14 +167,15 @@ def reference(model_dir, info, texts, roles, threads):
     return out, ntok, max_len
 
 
-def msrag_vectors(msrag, model, texts, roles):
+def msrag_vectors(msrag, model, texts, roles, batching="auto"):
     out = [None] * len(texts)
     for role in ("passage", "query"):
         idx = [i for i, r in enumerate(roles) if r == role]
         if not idx:
             continue
         stdin = "".join(json.dumps(texts[i]) + "\n" for i in idx)
-        p = subprocess.run([msrag, "embed", "--model", model, "--role", role, "--format", "jsonl"],
+        p = subprocess.run([msrag, "embed", "--model", model, "--role", role, "--format", "jsonl",
+                            "--batching", batching],
                            input=stdin.encode(), capture_output=True, check=False)
         if p.returncode != 0:
             sys.exit("msrag embed failed: " + p.stderr.decode())
@@ -185,6 +198,8 @@ def main():
     ap.add_argument("--st", action="append", default=[], metavar="MODEL=DIR",
                     help="also compare MODEL with the sentence-transformers directory DIR (PyTorch)")
     ap.add_argument("--st-min-cosine", type=float, default=0.999)
+    ap.add_argument("--batching", default="auto", choices=["auto", "padded", "single"],
+                    help="msrag's --batching, mirrored by the reference (auto: single for a dynamically quantized model)")
     ap.add_argument("--golden", action="store_true", help="write onnx/testdata/ref-NAME.json.gz for a few dozen texts")
     args = ap.parse_args()
 
@@ -201,7 +216,7 @@ def main():
         for name in names:
             model_dir = os.path.join(args.cache, "models", name)
             info = json.load(open(os.path.join(model_dir, "msrag-model.json")))
-            ref, _, _ = reference(model_dir, info, texts, roles, args.threads)
+            ref, _, _ = reference(model_dir, info, texts, roles, args.threads, args.batching)
             path = os.path.join(ROOT, "onnx/testdata/ref-%s.json.gz" % name)
             doc = {
                 "model": name,
@@ -233,8 +248,8 @@ def main():
         model_dir = os.path.join(args.cache, "models", name)
         info = json.load(open(os.path.join(model_dir, "msrag-model.json")))
         t0 = time.time()
-        ref, ntok, max_len = reference(model_dir, info, texts, roles, args.threads)
-        got = msrag_vectors(msrag, name, texts, roles)
+        ref, ntok, max_len = reference(model_dir, info, texts, roles, args.threads, args.batching)
+        got = msrag_vectors(msrag, name, texts, roles, args.batching)
         cos = (ref * got).sum(1) / (np.linalg.norm(ref, axis=1) * np.linalg.norm(got, axis=1))
         bad = int((cos < args.min_cosine).sum())
         failed |= bad > 0

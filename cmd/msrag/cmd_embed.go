@@ -35,6 +35,7 @@ func init() {
 			&cli.BoolFlag{Name: "ids", Usage: "read token ids instead of texts: one JSON array of content ids per line (no prefix, no special tokens)"},
 			&cli.BoolFlag{Name: "stats", Usage: "print tokens, padding and model time to standard error at the end"},
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "cpu, cuda or auto"},
+			batchingFlag(),
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
@@ -68,13 +69,17 @@ func embedAction(c *cli.Context) error {
 	if remote.IsModelSpec(c.String("model")) {
 		return embedRemote(c, role, format)
 	}
+	batching, err := batchingOption(c)
+	if err != nil {
+		return err
+	}
 	dir, err := onnx.EnsureModel(c.Context, c.String("model"), onnx.FetchOptions{Log: c.App.ErrWriter, Offline: c.Bool("offline")})
 	if err != nil {
 		return err
 	}
 	emb, err := onnx.Open(dir, onnx.Options{
 		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"),
-		TokenBudget: c.Int("batch-tokens"), Log: noteWriter(c),
+		TokenBudget: c.Int("batch-tokens"), Batching: batching, Log: noteWriter(c),
 	})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func deviceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 		offlineFlag(),
+		batchingFlag(),
 	}
 }
 
@@ -81,7 +82,12 @@ func embedderOptions(c *cli.Context) (onnx.Options, error) {
 	if _, err := gpuList(c); err != nil {
 		return onnx.Options{}, err
 	}
+	batching, err := batchingOption(c)
+	if err != nil {
+		return onnx.Options{}, err
+	}
 	return onnx.Options{
+		Batching:    batching,
 		Device:      embedDevice(c),
 		DeviceID:    c.Int("device-id"),
 		Threads:     c.Int("threads"),

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/msrag/msrag/internal/provenance"
 	"github.com/msrag/msrag/internal/safefile"
 )
 
@@ -128,6 +129,15 @@ type Manifest struct {
 	// (corpus.Inputs); absent for a corpus whose reader records none, and in
 	// indices built before they were recorded.
 	Inputs []Input `json:"inputs,omitempty"`
+	// Batching is how the embedder grouped texts into model runs: "padded"
+	// (length-sorted padded batches; absent in manifests written before it
+	// was recorded) or "single" (one text per run, so a dynamically
+	// quantized model's vectors do not depend on the batch); absent for an
+	// embedder without the choice (a model behind a server).
+	Batching string `json:"batching,omitempty"`
+	// Build is the msrag build and library versions that wrote the index
+	// (absent in manifests written before it was recorded).
+	Build *provenance.Build `json:"build,omitempty"`
 }
 
 // Input is one file a build read: its path as given, size and sha256.
