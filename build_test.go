@@ -496,24 +496,3 @@ func TestTailRecorded(t *testing.T) {
 		t.Errorf("a window without a recorded tail reads as %+v, want a short tail", w)
 	}
 }
-
-// TestFusionModelTail: a fusion model fitted on an index of short tails is
-// refused on one of aligned tails, and accepted on its own kind.
-func TestFusionModelTail(t *testing.T) {
-	emb := testEmbedder(t)
-	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, scifactDocs(t, 10)), corpus.Options{}), Config{Embedder: emb, Windows: testWindows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	m := ix.NewFusionModel(mustFusion(t, "rrf"), ix.Windows(), Training{})
-	if err := ix.CheckFusionModel(m); err != nil {
-		t.Fatalf("a model of the index's own windows: %v", err)
-	}
-	for i := range m.Windows {
-		m.Windows[i].Tail = "" // as a fusion.json of short tails, or from before the tail was recorded
-	}
-	if err := ix.CheckFusionModel(m); !errors.Is(err, ErrIndexMismatch) {
-		t.Errorf("a model of short tails on aligned ones: %v", err)
-	}
-}

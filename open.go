@@ -160,13 +160,11 @@ func sameLayout(a, b *Manifest, da, db string) error {
 		return fmt.Errorf("msrag: shards %s and %s were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s: %w",
 			da, db, ba, bb, ba, ErrIndexMismatch)
 	}
-	if a.Metric != b.Metric || len(a.Windows) != len(b.Windows) {
+	if a.Metric != b.Metric {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}
-	for i := range a.Windows {
-		if windowOf(a.Windows[i]) != windowOf(b.Windows[i]) {
-			return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
-		}
+	if d := layoutOf(a.Windows).Diff(layoutOf(b.Windows)); !d.Same() || d.Reordered {
+		return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
 	}
 	return nil
 }

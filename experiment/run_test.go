@@ -80,7 +80,7 @@ func TestRunLearnedAndPaired(t *testing.T) {
 }
 
 // fitOnTrain tunes a fusion model on the train split of the index in dir.
-func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.FusionModel {
+func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *tune.FusionModel {
 	t.Helper()
 	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: emb}, dir)
 	if err != nil {
@@ -91,7 +91,7 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.Fusio
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := tune.Fit(ix, set, msrag.Training{Dataset: "tiny", Split: "train"}, tune.Options{Folds: 3})
+	m, err := tune.Fit(ix, set, tune.Training{Dataset: "tiny", Split: "train"}, tune.Options{Folds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.Fusio
 	if err := m.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := msrag.ReadFusionModel(path)
+	back, err := tune.ReadFusionModel(path)
 	if err != nil || back.Rule != m.Rule {
 		t.Fatalf("fusion model round trip: %v, rule %q, want %q", err, back.Rule, m.Rule)
 	}
