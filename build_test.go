@@ -17,7 +17,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -29,9 +29,9 @@ func testTokenizer(tb testing.TB) string {
 	return testfiles.BERTUncased(tb, tb.TempDir())
 }
 
-func testEmbedder(tb testing.TB) *testembed.Hash {
+func testEmbedder(tb testing.TB) *hashembed.Hash {
 	tb.Helper()
-	e, err := testembed.NewHash(testTokenizer(tb), 32, 128)
+	e, err := hashembed.NewHash(testTokenizer(tb), 32, 128)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestOpenChecks(t *testing.T) {
 	ix.Close()
 
 	t.Run("other model", func(t *testing.T) {
-		other, err := testembed.NewHash(testTokenizer(t), 16, 128)
+		other, err := hashembed.NewHash(testTokenizer(t), 16, 128)
 		if err != nil {
 			t.Fatal(err)
 		}

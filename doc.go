@@ -20,7 +20,10 @@
 //     index's [Layout] it fuses, and an optional query router learned on
 //     training queries (package tune writes it in a fusion model file).
 //   - [Embedder] is the model behind an index (package embed states the
-//     contract; [OpenEmbedder] opens an ONNX model).
+//     contract and keeps the registry of embedder kinds; [OpenEmbedder]
+//     opens a model by name with the kind that claims it, [ReopenEmbedder]
+//     the model an index recorded. msrag imports no kind: a program
+//     imports github.com/msrag/msrag/embedders, or the kinds it wants).
 //
 // The parts live in their own packages: [github.com/msrag/msrag/tokenizer]
 // (Hugging Face tokenizer.json in pure Go), [github.com/msrag/msrag/chunk]

@@ -98,7 +98,7 @@ func (m *FusionModel) Overlap(ids []string) []string {
 // CheckFusionModel fails unless m was trained on an index of ix's model with the
 // channels it fuses.
 func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
-	if have := ix.Manifest().Model; m.Model != have {
+	if have := ix.Manifest().Model; !m.Model.SameModel(have) {
 		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
 			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
 	}

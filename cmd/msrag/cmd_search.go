@@ -176,12 +176,7 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	var emb msrag.Embedder
-	if man.Model.Remote.Kind != "" {
-		emb, err = reopenRemote(c, man.Model)
-	} else {
-		emb, err = openEmbedder(c, man.Model.Name)
-	}
+	emb, err := reopenEmbedder(c, man.Model)
 	if err != nil {
 		return nil, fmt.Errorf("search: index %s was built with model %q: %w", dirs[0], man.Model.Name, err)
 	}
