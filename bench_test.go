@@ -17,7 +17,7 @@ import (
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/cache"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -109,7 +109,7 @@ func BenchmarkPipeline(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hash, err := testembed.NewHash(tokPath, 64, 512)
+	hash, err := hashembed.NewHash(tokPath, 64, 512)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 func BenchmarkSearch(b *testing.B) {
 	tokPath := benchTokenizerPath(b)
 	path := benchCorpusPath(b, "scifact")
-	emb, err := testembed.NewHash(tokPath, benchDims, 512)
+	emb, err := hashembed.NewHash(tokPath, benchDims, 512)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -29,9 +29,9 @@ func testTokenizer(tb testing.TB) string {
 	return testfiles.BERTUncased(tb, tb.TempDir())
 }
 
-func testEmbedder(tb testing.TB) *testembed.Hash {
+func testEmbedder(tb testing.TB) *hashembed.Hash {
 	tb.Helper()
-	e, err := testembed.NewHash(testTokenizer(tb), 32, 128)
+	e, err := hashembed.NewHash(testTokenizer(tb), 32, 128)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestOpenChecks(t *testing.T) {
 	ix.Close()
 
 	t.Run("other model", func(t *testing.T) {
-		other, err := testembed.NewHash(testTokenizer(t), 16, 128)
+		other, err := hashembed.NewHash(testTokenizer(t), 16, 128)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -494,26 +494,5 @@ func TestTailRecorded(t *testing.T) {
 	old := WindowInfo{Size: 16, Stride: 16}
 	if w := windowOf(old); !w.ShortTail || w.Size != 16 || w.Stride != 0 {
 		t.Errorf("a window without a recorded tail reads as %+v, want a short tail", w)
-	}
-}
-
-// TestFusionModelTail: a fusion model fitted on an index of short tails is
-// refused on one of aligned tails, and accepted on its own kind.
-func TestFusionModelTail(t *testing.T) {
-	emb := testEmbedder(t)
-	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, scifactDocs(t, 10)), corpus.Options{}), Config{Embedder: emb, Windows: testWindows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	m := ix.NewFusionModel(mustFusion(t, "rrf"), ix.Windows(), Training{})
-	if err := ix.CheckFusionModel(m); err != nil {
-		t.Fatalf("a model of the index's own windows: %v", err)
-	}
-	for i := range m.Windows {
-		m.Windows[i].Tail = "" // as a fusion.json of short tails, or from before the tail was recorded
-	}
-	if err := ix.CheckFusionModel(m); !errors.Is(err, ErrIndexMismatch) {
-		t.Errorf("a model of short tails on aligned ones: %v", err)
 	}
 }

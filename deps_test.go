@@ -26,6 +26,8 @@ var pureImports = map[string][]string{
 		"google.golang.org/grpc", "google.golang.org/protobuf", "google.golang.org/genproto/googleapis/rpc"},
 	"tokenizer": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
 	"fuse":      {"github.com/msrag/msrag"},
+	// indexfile is the on-disk schema: plain data and the standard library.
+	"indexfile": {"github.com/msrag/msrag"},
 	"eval":      {"github.com/msrag/msrag"},
 	// lexical stems with the Snowball English stemmer and returns hits in
 	// fuse's layout.
@@ -109,7 +111,8 @@ func TestPurePackagesDoNotNeedCgo(t *testing.T) {
 
 // leaves are the packages below the core: they may import one another and
 // internal helpers, never the core, the CLI or what is built on the core.
-var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "late", "remote", "hub", "router", "faiss", "onnx", "lexical"}
+var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "late", "remote", "hub", "router", "faiss", "onnx", "lexical",
+	"indexfile", "embedders", "internal/hashembed"}
 
 // aboveCore are the packages built on the core; the core imports none of them.
 var aboveCore = []string{"cmd/msrag", "experiment", "report", "output", "tune", "suite"}
@@ -151,4 +154,23 @@ func goListDeps(t *testing.T, pkg string) []string {
 		t.Fatalf("go list %s: %v", pkg, err)
 	}
 	return strings.Fields(string(out))
+}
+
+// embedderKinds are the packages of the built-in embedder kinds. The core
+// opens models through package embed's registry and imports none of them: a
+// program imports the kinds it wants, as database/sql drivers are imported.
+var embedderKinds = []string{"onnx", "remote", "internal/hashembed", "embedders"}
+
+// TestCoreImportsNoEmbedderKind checks that the root package depends on no
+// embedder kind.
+func TestCoreImportsNoEmbedderKind(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	deps := goListDeps(t, ".")
+	for _, k := range embedderKinds {
+		if slices.Contains(deps, "github.com/msrag/msrag/"+k) {
+			t.Errorf("the core depends on the embedder kind %s", k)
+		}
+	}
 }

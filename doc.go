@@ -16,10 +16,14 @@
 //   - [Index.Search] embeds queries, searches every window (flat indices'
 //     scores made canonical, so shards rank as one index whatever the
 //     batch) and fuses them with a [Fusion]: a typed rule that
-//     [ParseFusion] reads from text. [FusionModel] is a rule learned on
-//     training queries (package tune), with an optional query router.
+//     [ParseFusion] reads from text: a fuse.Rule, the channels of the
+//     index's [Layout] it fuses, and an optional query router learned on
+//     training queries (package tune writes it in a fusion model file).
 //   - [Embedder] is the model behind an index (package embed states the
-//     contract; [OpenEmbedder] opens an ONNX model).
+//     contract and keeps the registry of embedder kinds; [OpenEmbedder]
+//     opens a model by name with the kind that claims it, [ReopenEmbedder]
+//     the model an index recorded. msrag imports no kind: a program
+//     imports github.com/msrag/msrag/embedders, or the kinds it wants).
 //
 // The parts live in their own packages: [github.com/msrag/msrag/tokenizer]
 // (Hugging Face tokenizer.json in pure Go), [github.com/msrag/msrag/chunk]

@@ -10,14 +10,16 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/embed"
+	_ "github.com/msrag/msrag/onnx" // registers the in-process ONNX kind
 )
 
 // Build an index of a small corpus at two window sizes, write it to a
 // directory, open it again and search it, with the all-minilm-l6-v2 model
 // (fetched by make setup or msrag model fetch).
 func Example() {
-	emb, err := msrag.OpenEmbedder("all-minilm-l6-v2", onnx.Options{})
+	ctx := context.Background()
+	emb, err := msrag.OpenEmbedder(ctx, "all-minilm-l6-v2", embed.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +38,6 @@ func Example() {
 	}
 	defer src.Close()
 
-	ctx := context.Background()
 	ix, err := msrag.Build(ctx, src, msrag.Config{Embedder: emb, Out: filepath.Join(work, "index"), Windows: chunk.Sizes(4, 8)})
 	if err != nil {
 		log.Fatal(err)

@@ -12,27 +12,21 @@ import (
 	"github.com/msrag/msrag/router"
 )
 
-// Fusion says how the windows' chunk lists become one document ranking per
-// query. The zero value is RRF (c = 1, ranks from 0, every chunk voting) over
-// every sliding window. ParseFusion reads the one text form, which String
-// writes back.
+// Fusion says how the index's channels become one document ranking per
+// query: a rule (package fuse: the method and its own parameters), the
+// channels it fuses with their weights or coefficients, and an optional
+// router. The zero value is RRF (c = 1, ranks from 0, every chunk voting)
+// over every sliding window. ParseFusion reads the one text form, which
+// String writes back.
 type Fusion struct {
-	// Method is the rule (see package fuse): MethodRRF, MethodDocRRF,
-	// MethodCombSUM, MethodCombMNZ or MethodMaxP. MaxP over one window is
-	// that window alone, its chunks collapsed to documents by their best.
-	Method fuse.Method
-	// Windows names the windows fused ("w100", "full"); empty means every
+	// Rule is the method and its parameters (fuse.Rule): MethodRRF,
+	// MethodDocRRF, MethodCombSUM, MethodCombMNZ, MethodLinear or
+	// MethodMaxP. MaxP over one window is that window alone, its chunks
+	// collapsed to documents by their best.
+	fuse.Rule
+	// Windows names the channels fused ("w100", "full"); empty means every
 	// sliding window of the index.
 	Windows []string
-	// C is the RRF constant (0 means 1) and RankBase the rank of a list's
-	// top entry; RRF and DocRRF.
-	C        float64
-	RankBase int
-	// Cap is the most chunks of a document that vote per window; 0: all.
-	// RRF only.
-	Cap int
-	// Norm normalises per-window document scores; CombSUM and CombMNZ.
-	Norm fuse.Norm
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.
 	Weights map[string]float64
@@ -40,25 +34,15 @@ type Fusion struct {
 	// name (fuse.Options.Linear): of the z-scored document score, of
 	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
 	Score, Rank, Votes map[string]float64
-	// Adapt, when set, weighs windows per query by a label-free feature of
-	// their lists (fuse.AdaptiveWeights); not with MaxP.
-	Adapt *Adapt
 	// Router, when set, weighs windows per query by a learned model of the
-	// query's embedding and the lists' features (see FusionModel); it
-	// cannot be written in the text form.
+	// query's embedding and the lists' features (msrag tune writes one in a
+	// fusion model file); it cannot be written in the text form.
 	Router *router.Model
-}
-
-// Adapt is a query-adaptive weighting: window weights nw * softmax of one
-// feature (fuse.Features) over temperature T.
-type Adapt struct {
-	Feature int
-	T       float64
 }
 
 // Single returns the fusion that ranks by one window alone.
 func Single(window string) Fusion {
-	return Fusion{Method: fuse.MethodMaxP, Windows: []string{window}}
+	return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{window}}
 }
 
 // single reports whether f is one window alone.
@@ -67,14 +51,11 @@ func (f Fusion) single() bool { return f.Method == fuse.MethodMaxP && len(f.Wind
 // ParseFusion reads a fusion rule:
 //
 //	rrf | docrrf | combsum | combmnz | maxp    a rule over every sliding window
-//	RULE:PARAM=VALUE,...                       with parameters:
-//	    c=1  base=0      RRF constant and rank of a list's top entry (rrf, docrrf)
-//	    cap=3            most chunks of a document counted per window (rrf)
-//	    norm=minmax      none, minmax or zscore (combsum, combmnz)
+//	RULE:PARAM=VALUE,...                       with parameters: the rule's
+//	                                           own (fuse.Rule: c, base, cap,
+//	                                           norm, adapt) and the channels':
 //	    windows=100+200  the windows fused ("full" names the full window)
 //	    weights=100:1/200:0.5/500:2   window weights (not maxp)
-//	    adapt=top:0.03   per-query weights from a feature (top, gap, entropy,
-//	                     agree) at a temperature (not maxp)
 //	linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1
 //	                                           the learned linear rule's coefficients
 //	w100 | w=100 | full                        one window alone
@@ -94,7 +75,7 @@ func ParseFusion(s string) (Fusion, error) {
 		if strings.HasSuffix(name, "+router") {
 			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
 		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want rrf, docrrf, combsum, combmnz, linear, maxp, wSIZE or full)", s, name)
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {
@@ -134,42 +115,42 @@ func windowName(s string) (string, error) {
 	return "", fmt.Errorf("%q is not a window (want a size such as 100, or full)", s)
 }
 
-// set applies one PARAM=VALUE.
+// set applies one PARAM=VALUE: the rule's own parameters parse in fuse, the
+// channels' here.
 func (f *Fusion) set(p string) error {
 	key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
 	if !ok {
 		return fmt.Errorf("parameter %q: want NAME=VALUE", p)
 	}
-	var err error
-	switch key {
-	case "c":
-		f.C, err = strconv.ParseFloat(val, 64)
-	case "base":
-		f.RankBase, err = strconv.Atoi(val)
-	case "cap":
-		f.Cap, err = strconv.Atoi(val)
-	case "norm":
-		f.Norm, err = fuse.ParseNorm(val)
-	case "windows":
-		err = f.setWindows(val)
-	case "weights":
-		f.Weights, err = windowValues(val)
-	case "score":
-		f.Score, err = windowValues(val)
-	case "rank":
-		f.Rank, err = windowValues(val)
-	case "votes":
-		f.Votes, err = windowValues(val)
-	case "adapt":
-		f.Adapt, err = parseAdapt(val)
-	default:
-		return fmt.Errorf("unknown parameter %q (want c, base, cap, norm, windows, weights, adapt, score, rank or votes)", key)
+	known, err := f.Rule.Set(key, val)
+	if !known {
+		known = true
+		switch key {
+		case "windows":
+			err = f.setWindows(val)
+		case "weights":
+			f.Weights, err = windowValues(val)
+		case "score":
+			f.Score, err = windowValues(val)
+		case "rank":
+			f.Rank, err = windowValues(val)
+		case "votes":
+			f.Votes, err = windowValues(val)
+		default:
+			known = false
+		}
+	}
+	if !known {
+		return fmt.Errorf("unknown parameter %q (want %s, %s)", key, strings.Join(fuse.RuleParams, ", "), strings.Join(channelParams, ", "))
 	}
 	if err != nil {
 		return fmt.Errorf("parameter %s=%q: %w", key, val, err)
 	}
 	return nil
 }
+
+// channelParams are the parameters of the text form that name channels.
+var channelParams = []string{"windows", "weights", "score", "rank", "votes"}
 
 func (f *Fusion) setWindows(list string) error {
 	f.Windows = nil
@@ -210,59 +191,24 @@ func windowValues(list string) (map[string]float64, error) {
 	return out, nil
 }
 
-// parseAdapt parses FEATURE:TEMPERATURE.
-func parseAdapt(s string) (*Adapt, error) {
-	name, ts, ok := strings.Cut(s, ":")
-	if !ok {
-		return nil, fmt.Errorf("want FEATURE:TEMPERATURE, such as top:0.03")
-	}
-	f, err := fuse.ParseFeature(name)
-	if err != nil {
-		return nil, err
-	}
-	t, err := strconv.ParseFloat(ts, 64)
-	if err != nil || !(t > 0) || math.IsInf(t, 1) {
-		return nil, fmt.Errorf("temperature %q must be a positive number", ts)
-	}
-	return &Adapt{Feature: f, T: t}, nil
-}
-
-// validate checks that f's parameters fit its rule and are in range.
+// validate checks that f's rule is valid and its channels' parameters fit
+// it.
 func (f Fusion) validate() error {
-	rrf := f.Method == fuse.MethodRRF || f.Method == fuse.MethodDocRRF
-	comb := f.Method == fuse.MethodCombSUM || f.Method == fuse.MethodCombMNZ
+	if err := f.Rule.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case !rrf && (f.C != 0 || f.RankBase != 0):
-		return fmt.Errorf("c and base are parameters of rrf and docrrf, not %s", f.Method)
-	case f.Cap != 0 && f.Method != fuse.MethodRRF:
-		return fmt.Errorf("cap is a parameter of rrf, not %s", f.Method)
-	case f.Norm != fuse.NormNone && !comb:
-		return fmt.Errorf("norm is a parameter of combsum and combmnz, not %s", f.Method)
-	case (len(f.Weights) > 0 || f.Adapt != nil || f.Router != nil) && f.Method == fuse.MethodMaxP:
-		return fmt.Errorf("maxp takes no weights")
+	case (len(f.Weights) > 0 || f.Router != nil) && !f.Method.TakesWeights():
+		return fmt.Errorf("%s takes no weights", f.Method)
 	case f.Method != fuse.MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
 		return fmt.Errorf("score, rank and votes are coefficients of linear, not %s", f.Method)
-	case f.C < 0 || math.IsNaN(f.C) || math.IsInf(f.C, 0) || f.RankBase < 0:
-		return fmt.Errorf("c %v and base %d must not be negative", f.C, f.RankBase)
-	case rrf && float64(f.RankBase)+f.c() <= 0:
-		return fmt.Errorf("base + c must be positive")
-	case f.Cap < 0:
-		return fmt.Errorf("cap %d is negative", f.Cap)
 	}
 	for w, v := range f.Weights {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		if !fuse.ValidWeight(v) {
 			return fmt.Errorf("window %s: weight %v must be finite and not negative", w, v)
 		}
 	}
 	return nil
-}
-
-// c is the RRF constant with its default.
-func (f Fusion) c() float64 {
-	if f.C == 0 {
-		return 1
-	}
-	return f.C
 }
 
 // String returns the fusion in the form ParseFusion reads, parameters in a
@@ -272,18 +218,6 @@ func (f Fusion) String() string {
 		return f.Windows[0]
 	}
 	var p []string
-	if f.C != 0 && f.C != 1 {
-		p = append(p, "c="+strconv.FormatFloat(f.C, 'g', -1, 64))
-	}
-	if f.RankBase != 0 {
-		p = append(p, "base="+strconv.Itoa(f.RankBase))
-	}
-	if f.Cap != 0 {
-		p = append(p, "cap="+strconv.Itoa(f.Cap))
-	}
-	if f.Norm != fuse.NormNone {
-		p = append(p, "norm="+f.Norm.String())
-	}
 	if len(f.Windows) > 0 {
 		p = append(p, "windows="+strings.Join(mapSlice(f.Windows, shortName), "+"))
 	}
@@ -295,13 +229,7 @@ func (f Fusion) String() string {
 			p = append(p, m.key+"="+valuesString(m.v))
 		}
 	}
-	if f.Adapt != nil {
-		p = append(p, "adapt="+fuse.FeatureName(f.Adapt.Feature)+":"+strconv.FormatFloat(f.Adapt.T, 'g', -1, 64))
-	}
-	s := f.Method.String()
-	if len(p) > 0 {
-		s += ":" + strings.Join(p, ",")
-	}
+	s := f.Rule.Format(p)
 	if f.Router != nil {
 		s += "+router"
 	}

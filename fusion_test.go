@@ -89,7 +89,7 @@ func TestCheckFusionWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := fusedWindows(windows, f)
+		sel, err := f.Select(LayoutOf(windows))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)
@@ -100,4 +100,30 @@ func TestCheckFusionWindows(t *testing.T) {
 			t.Errorf("%s: windows %v, %v; want %v", tc.in, sel, err, tc.want)
 		}
 	}
+}
+
+// FuzzParseFusion: whatever ParseFusion accepts writes back in a form that
+// reads back to the same rule, and passes validation again.
+func FuzzParseFusion(f *testing.F) {
+	for _, s := range []string{"rrf", "rrf:c=60,base=1", "combsum:norm=minmax", "w100", "full", "rrf=100+200",
+		"rrf:weights=100:1/200:0.5", "linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1", "combmnz:norm=zscore,adapt=entropy:0.3", "rrf:cap=3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fu, err := ParseFusion(s)
+		if err != nil {
+			return
+		}
+		text := fu.String()
+		back, err := ParseFusion(text)
+		if err != nil {
+			t.Fatalf("%q: its form %q does not read back: %v", s, text, err)
+		}
+		if back.String() != text {
+			t.Fatalf("%q: %q reads back as %q", s, text, back.String())
+		}
+		if err := back.Rule.Validate(); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+	})
 }

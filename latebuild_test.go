@@ -11,7 +11,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/late"
 )
 
@@ -76,7 +76,7 @@ func docIDs(emb Embedder, docs []testDoc) map[string][]int32 {
 // plumbing (pieces that tile each window, segment indices across many small
 // batches and several workers), not the choice of segment.
 func TestLateBuildPoolsEveryWindowsTokens(t *testing.T) {
-	emb, err := testembed.NewHash(testTokenizer(t), 32, 48) // segments of 46 content tokens
+	emb, err := hashembed.NewHash(testTokenizer(t), 32, 48) // segments of 46 content tokens
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestLateBuildPoolsEveryWindowsTokens(t *testing.T) {
 
 // clsHash is the hash embedder claiming another pooling.
 type clsHash struct {
-	*testembed.Hash
+	*hashembed.Hash
 	pooling embed.Pooling
 }
 

@@ -4,24 +4,27 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/store"
 )
 
-// FormatVersion is the on-disk format this code writes; indices of format 1
-// are read too.
-const FormatVersion = store.FormatVersion
+// FormatVersion is the on-disk format this code writes; indices of formats 1
+// and 2 are read too (package indexfile says how).
+const FormatVersion = indexfile.FormatVersion
 
 // Manifest is an index's manifest.json: what it holds and how it was made.
-type Manifest = store.Manifest
+// Its fields are documented in package indexfile, the on-disk schema.
+type Manifest = indexfile.Manifest
 
 // WindowInfo describes one window of an index and its files.
-type WindowInfo = store.WindowInfo
+type WindowInfo = indexfile.WindowInfo
 
-// ModelInfo identifies the embedding model an index was built with.
-type ModelInfo = store.ModelInfo
+// ModelInfo identifies the embedding model an index was built with, and its
+// Origin how to open that model again.
+type ModelInfo = indexfile.ModelInfo
 
 // Input is a file a build read, as its manifest records it (Manifest.Inputs).
-type Input = store.Input
+type Input = indexfile.Input
 
 // ErrIndexMismatch is wrapped by errors from Open when an index does not match
 // its files or the embedder it is opened with.

@@ -6,24 +6,25 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
-	"github.com/msrag/msrag/onnx"
 )
 
 // OpenOptions says how to open an index.
 type OpenOptions struct {
 	// Embedder embeds queries; it must be the model the index was built with.
-	// Nil: the model named in the manifest is opened from the model cache
-	// (OpenEmbedder) with EmbedderOptions, and closed by Index.Close.
+	// Nil: the model the manifest records is opened again (ReopenEmbedder)
+	// with EmbedderOptions, and closed by Index.Close; its kind must be
+	// registered (import github.com/msrag/msrag/embedders, or the kind's
+	// package).
 	Embedder Embedder
 	// CloseEmbedder makes Index.Close close Embedder too.
 	CloseEmbedder bool
-	// EmbedderOptions are used when Open opens the model itself.
-	EmbedderOptions onnx.Options
-	// Remote says how Open reaches the server of a model behind one when it
-	// opens the model itself (OpenRemoteEmbedder).
-	Remote RemoteOptions
+	// EmbedderOptions are used when Open opens the model itself: the
+	// device, threads, and each kind's own options in Extra (for a model
+	// behind a server, a remote.OpenOptions: other endpoints, the API key).
+	EmbedderOptions embed.Options
 	// SkipVerify skips the sha256 check of the index files (which are
 	// hashed as they are read); counts and the model are still checked.
 	SkipVerify bool
@@ -31,7 +32,8 @@ type OpenOptions struct {
 	// sharded across several) for search. It needs msrag built with the gpu
 	// tag; FAISS on GPUs returns at most faiss.MaxGPUK chunks per window.
 	// When Open opens the model itself with EmbedderOptions.Device "cuda" or
-	// "auto", the model also gets one session per GPU (OpenEmbedder).
+	// "auto" and no EmbedderOptions.GPUs, the model also gets one session
+	// per GPU.
 	GPUs []int
 }
 
@@ -86,13 +88,11 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 // opts has none, and checks it is the model the index was built with.
 func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 	if ix.emb == nil {
-		var e Embedder
-		var err error
-		if ix.man.Model.Remote.Kind != "" {
-			e, err = OpenRemoteEmbedder(context.Background(), ix.man.Model, opts.Remote)
-		} else {
-			e, err = OpenEmbedder(ix.man.Model.Name, opts.EmbedderOptions, opts.GPUs...)
+		eo := opts.EmbedderOptions
+		if eo.GPUs == nil {
+			eo.GPUs = opts.GPUs
 		}
+		e, err := ReopenEmbedder(context.Background(), ix.man.Model, eo)
 		if err != nil {
 			return fmt.Errorf("msrag: index %s was built with model %q: %w", dir, ix.man.Model.Name, err)
 		}
@@ -129,18 +129,28 @@ func checkEmbedder(man *Manifest, emb Embedder, dir string) error {
 		return fmt.Errorf("msrag: index %s was built with tokenizer sha256 %s, this %s has %s: %w", dir, want.TokenizerSHA256, got.Name, got.TokenizerSHA256, ErrIndexMismatch)
 	case got.Dims != want.Dims:
 		return fmt.Errorf("msrag: index %s has %d dims, model %s gives %d: %w", dir, want.Dims, got.Name, got.Dims, ErrIndexMismatch)
-	case want.Remote.Kind != "" && (got.Remote.InputType != want.Remote.InputType ||
-		got.QueryPrefix != want.QueryPrefix || got.PassagePrefix != want.PassagePrefix):
-		return fmt.Errorf("msrag: index %s was built with prefixes %q/%q (input_type %v), this %s uses %q/%q (input_type %v): %w",
-			dir, want.QueryPrefix, want.PassagePrefix, want.Remote.InputType, got.Name, got.QueryPrefix, got.PassagePrefix,
-			got.Remote.InputType, ErrIndexMismatch)
+	case !sameOrigin(got, want):
+		return fmt.Errorf("msrag: index %s was built with prefixes %q/%q and model origin %s %s, this %s uses %q/%q and %s %s: %w",
+			dir, want.QueryPrefix, want.PassagePrefix, want.Origin.Kind, want.Origin.Params, got.Name, got.QueryPrefix,
+			got.PassagePrefix, got.Origin.Kind, got.Origin.Params, ErrIndexMismatch)
 	}
 	return nil
 }
 
+// sameOrigin reports whether an embedder (got) is the model an index
+// records (want) as far as their origins tell, when both have one: the same
+// kind, parameters and role prefixes, however each was reached.
+func sameOrigin(got, want ModelInfo) bool {
+	if got.Origin.Kind == "" || want.Origin.Kind == "" {
+		return true
+	}
+	return got.Origin.Identity() == want.Origin.Identity() &&
+		got.QueryPrefix == want.QueryPrefix && got.PassagePrefix == want.PassagePrefix
+}
+
 // sameLayout fails unless two shards were built the same way.
 func sameLayout(a, b *Manifest, da, db string) error {
-	if !sameModel(a.Model, b.Model) {
+	if !a.Model.SameModel(b.Model) {
 		return fmt.Errorf("msrag: shards %s and %s were built with different models (%s, %s): %w", da, db, a.Model.Name, b.Model.Name, ErrIndexMismatch)
 	}
 	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {
@@ -150,13 +160,11 @@ func sameLayout(a, b *Manifest, da, db string) error {
 		return fmt.Errorf("msrag: shards %s and %s were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s: %w",
 			da, db, ba, bb, ba, ErrIndexMismatch)
 	}
-	if a.Metric != b.Metric || len(a.Windows) != len(b.Windows) {
+	if a.Metric != b.Metric {
 		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
 	}
-	for i := range a.Windows {
-		if windowOf(a.Windows[i]) != windowOf(b.Windows[i]) {
-			return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
-		}
+	if d := layoutOf(a.Windows).Diff(layoutOf(b.Windows)); !d.Same() || d.Reordered {
+		return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package msrag
 import (
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/provenance"
-	"github.com/msrag/msrag/onnx"
 )
 
 // BuildInfo says what produced a result: msrag's module version, source
@@ -14,9 +13,10 @@ type BuildInfo = provenance.Build
 
 // CurrentBuild returns this process's BuildInfo: the binary's build
 // information and the versions the native libraries report. ONNX Runtime's
-// is empty until a model has been opened (the first one loads the library).
+// is empty until a model has been opened (the first one loads the library),
+// and without package onnx imported (it registers the reporter).
 func CurrentBuild() BuildInfo {
 	return provenance.Current(provenance.Libraries{
-		ONNXRuntime: onnx.RuntimeVersion(), FAISS: faiss.Version(), FAISSOptions: faiss.CompileOptions(),
+		ONNXRuntime: provenance.RuntimeVersion("onnxruntime"), FAISS: faiss.Version(), FAISSOptions: faiss.CompileOptions(),
 	})
 }

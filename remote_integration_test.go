@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,7 +104,7 @@ func TestRemoteIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if m := ix.Manifest().Model; m.Name != "openai:multilingual-e5-small-q4" || m.Dims != 384 || !m.Remote.InputType {
+	if m := ix.Manifest().Model; m.Name != "openai:multilingual-e5-small-q4" || m.Dims != 384 || m.Origin.Kind != "openai" || !strings.Contains(string(m.Origin.Params), `"input_type":true`) {
 		t.Errorf("manifest model %+v", m)
 	}
 	checkStoredVectors(t, ix, path, python)

@@ -2,18 +2,19 @@ package msrag
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/remote"
 	"github.com/msrag/msrag/remote/remotetest"
 )
@@ -86,10 +87,11 @@ func TestBuildRemote(t *testing.T) {
 		if i == 1 {
 			break
 		}
-		want := store.RemoteInfo{Kind: "openai", Model: "hash-served", Endpoints: srv.URL + "/v1",
-			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, TokenizerOrigin: "other", ServerMaxTokens: 128, Headroom: 4}
-		if man.Model.Remote != want || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {
-			t.Errorf("manifest model %+v, want remote %+v", man.Model, want)
+		want := remote.Recorded{Served: remote.Served{Kind: remote.OpenAI, Model: "hash-served", Endpoints: []string{srv.URL + "/v1"},
+			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, MaxTokens: 128, Headroom: 4}, QueryPrefix: "query: ", PassagePrefix: "passage: ", Dims: 32, Normalize: true}
+		got, err := remote.ParseOrigin(originOf(man.Model))
+		if err != nil || !reflect.DeepEqual(got, want) || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {
+			t.Errorf("manifest model %+v, origin %#v (%v), want %#v", man.Model, got, err, want)
 		}
 	}
 	if sums[0] != sums[1] {
@@ -97,7 +99,7 @@ func TestBuildRemote(t *testing.T) {
 	}
 	// Search reopens the model from the manifest at another address.
 	moved := newEmbedServer(t, "hash-served")
-	ix, err := OpenWith(OpenOptions{Remote: RemoteOptions{Endpoints: []string{moved.URL + "/v1"}}}, filepath.Join(dir, "pipelined"))
+	ix, err := OpenWith(OpenOptions{EmbedderOptions: embed.Options{Extra: []any{remote.OpenOptions{Endpoints: []string{moved.URL + "/v1"}}}}}, filepath.Join(dir, "pipelined"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestBuildRemote(t *testing.T) {
 		t.Errorf("search through the moved server: %v, %v", hits, err)
 	}
 	other := newEmbedServer(t, "another-model")
-	_, err = OpenWith(OpenOptions{Remote: RemoteOptions{Endpoints: []string{other.URL + "/v1"}}}, filepath.Join(dir, "pipelined"))
+	_, err = OpenWith(OpenOptions{EmbedderOptions: embed.Options{Extra: []any{remote.OpenOptions{Endpoints: []string{other.URL + "/v1"}}}}}, filepath.Join(dir, "pipelined"))
 	if !errors.Is(err, ErrIndexMismatch) {
 		t.Errorf("opening with a server of another model: %v, want ErrIndexMismatch", err)
 	}
@@ -138,5 +140,66 @@ func TestBuildRemoteFailureLeavesNothing(t *testing.T) {
 	}
 	if len(reported) == 0 {
 		t.Error("no progress was reported before the failure")
+	}
+}
+
+// originOf is a manifest's origin as package embed holds it.
+func originOf(m ModelInfo) embed.Origin {
+	return embed.Origin{Kind: m.Origin.Kind, Params: string(m.Origin.Params), Access: string(m.Origin.Access)}
+}
+
+// TestFormat2RemoteIndexOpens writes an index's manifest back as format 2
+// recorded a model behind a server (a "remote" section, no origin): the
+// index opens from it at a moved server, searches as before, and is the
+// same model as a format 3 shard of the same corpus.
+func TestFormat2RemoteIndexOpens(t *testing.T) {
+	srv := newEmbedServer(t, "hash-served")
+	docs := scifactDocs(t, 30)
+	dir := t.TempDir()
+	ctx := context.Background()
+	emb := remoteEmbedder(t, srv.URL+"/v1", 0)
+	old, new3 := filepath.Join(dir, "format2"), filepath.Join(dir, "format3")
+	for i, out := range []string{old, new3} {
+		part := docs[i*15 : (i+1)*15]
+		ix, err := Build(ctx, openCorpus(t, writeJSONL(t, part), corpus.Options{}), Config{Embedder: emb, Out: out, Windows: testWindows})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
+	raw, err := os.ReadFile(filepath.Join(old, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]any
+	if err := json.Unmarshal(raw, &man); err != nil {
+		t.Fatal(err)
+	}
+	model := man["model"].(map[string]any)
+	delete(model, "origin")
+	model["remote"] = map[string]any{"kind": "openai", "model": "hash-served", "endpoints": srv.URL + "/v1",
+		"tokenizer": emb.Served().Tokenizer, "tokenizer_origin": "other", "server_max_tokens": 128, "headroom": 4}
+	man["format_version"] = 2
+	if raw, err = json.Marshal(man); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "manifest.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	moved := newEmbedServer(t, "hash-served")
+	opts := OpenOptions{EmbedderOptions: embed.Options{Extra: []any{remote.OpenOptions{Endpoints: []string{moved.URL + "/v1"}}}}}
+	for _, dirs := range [][]string{{old}, {old, new3}} {
+		ix, err := OpenWith(opts, dirs...)
+		if err != nil {
+			t.Fatalf("%v: %v", dirs, err)
+		}
+		hits, err := ix.Search(ctx, []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{K: 3, Fusion: mustFusion(t, "rrf")})
+		ix.Close()
+		if err != nil || len(hits[0]) == 0 || hits[0][0].DocID != docs[3].ID {
+			t.Errorf("%v: search: %v, %v", dirs, hits, err)
+		}
+	}
+	if got := moved.Requests(); got == 0 {
+		t.Error("the format 2 index did not reach the server it was given")
 	}
 }

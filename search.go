@@ -107,12 +107,20 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 
 // EmbedQueries embeds a batch of queries with the index's model (query role).
 func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
-	for i, q := range queries {
-		if strings.TrimSpace(q) == "" {
-			return nil, fmt.Errorf("msrag: query %d is empty", i)
-		}
+	if err := checkQueries(queries); err != nil {
+		return nil, err
 	}
 	return ix.emb.Embed(ctx, queries, embed.Query)
+}
+
+// checkQueries refuses an empty query.
+func checkQueries(queries []string) error {
+	for i, q := range queries {
+		if strings.TrimSpace(q) == "" {
+			return fmt.Errorf("msrag: query %d is empty", i)
+		}
+	}
+	return nil
 }
 
 // SearchChunks embeds the queries and returns each window's top windowK chunks.

@@ -35,14 +35,47 @@ const (
 	RecipRank
 )
 
-var kindNames = [...]string{NDCGCut: "ndcg_cut", MAPCut: "map_cut", Recall: "recall", Precision: "P", MRR: "mrr", CDR: "cdr", RecipRank: "recip_rank"}
+// kinds describes each family: adding a metric is a Kind above, its row
+// here and its case in scorer.metric.
+var kinds = [...]struct {
+	name  string // the name prefix, as in "ndcg_cut_10"
+	label string // the family in reports, as in "nDCG@10"; "": name
+	mteb  string // MTEB's score name prefix, as in "ndcg_at_10"; "": none
+}{
+	NDCGCut:   {"ndcg_cut", "nDCG", "ndcg_at_"},
+	MAPCut:    {"map_cut", "MAP", "map_at_"},
+	Recall:    {"recall", "", "recall_at_"},
+	Precision: {"P", "", "precision_at_"},
+	MRR:       {"mrr", "MRR", "mrr_at_"},
+	CDR:       {"cdr", "", "hit_rate_at_"},
+	RecipRank: {"recip_rank", "", ""},
+}
 
 // String returns the family's name prefix, as in "ndcg_cut".
 func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].name
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Label returns the family's name in reports: "nDCG" (nDCG@10), "MAP",
+// "MRR", else its name prefix.
+func (k Kind) Label() string {
+	if k >= 0 && int(k) < len(kinds) && kinds[k].label != "" {
+		return kinds[k].label
+	}
+	return k.String()
+}
+
+// MTEBName returns the prefix of MTEB's score names of the family (the keys
+// of mteb's make_score_dict: "ndcg_at_" for ndcg_cut; cdr is pytrec_eval's
+// success, MTEB's hit_rate), or "" when MTEB reports none (recip_rank).
+func (k Kind) MTEBName() string {
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].mteb
+	}
+	return ""
 }
 
 // Metric is a parsed metric name.
@@ -75,19 +108,14 @@ func ParseMetric(name string) (Metric, error) {
 	if err != nil || k <= 0 || name[i+1] == '+' || name[i+1] == '0' {
 		return Metric{}, fmt.Errorf("%w: %q: cutoff must be a positive integer", ErrMetric, name)
 	}
-	switch name[:i] {
-	case "ndcg_cut":
-		return Metric{NDCGCut, k}, nil
-	case "map_cut":
-		return Metric{MAPCut, k}, nil
-	case "recall":
-		return Metric{Recall, k}, nil
-	case "P":
-		return Metric{Precision, k}, nil
-	case "mrr", "recip_rank":
+	prefix := name[:i]
+	if prefix == "recip_rank" {
 		return Metric{MRR, k}, nil
-	case "cdr":
-		return Metric{CDR, k}, nil
+	}
+	for kind, info := range kinds {
+		if Kind(kind) != RecipRank && info.name == prefix {
+			return Metric{Kind(kind), k}, nil
+		}
 	}
 	return Metric{}, fmt.Errorf("%w: %q", ErrMetric, name)
 }

@@ -129,3 +129,23 @@ func TestOracle(t *testing.T) {
 		t.Errorf("different metrics: error %v, want ErrMismatch", err)
 	}
 }
+
+// TestKindTable: every family of the table parses back from its name and
+// has a label; MTEB names are those of mteb's make_score_dict.
+func TestKindTable(t *testing.T) {
+	for k := eval.NDCGCut; k <= eval.RecipRank; k++ {
+		m := eval.Metric{Kind: k, K: 10}
+		if k == eval.RecipRank {
+			m.K = 0
+		}
+		if got, err := eval.ParseMetric(m.String()); err != nil || got != m {
+			t.Errorf("%v: %q parses as %+v, %v", k, m.String(), got, err)
+		}
+		if k.Label() == "" {
+			t.Errorf("%v has no label", k)
+		}
+	}
+	if eval.NDCGCut.Label() != "nDCG" || eval.Recall.Label() != "recall" || eval.CDR.MTEBName() != "hit_rate_at_" || eval.RecipRank.MTEBName() != "" {
+		t.Errorf("labels %q %q, MTEB names %q %q", eval.NDCGCut.Label(), eval.Recall.Label(), eval.CDR.MTEBName(), eval.RecipRank.MTEBName())
+	}
+}

@@ -9,20 +9,58 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/tune"
 )
 
-// Config is one configuration to fuse and score: a fusion rule, or the
-// oracle (per query and metric the best single window, chosen with the
-// labels: an upper bound, not a method).
+// Kind is what a configuration is: a way of ranking fused from the chunk
+// lists, the oracle, or a cross-validated fitting.
+type Kind int
+
+// Kinds of configuration.
+const (
+	// KindRule is a fusion rule over several windows.
+	KindRule Kind = iota
+	// KindWindow is one sliding window alone.
+	KindWindow
+	// KindFull is the full window alone.
+	KindFull
+	// KindOracle is per query and metric the best single window, chosen
+	// with the labels: an upper bound, not a method.
+	KindOracle
+	// KindLearned is a fusion model's rule, with or without its router.
+	KindLearned
+	// KindLearnedCV is each query ranked by a rule fitted on the other
+	// folds; each fold has its own rule, so the configuration has none.
+	KindLearnedCV
+)
+
+// fused reports whether configurations of kind k rank by their Fusion from
+// the chunk lists searched.
+func (k Kind) fused() bool { return k != KindOracle && k != KindLearnedCV }
+
+// Config is one configuration to fuse and score.
 type Config struct {
 	// Name names the configuration in reports and run files.
-	Name   string
-	Kind   string // report.KindWindow, KindFull, KindOracle, KindLearned or the rule's name
+	Name string
+	Kind Kind
+	// Fusion is the rule of a fused kind (Kind.fused).
 	Fusion msrag.Fusion
-	Oracle bool
-	// CV marks the cross-validated configurations: each fold has its own
-	// fitted rule, so Fusion is not used.
-	CV bool
+}
+
+// reportKind is the kind results.json records: report.KindWindow, KindFull,
+// KindOracle, KindLearned, or a rule's method name.
+func (c Config) reportKind() string {
+	switch c.Kind {
+	case KindWindow:
+		return report.KindWindow
+	case KindFull:
+		return report.KindFull
+	case KindOracle:
+		return report.KindOracle
+	case KindLearned, KindLearnedCV:
+		return report.KindLearned
+	}
+	return c.Fusion.Method.String()
 }
 
 // fileName is the configuration's run file name, without the directory.
@@ -32,7 +70,7 @@ func (c Config) fileName() string {
 
 // fusionText is the rule in msrag's text form, "" when there is not one.
 func (c Config) fusionText() string {
-	if c.Oracle || c.CV {
+	if !c.Kind.fused() {
 		return ""
 	}
 	return c.Fusion.String()
@@ -40,12 +78,12 @@ func (c Config) fusionText() string {
 
 // FusionConfig is the configuration of one fusion rule.
 func FusionConfig(f msrag.Fusion) Config {
-	c := Config{Name: f.String(), Fusion: f, Kind: f.Method.String()}
+	c := Config{Name: f.String(), Fusion: f, Kind: KindRule}
 	switch {
 	case f.String() == "full":
-		c.Kind = report.KindFull
+		c.Kind = KindFull
 	case len(f.Windows) == 1 && f.Method == fuse.MethodMaxP:
-		c.Kind = report.KindWindow
+		c.Kind = KindWindow
 	}
 	return c
 }
@@ -99,7 +137,7 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 	}
 	if oracle {
 		singles()
-		add(Config{Name: report.KindOracle, Kind: report.KindOracle, Oracle: true})
+		add(Config{Name: report.KindOracle, Kind: KindOracle})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("experiment: configurations %q name none", s)
@@ -107,39 +145,16 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 	return out, nil
 }
 
-// checkWindows fails unless every window f names is a sliding window of
-// windows or the full window (which every evaluation index has).
+// checkWindows fails unless every window f fuses or weighs is a sliding
+// window of windows or the full window (which every evaluation index has).
 func checkWindows(f msrag.Fusion, windows []chunk.Window) error {
-	names := []string{"full"}
-	for _, w := range windows {
-		names = append(names, w.Name())
-	}
-	check := func(w string) error {
-		if !slices.Contains(names, w) {
-			return fmt.Errorf("window %s is not one of %s", w, strings.Join(names, ", "))
-		}
-		return nil
-	}
-	for _, w := range f.Windows {
-		if err := check(w); err != nil {
-			return err
-		}
-	}
-	for w := range f.Weights {
-		if err := check(w); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := f.Select(msrag.LayoutOf(append(slices.Clone(windows), chunk.Full)))
+	return err
 }
-
-// KindLearned is the kind of the configurations of a fusion model and of
-// cross-validated fitting.
-const KindLearned = "learned"
 
 // learnedConfigs are the configurations of a fusion model: its rule, and the
 // rule with its router when it has one.
-func learnedConfigs(m *msrag.FusionModel) ([]Config, error) {
+func learnedConfigs(m *tune.FusionModel) ([]Config, error) {
 	f, err := m.Fusion(false)
 	if err != nil {
 		return nil, err
@@ -154,6 +169,6 @@ func learnedConfigs(m *msrag.FusionModel) ([]Config, error) {
 
 // cvConfigs are the configurations of cross-validated fitting.
 var cvConfigs = []Config{
-	{Name: "learned-cv", Kind: KindLearned, CV: true},
-	{Name: "learned+router-cv", Kind: KindLearned, CV: true},
+	{Name: "learned-cv", Kind: KindLearnedCV},
+	{Name: "learned+router-cv", Kind: KindLearnedCV},
 }

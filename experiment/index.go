@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/report"
@@ -74,7 +72,7 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		}
 		return nil, "it does not open: " + err.Error(), nil
 	}
-	why := mismatch(ix, spec.indexWindows())
+	why := mismatch(ix, spec.layout())
 	if ix.Manifest().Shard != "" {
 		why = "it holds shard " + ix.Manifest().Shard + " only"
 	}
@@ -91,31 +89,14 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	return ix, "same model, windows, full window, embedding, batching and corpus", nil
 }
 
-// mismatch says why an open index does not have the windows wanted (in any
-// order), or "" when it has.
-func mismatch(ix *msrag.Index, want []chunk.Window) string {
-	have := ix.Windows()
-	names := func(ws []chunk.Window) []string {
-		var out []string
-		for _, w := range ws {
-			if w.Truncate {
-				out = append(out, w.Name()) // its size is the model's
-			} else {
-				tail := "aligned tail"
-				if w.ShortTail {
-					tail = "short tail"
-				}
-				out = append(out, fmt.Sprintf("%s/%d %s", w.Name(), w.Step(), tail))
-			}
-		}
-		slices.Sort(out)
-		return out
+// mismatch says why an open index does not have the channels wanted (in
+// any order), or "" when it has.
+func mismatch(ix *msrag.Index, want msrag.Layout) string {
+	have := ix.Layout()
+	if have.Diff(want).Same() {
+		return ""
 	}
-	h, w := names(have), names(want)
-	if !slices.Equal(h, w) {
-		return fmt.Sprintf("it has windows %v, not %v", h, w)
-	}
-	return ""
+	return fmt.Sprintf("it has windows %v, not %v", have.Descriptions(), want.Descriptions())
 }
 
 // embeddingMismatch says why an index's embedding is not the one spec

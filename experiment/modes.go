@@ -56,7 +56,9 @@ func RunModes(ctx context.Context, spec Spec, modes []msrag.Embedding) (*ModesRe
 	if log == nil {
 		log = io.Discard
 	}
-	spec.queries = map[string][]float32{}
+	if spec.Queries == nil {
+		spec.Queries = msrag.NewQueryCache(spec.Embedder)
+	}
 	res := &ModesResult{}
 	var evals []*report.Eval
 	var names, outs []string

@@ -12,13 +12,13 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/experiment"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/report"
 )
 
 // countingHash counts the query texts the hash embedder embeds.
 type countingHash struct {
-	*testembed.Hash
+	*hashembed.Hash
 	queries atomic.Int64
 }
 
@@ -35,7 +35,7 @@ func (c *countingHash) Embed(ctx context.Context, texts []string, role embed.Rol
 func TestRunModes(t *testing.T) {
 	emb := &countingHash{Hash: hash(t)}
 	data, out := t.TempDir(), t.TempDir()
-	if err := testembed.WriteDataset(data, 120); err != nil {
+	if err := hashembed.WriteDataset(data, 120); err != nil {
 		t.Fatal(err)
 	}
 	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Embedder: emb, Windows: chunk.Sizes(8, 16, 32), K: 20, WindowK: 30}

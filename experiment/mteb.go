@@ -128,15 +128,6 @@ func fingerprint(ds *corpus.Dataset, split, corpusSHA string) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// mtebNames maps msrag's metric families to MTEB's score names (the keys
-// of mteb's make_score_dict): pytrec_eval's ndcg_cut_k, map_cut_k, recall_k
-// and P_k, MTEB's own MRR@k, and cdr_k, which is pytrec_eval's success_k,
-// MTEB's HitRate@k. recip_rank (no cutoff) has no MTEB name.
-var mtebNames = map[eval.Kind]string{
-	eval.NDCGCut: "ndcg_at_", eval.MAPCut: "map_at_", eval.Recall: "recall_at_",
-	eval.Precision: "precision_at_", eval.MRR: "mrr_at_", eval.CDR: "hit_rate_at_",
-}
-
 // MTEBScoreName returns MTEB's name for the msrag metric m ("ndcg_cut_10" ->
 // "ndcg_at_10", "P_5" -> "precision_at_5", "cdr_1" -> "hit_rate_at_1"), and
 // false for a metric MTEB does not report: recip_rank, and any cutoff that
@@ -146,8 +137,8 @@ func MTEBScoreName(m string) (string, bool) {
 	if err != nil || !slices.Contains(eval.MTEBCutoffs, pm.K) {
 		return "", false
 	}
-	prefix, ok := mtebNames[pm.Kind]
-	if !ok {
+	prefix := pm.Kind.MTEBName()
+	if prefix == "" {
 		return "", false
 	}
 	return fmt.Sprintf("%s%d", prefix, pm.K), true

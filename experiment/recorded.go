@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/chunk"
 )
 
 // indexDirs returns the index directories dir stands for: dir itself when
@@ -56,7 +55,7 @@ func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	if err != nil {
 		return nil, "it does not open: " + err.Error(), nil
 	}
-	why := windowsDiffer(ix, spec.indexWindows())
+	why := windowsDiffer(ix, spec.layout())
 	if why == "" {
 		why = embeddingMismatch(ix.Manifest(), spec)
 	}
@@ -162,7 +161,7 @@ func recordedNames(ms []msrag.Manifest) string {
 // evaluation's windows: eval needs every --windows size and the full
 // window (for its full and oracle configurations), so an index without it
 // is refused with the command that builds one, or "".
-func windowsDiffer(ix *msrag.Index, want []chunk.Window) string {
+func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 	why := mismatch(ix, want)
 	if why == "" {
 		return ""

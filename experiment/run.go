@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -54,7 +55,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range spec.Configs {
-		if err := ix.CheckFusion(c.Fusion); !c.Oracle && !c.CV && err != nil {
+		if err := ix.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
@@ -93,92 +94,51 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 func search(ctx context.Context, spec Spec, ix *msrag.Index, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
-		if !c.Oracle && !c.CV {
+		if c.Kind.fused() {
 			runs[c.Name] = eval.Run{}
 		}
 	}
+	texts, ids := make([]string, len(queries)), make([]string, len(queries))
+	for i, q := range queries {
+		texts[i], ids[i] = q.Text, q.ID
+	}
 	var batches []*msrag.ChunkHits
-	for lo := 0; lo < len(queries); lo += spec.Batch {
-		batch := queries[lo:min(lo+spec.Batch, len(queries))]
-		ch, err := searchBatch(ctx, spec, ix, batch, runs, tm)
-		if err != nil {
-			return nil, nil, fmt.Errorf("experiment: queries %d to %d: %w", lo+1, lo+len(batch), err)
+	var fuseTime time.Duration
+	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
+		t0 := time.Now()
+		if err := fuseBatch(spec, ix, ch, ids[lo:lo+ch.NQ], runs); err != nil {
+			return err
 		}
+		fuseTime += time.Since(t0)
 		if spec.CVFolds > 1 {
 			batches = append(batches, ch)
 		}
-		fmt.Fprintf(spec.Log, "eval: searched %d of %d queries\n", lo+len(batch), len(queries))
+		fmt.Fprintf(spec.Log, "eval: searched %d of %d queries\n", lo+ch.NQ, len(queries))
+		return nil
+	})
+	tm.Embed += bt.Embed.Seconds()
+	tm.Search += bt.Search.Seconds()
+	tm.Fuse += fuseTime.Seconds()
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
 	}
 	return runs, batches, nil
 }
 
-func searchBatch(ctx context.Context, spec Spec, ix *msrag.Index, batch []corpus.Query, runs map[string]eval.Run, tm *report.Timings) (*msrag.ChunkHits, error) {
-	texts := make([]string, len(batch))
-	for i, q := range batch {
-		texts[i] = q.Text
-	}
-	t0 := time.Now()
-	vecs, err := embedQueries(ctx, spec, ix, texts)
-	if err != nil {
-		return nil, err
-	}
-	t1 := time.Now()
-	ch, err := ix.SearchVectors(ctx, vecs, spec.WindowK)
-	if err != nil {
-		return nil, err
-	}
-	t2 := time.Now()
+// fuseBatch fuses every configuration of a batch of queries, ids, into its
+// run.
+func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
 	for _, c := range spec.Configs {
-		if c.Oracle || c.CV {
+		if !c.Kind.fused() {
 			continue
 		}
 		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion})
 		if err != nil {
-			return nil, fmt.Errorf("configuration %s: %w", c.Name, err)
+			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
-		for qi, q := range batch {
-			row := make([]eval.Hit, len(hits[qi]))
-			for j, h := range hits[qi] {
-				row[j] = eval.Hit{Doc: h.DocID, Score: h.Score}
-			}
-			runs[c.Name][q.ID] = row
-		}
+		maps.Copy(runs[c.Name], msrag.EvalRun(ids, hits))
 	}
-	tm.Embed += t1.Sub(t0).Seconds()
-	tm.Search += t2.Sub(t1).Seconds()
-	tm.Fuse += time.Since(t2).Seconds()
-	return ch, nil
-}
-
-// embedQueries embeds texts, taking the vectors spec.queries already holds
-// and keeping the new ones there. Texts not held are embedded as a plain run
-// would embed them, repeats included, so that an int8 model (whose vectors
-// depend slightly on the batch) gives the vectors a plain run gives.
-func embedQueries(ctx context.Context, spec Spec, ix *msrag.Index, texts []string) ([]float32, error) {
-	if spec.queries == nil {
-		return ix.EmbedQueries(ctx, texts)
-	}
-	var missing []string
-	for _, t := range texts {
-		if _, ok := spec.queries[t]; !ok {
-			missing = append(missing, t)
-		}
-	}
-	if len(missing) > 0 {
-		vecs, err := ix.EmbedQueries(ctx, missing)
-		if err != nil {
-			return nil, err
-		}
-		dims := len(vecs) / len(missing)
-		for i, t := range missing {
-			spec.queries[t] = vecs[i*dims : (i+1)*dims]
-		}
-	}
-	var out []float32
-	for _, t := range texts {
-		out = append(out, spec.queries[t]...)
-	}
-	return out, nil
+	return nil
 }
 
 // addLearned checks spec's fusion model against the index and the queries
@@ -186,7 +146,7 @@ func embedQueries(ctx context.Context, spec Spec, ix *msrag.Index, texts []strin
 func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
 	configs := spec.Configs
 	if m := spec.FusionModel; m != nil {
-		if err := ix.CheckFusionModel(m); err != nil {
+		if err := tune.CheckFusionModel(ix, m); err != nil {
 			return nil, err
 		}
 		ids := make([]string, len(queries))

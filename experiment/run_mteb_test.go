@@ -10,16 +10,17 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/embedders"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/hub"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
 
 // hashEmbedder opens the non-semantic test embedder, skipping unless the
 // tokenizer it uses is present (or failing under CI, where it must be).
-func hashEmbedder(tb testing.TB) *testembed.Hash {
+func hashEmbedder(tb testing.TB) *hashembed.Hash {
 	tb.Helper()
 	if _, err := os.Stat(filepath.Join(onnx.ModelsDir(), "all-minilm-l6-v2", onnx.TokenizerFile)); err != nil {
 		if os.Getenv("CI") == "" {
@@ -27,7 +28,7 @@ func hashEmbedder(tb testing.TB) *testembed.Hash {
 		}
 		tb.Fatal(err)
 	}
-	emb, err := testembed.OpenNamed()
+	emb, err := embedders.OpenHash()
 	if err != nil {
 		tb.Fatal(err)
 	}

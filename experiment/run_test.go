@@ -11,15 +11,16 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/embedders"
 	"github.com/msrag/msrag/experiment"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tune"
 )
 
 // hash opens the hash test embedder, skipping (failing under CI) when the
 // tokenizer it uses has not been fetched.
-func hash(t *testing.T) *testembed.Hash {
+func hash(t *testing.T) *hashembed.Hash {
 	t.Helper()
 	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -27,7 +28,7 @@ func hash(t *testing.T) *testembed.Hash {
 		}
 		t.Skip(err)
 	}
-	e, err := testembed.OpenNamed()
+	e, err := embedders.OpenHash()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func names(e *experiment.Result) []string {
 func TestRunLearnedAndPaired(t *testing.T) {
 	emb := hash(t)
 	data, out := t.TempDir(), t.TempDir()
-	if err := testembed.WriteDataset(data, 160); err != nil {
+	if err := hashembed.WriteDataset(data, 160); err != nil {
 		t.Fatal(err)
 	}
 	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Embedder: emb, Windows: chunk.Sizes(8, 16, 32), K: 20, WindowK: 30}
@@ -79,7 +80,7 @@ func TestRunLearnedAndPaired(t *testing.T) {
 }
 
 // fitOnTrain tunes a fusion model on the train split of the index in dir.
-func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.FusionModel {
+func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *tune.FusionModel {
 	t.Helper()
 	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: emb}, dir)
 	if err != nil {
@@ -90,7 +91,7 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.Fusio
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := tune.Fit(ix, set, msrag.Training{Dataset: "tiny", Split: "train"}, tune.Options{Folds: 3})
+	m, err := tune.Fit(ix, set, tune.Training{Dataset: "tiny", Split: "train"}, tune.Options{Folds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.Fusio
 	if err := m.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := msrag.ReadFusionModel(path)
+	back, err := tune.ReadFusionModel(path)
 	if err != nil || back.Rule != m.Rule {
 		t.Fatalf("fusion model round trip: %v, rule %q, want %q", err, back.Rule, m.Rule)
 	}
@@ -113,7 +114,7 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *msrag.Fusio
 func TestRunCrossValidated(t *testing.T) {
 	emb := hash(t)
 	data, out := t.TempDir(), t.TempDir()
-	if err := testembed.WriteDataset(data, 160); err != nil {
+	if err := hashembed.WriteDataset(data, 160); err != nil {
 		t.Fatal(err)
 	}
 	spec := experiment.Spec{Dataset: data, Split: "train", Out: out, Embedder: emb, Windows: chunk.Sizes(8, 16),

@@ -14,17 +14,17 @@ func score(spec Spec, res *Result) error {
 	var names []string
 	var singles []eval.Results
 	for _, c := range spec.Configs {
-		if c.Oracle {
-			res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.Kind, UpperBound: true})
+		if c.Kind == KindOracle {
+			res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.reportKind(), UpperBound: true})
 			continue
 		}
 		r, err := eval.Evaluate(res.Qrels, res.Runs[c.Name], eval.DefaultMetrics()...)
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.Kind, Fusion: c.fusionText(),
+		res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.reportKind(), Fusion: c.fusionText(),
 			Windows: windowSizes(c), RunFile: filepath.Join("runs", c.fileName()), Results: r})
-		if c.Kind == report.KindWindow {
+		if c.Kind == KindWindow {
 			names, singles = append(names, c.Name), append(singles, r)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/late"
+	"github.com/msrag/msrag/tune"
 )
 
 // Spec says what to evaluate. Dataset, Out, Embedder and Windows are
@@ -57,7 +58,7 @@ type Spec struct {
 	// FusionModel, when set, adds the configurations "learned" (its rule)
 	// and "learned+router"; it must not have been trained on any query of
 	// the split evaluated.
-	FusionModel *msrag.FusionModel
+	FusionModel *tune.FusionModel
 	// CVFolds > 1 adds "learned-cv" and "learned+router-cv": each query
 	// ranked by a rule and router fitted (package tune) on the queries of
 	// the other folds, for a split without a training split of its own.
@@ -65,9 +66,10 @@ type Spec struct {
 	// (its first submatch, else the whole match) in one fold.
 	CVFolds int
 	CVGroup *regexp.Regexp
-	// queries, when set, keeps the query vectors of earlier runs by text
-	// (RunModes), so that every mode is searched with the same vectors.
-	queries map[string][]float32
+	// Queries, when set, embeds the queries: the model of Embedder, such as
+	// a msrag.QueryCache over it, which RunModes gives every mode so that
+	// each is searched with the same vectors. Nil: Embedder.
+	Queries msrag.Embedder
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer
@@ -117,3 +119,7 @@ func (s Spec) withDefaults() (Spec, error) {
 func (s Spec) indexWindows() []chunk.Window {
 	return append(slices.Clone(s.Windows), chunk.Full)
 }
+
+// layout is the evaluation index's layout: the sliding windows and the full
+// window.
+func (s Spec) layout() msrag.Layout { return msrag.LayoutOf(s.indexWindows()) }

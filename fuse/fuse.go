@@ -81,7 +81,8 @@ func (r *Ranking) EvidenceOf(q, rank int) []Evidence {
 // Options configures a fuser. The zero value is valid: 100 documents per
 // query, C 1 and RankBase 0, every chunk voting, raw scores, every window
 // weighing 1, one goroutine. An option a rule does not use is ignored,
-// except the weights, which [MethodMaxP] refuses.
+// except the weights, which [MethodMaxP] refuses; every option must be in
+// range (the range checks are [Rule]'s).
 type Options struct {
 	// K is the number of documents kept per query; 0 means 100.
 	K int
@@ -162,19 +163,14 @@ func (opt Options) withDefaults(m Method, nw int) (Options, error) {
 	if opt.Workers == 0 {
 		opt.Workers = 1
 	}
-	rankRule := m == MethodRRF || m == MethodDocRRF
+	rule := Rule{Method: m, C: opt.C, RankBase: opt.RankBase, Cap: opt.Cap, Norm: opt.Norm}
+	if err := rule.checkRange(); err != nil {
+		return opt, err
+	}
 	switch {
-	case m < 0 || m >= numMethods:
-		return opt, fmt.Errorf("%w: unknown method %d", ErrOptions, int(m))
 	case opt.K < 0 || opt.Workers < 0:
 		return opt, fmt.Errorf("%w: K %d and Workers %d must not be negative", ErrOptions, opt.K, opt.Workers)
-	case opt.Cap < 0:
-		return opt, fmt.Errorf("%w: Cap %d must not be negative", ErrOptions, opt.Cap)
-	case opt.Norm < 0 || opt.Norm >= numNorms:
-		return opt, fmt.Errorf("%w: unknown normalisation %d", ErrOptions, int(opt.Norm))
-	case rankRule && (float64(opt.RankBase)+opt.C <= 0 || math.IsNaN(opt.C) || math.IsInf(opt.C, 0)):
-		return opt, fmt.Errorf("%w: %v term 1/(rank+c) needs RankBase + C > 0, got %d + %v", ErrOptions, m, opt.RankBase, opt.C)
-	case m == MethodMaxP && (opt.Weights != nil || opt.QueryWeights != nil):
+	case !m.TakesWeights() && (opt.Weights != nil || opt.QueryWeights != nil):
 		return opt, fmt.Errorf("%w: maxp takes no window weights", ErrOptions)
 	case opt.Weights != nil && len(opt.Weights) != nw:
 		return opt, fmt.Errorf("%w: %d weights for %d windows", ErrOptions, len(opt.Weights), nw)
@@ -187,7 +183,7 @@ func (opt Options) withDefaults(m Method, nw int) (Options, error) {
 		}
 	}
 	for w, v := range opt.Weights {
-		if !(v >= 0) || math.IsInf(v, 1) {
+		if !ValidWeight(v) {
 			return opt, fmt.Errorf("%w: weight of window %d is %v (want finite and >= 0)", ErrOptions, w, v)
 		}
 	}
@@ -227,7 +223,7 @@ func checkQueryWeights(opt Options, nq, nw int) error {
 	}
 	for i, v := range qw {
 		q, w := i/nw, i%nw
-		if !(v >= 0) || math.IsInf(v, 1) {
+		if !ValidWeight(v) {
 			return fmt.Errorf("%w: query weight of query %d, window %d is %v (want finite and >= 0)", ErrOptions, q, w, v)
 		}
 		if opt.Weights != nil && math.IsInf(opt.Weights[w]*v, 1) {

@@ -102,7 +102,7 @@ func TestFuseErrors(t *testing.T) {
 		{"doc too large", []fuse.Hits{{K: 2, Docs: []int32{1, 5}, Scores: make([]float32, 2)}}, 5, fuse.Options{}, false, fuse.ErrDocRange, "window 0, query 0, position 1: document 5"},
 		{"doc negative", []fuse.Hits{{K: 1, Docs: []int32{-2}, Scores: make([]float32, 1)}}, 5, fuse.Options{}, false, fuse.ErrDocRange, "document -2"},
 		{"nan score", []fuse.Hits{{K: 1, Docs: []int32{0}, Scores: []float32{nan}}}, 5, fuse.Options{}, true, fuse.ErrScore, "score NaN"},
-		{"rank weight infinite", []fuse.Hits{{K: 1, Docs: []int32{0}, Scores: make([]float32, 1)}}, 5, fuse.Options{C: -1}, false, fuse.ErrOptions, "RankBase + C > 0"},
+		{"rank weight infinite", []fuse.Hits{{K: 1, Docs: []int32{0}, Scores: make([]float32, 1)}}, 5, fuse.Options{C: -1}, false, fuse.ErrOptions, "c -1 and base 0 must not be negative"},
 		{"negative k", []fuse.Hits{{K: 1, Docs: []int32{0}, Scores: make([]float32, 1)}}, 5, fuse.Options{K: -1}, false, fuse.ErrOptions, "K -1"},
 	}
 	for _, tt := range tests {
@@ -238,10 +238,10 @@ func TestFuseOptionErrors(t *testing.T) {
 		{"query weights length", fuse.MethodRRF, two, fuse.Options{QueryWeights: []float64{1, 1, 1}}, fuse.ErrShape, "3 query weights for 1 queries x 2 windows"},
 		{"query weight negative", fuse.MethodCombMNZ, two, fuse.Options{QueryWeights: []float64{1, -0.5}}, fuse.ErrOptions, "query weight of query 0, window 1 is -0.5"},
 		{"query weight overflow", fuse.MethodRRF, two, fuse.Options{Weights: []float64{1e200, 1}, QueryWeights: []float64{1e200, 1}}, fuse.ErrOptions, "query 0, window 0: weight 1e+200 times query weight 1e+200 overflows"},
-		{"cap negative", fuse.MethodRRF, one, fuse.Options{Cap: -1}, fuse.ErrOptions, "Cap -1"},
+		{"cap negative", fuse.MethodRRF, one, fuse.Options{Cap: -1}, fuse.ErrOptions, "cap -1"},
 		{"unknown method", fuse.Method(9), one, fuse.Options{}, fuse.ErrOptions, "unknown method 9"},
 		{"unknown norm", fuse.MethodCombSUM, one, fuse.Options{Norm: fuse.Norm(-1)}, fuse.ErrOptions, "unknown normalisation -1"},
-		{"docrrf rank weight infinite", fuse.MethodDocRRF, one, fuse.Options{C: -1}, fuse.ErrOptions, "docrrf term 1/(rank+c) needs RankBase + C > 0"},
+		{"docrrf rank weight infinite", fuse.MethodDocRRF, one, fuse.Options{C: -1}, fuse.ErrOptions, "the docrrf term is 1/(rank+base+c)"},
 		{"combsum score infinite", fuse.MethodCombSUM, []fuse.Hits{{K: 2, Docs: []int32{0, 1}, Scores: []float32{inf, 0}}}, fuse.Options{}, fuse.ErrScore, "window 0, query 0, position 0: document 0 has score +Inf"},
 		{"combmnz score NaN", fuse.MethodCombMNZ, []fuse.Hits{{K: 1, Docs: []int32{3}, Scores: []float32{float32(math.NaN())}}}, fuse.Options{}, fuse.ErrScore, "document 3 has score NaN"},
 		{"docrrf doc range", fuse.MethodDocRRF, []fuse.Hits{{K: 1, Docs: []int32{5}, Scores: []float32{0}}}, fuse.Options{}, fuse.ErrDocRange, "document 5 (want -1 or [0, 5))"},

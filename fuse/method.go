@@ -1,6 +1,9 @@
 package fuse
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Method is a fusion rule. The package documentation gives each rule's
 // score, evidence and order.
@@ -47,6 +50,9 @@ func (m Method) String() string {
 	}
 	return methodNames[m]
 }
+
+// MethodNames returns the names of every method, in Method order.
+func MethodNames() []string { return slices.Clone(methodNames[:]) }
 
 // ParseMethod returns the Method whose [Method.String] is s.
 func ParseMethod(s string) (Method, error) {

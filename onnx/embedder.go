@@ -54,7 +54,7 @@ type Options struct {
 	SkipVerify bool
 	// Log receives notices such as the CPU fall back of "auto"; nil discards them.
 	Log io.Writer
-	// Offline keeps msrag.OpenEmbedder from fetching a built-in model on its
+	// Offline keeps OpenModel (msrag.OpenEmbedder) from fetching a built-in model on its
 	// first use (EnsureModel); Open itself never fetches.
 	Offline bool
 }

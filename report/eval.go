@@ -16,6 +16,9 @@ const (
 	KindWindow = "window" // one window size alone, chunks collapsed to their best per document
 	KindFull   = "full"   // each document embedded whole, truncated to the model's maximum
 	KindOracle = "oracle" // per query and metric the best single window, chosen with the labels
+	// KindLearned is a rule learned on training queries (msrag tune), or
+	// cross-validated fitting.
+	KindLearned = "learned"
 )
 
 // Eval is the outcome of one evaluation run: the schema of results.json.

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/msrag/msrag/eval"
 )
 
 // CDRCutoffs are the K of the correct-document recall table and plot.
@@ -76,22 +79,13 @@ func (e *Eval) cdrMetrics() []string {
 	return out
 }
 
-// metricLabel turns ndcg_cut_10 into nDCG@10 and the like.
+// metricLabel turns ndcg_cut_10 into nDCG@10 and the like (eval.Kind.Label).
 func metricLabel(m string) string {
-	i := strings.LastIndexByte(m, '_')
-	if i < 0 {
+	pm, err := eval.ParseMetric(m)
+	if err != nil || pm.Kind == eval.RecipRank {
 		return m
 	}
-	fam, k := m[:i], m[i+1:]
-	switch fam {
-	case "ndcg_cut":
-		fam = "nDCG"
-	case "map_cut":
-		fam = "MAP"
-	case "mrr", "recip_rank":
-		fam = "MRR"
-	}
-	return fam + "@" + k
+	return pm.Kind.Label() + "@" + strconv.Itoa(pm.K)
 }
 
 type table struct {

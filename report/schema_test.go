@@ -64,7 +64,7 @@ func jsonFields(t reflect.Type, prefix string, seen map[reflect.Type]bool) []str
 			path, ft = path+"[]", ft.Elem()
 		}
 		ours := strings.HasPrefix(ft.PkgPath(), "github.com/msrag/msrag/report") ||
-			strings.HasPrefix(ft.PkgPath(), "github.com/msrag/msrag/internal/")
+			strings.HasPrefix(ft.PkgPath(), "github.com/msrag/msrag/internal/") || ft.PkgPath() == "github.com/msrag/msrag/indexfile"
 		if ft.Kind() == reflect.Struct && ours && !seen[ft] {
 			seen[ft] = true
 			out = append(out, jsonFields(ft, path+".", seen)...)

@@ -11,8 +11,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/testembed"
-	"github.com/msrag/msrag/onnx"
+	_ "github.com/msrag/msrag/embedders" // the default Open takes every built-in kind
 )
 
 // Errors wrapped by what Check and Run return, for use with errors.Is.
@@ -63,7 +62,7 @@ func (s *Suite) check(ctx context.Context, p *Plan) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		errs = append(errs, s.checkModel(m))
+		errs = append(errs, s.checkModel(ctx, m))
 	}
 	return errors.Join(errs...)
 }
@@ -84,8 +83,8 @@ func checkDataset(d Dataset) error {
 }
 
 // checkModel opens m and checks that its window sets fit it.
-func (s *Suite) checkModel(m Model) error {
-	emb, err := s.open(m.Name)
+func (s *Suite) checkModel(ctx context.Context, m Model) error {
+	emb, err := s.open(ctx, m.Name)
 	if err != nil {
 		return fmt.Errorf("suite: model %s: %w: %w", m.Name, err, ErrModel)
 	}
@@ -102,25 +101,22 @@ func (s *Suite) checkModel(m Model) error {
 }
 
 // open opens the model called name with s.Open, or OpenModel.
-func (s *Suite) open(name string) (msrag.Embedder, error) {
+func (s *Suite) open(ctx context.Context, name string) (msrag.Embedder, error) {
 	if s.Open != nil {
 		return s.Open(name)
 	}
-	return OpenModel(name, s.ONNX, s.GPUs)
+	return OpenModel(ctx, name, s.Embedder)
 }
 
-// OpenModel opens a model the way a suite does by default:
-// hash-test-embedder is the non-semantic test embedder, any other name a
-// model for msrag.OpenEmbedder with opts and gpus. A built-in model that is
-// not fetched gives an error that names the command that fetches it (msrag
-// model fetch NAME). The caller closes the embedder.
-func OpenModel(name string, opts onnx.Options, gpus []int) (msrag.Embedder, error) {
-	if name == testembed.Name {
-		h, err := testembed.OpenNamed()
-		if err != nil {
-			return nil, err
-		}
-		return h, nil
-	}
-	return msrag.OpenEmbedder(name, opts, slices.Clone(gpus)...)
+// OpenModel opens a model the way a suite does by default: with the
+// registered kind that claims its name (msrag.OpenEmbedder), so a suite may
+// name any model the command line takes: a built-in or fetched ONNX model,
+// a model behind a server (openai:URL, tei:URL), hash-test-embedder (the
+// non-semantic test embedder). This package registers every built-in kind
+// (package embedders). A built-in model that is not fetched gives an error
+// that names the command that fetches it (msrag model fetch NAME). The
+// caller closes the embedder.
+func OpenModel(ctx context.Context, name string, opts embed.Options) (msrag.Embedder, error) {
+	opts.GPUs = slices.Clone(opts.GPUs)
+	return msrag.OpenEmbedder(ctx, name, opts)
 }

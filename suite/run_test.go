@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/suite"
@@ -124,10 +125,10 @@ func TestRunGoesOnAfterAFailure(t *testing.T) {
 	opened := 0
 	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, WindowK: 10,
 		Datasets: []suite.Dataset{{Dir: "bad"}, {Dir: "good"}},
-		Models:   []suite.Model{{Name: testembed.Name, WindowSets: [][]int{{8}}}},
+		Models:   []suite.Model{{Name: hashembed.Name, WindowSets: [][]int{{8}}}},
 		Open: func(name string) (msrag.Embedder, error) {
 			opened++
-			return suite.OpenModel(name, onnx.Options{}, nil)
+			return suite.OpenModel(context.Background(), name, embed.Options{})
 		}}
 	sum, err := suite.Run(context.Background(), s)
 	if err == nil || !strings.Contains(err.Error(), "run bad-hash-test-embedder-w8") {
@@ -164,7 +165,7 @@ func TestCheckWindowsFit(t *testing.T) {
 	root := t.TempDir()
 	writeDataset(t, filepath.Join(root, "good"), 10, 3, false)
 	s := suite.Suite{Name: "t", Dir: root, Out: "out", Datasets: []suite.Dataset{{Dir: "good"}},
-		Models: []suite.Model{{Name: testembed.Name, WindowSets: [][]int{{100}, {100, 600}}}}}
+		Models: []suite.Model{{Name: hashembed.Name, WindowSets: [][]int{{100}, {100, 600}}}}}
 	p, err := suite.Check(context.Background(), s)
 	if !errors.Is(err, suite.ErrModel) || !strings.Contains(err.Error(), "model hash-test-embedder, window set [100 600]") ||
 		!strings.Contains(err.Error(), "exceeds the model's maximum") {
@@ -187,7 +188,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer cancel()
 	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, WindowK: 10,
 		Datasets: []suite.Dataset{{Dir: "first"}, {Dir: "second"}},
-		Models:   []suite.Model{{Name: testembed.Name, WindowSets: [][]int{{8}}}},
+		Models:   []suite.Model{{Name: hashembed.Name, WindowSets: [][]int{{8}}}},
 		Progress: func(run string) (func(msrag.Progress), func()) {
 			if strings.HasPrefix(run, "second") {
 				cancel() // Ctrl-C as the second run starts

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/safefile"
-	"github.com/msrag/msrag/onnx"
 )
 
 // Suite says what to run: every dataset with every model and each of its
@@ -44,11 +44,11 @@ type Suite struct {
 	Dir string `json:"-"`
 	// File is the suite file, recorded in the summary ("" when none).
 	File string `json:"-"`
-	// Open opens a model by name; default OpenModel with ONNX and GPUs.
+	// Open opens a model by name; default OpenModel with Embedder.
 	Open func(name string) (msrag.Embedder, error) `json:"-"`
-	// ONNX and GPUs are the options of the default Open.
-	ONNX onnx.Options `json:"-"`
-	GPUs []int        `json:"-"`
+	// Embedder are the options of the default Open (device, GPUs, threads;
+	// a model behind a server's client options in Extra).
+	Embedder embed.Options `json:"-"`
 	// Rebuild builds every index even when one matches; Wait waits for
 	// another build of an index instead of failing; Workers are the
 	// tokenizer goroutines of a build (0: all cores).

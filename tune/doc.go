@@ -10,7 +10,7 @@
 // targets from each training query's per-window nDCG@10, choosing its L2
 // penalty by k-fold cross-validation of the end metric (the linear rule
 // weighted by the router) on the training queries. [Fit] does both and
-// returns a msrag.FusionModel; [CrossValidate] fits on k-1 folds and ranks
+// returns a [FusionModel]; [CrossValidate] fits on k-1 folds and ranks
 // the held-out fold, for a dataset without a training split, keeping all
 // queries of a group (a meeting, say) in one fold.
 package tune

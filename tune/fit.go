@@ -43,7 +43,7 @@ type Choice struct {
 
 // Fit learns a linear rule over every window of ix and a router for it on
 // s, and returns them as a fusion model that records tr.
-func Fit(ix *msrag.Index, s *Set, tr msrag.Training, o Options) (*msrag.FusionModel, error) {
+func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()
 	windows, sliding := names(ix.Windows())
 	ch := &Choice{Train: map[string]float64{}}
@@ -74,8 +74,8 @@ func Fit(ix *msrag.Index, s *Set, tr msrag.Training, o Options) (*msrag.FusionMo
 	for _, id := range s.IDs {
 		judged[id] = s.Qrels[id]
 	}
-	tr.Fingerprint = msrag.JudgementsFingerprint(judged)
-	m := ix.NewFusionModel(rule, ix.Windows(), tr)
+	tr.Fingerprint = JudgementsFingerprint(judged)
+	m := NewFusionModel(ix, rule, ix.Layout(), tr)
 	if m.Choice, err = json.Marshal(ch); err != nil {
 		return nil, err
 	}

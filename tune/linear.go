@@ -79,7 +79,7 @@ func ascend(ix *msrag.Index, s *Set, windows []string, theta []float64) (*Linear
 
 // linearFusion is the linear rule with coefficients theta over windows.
 func linearFusion(windows []string, theta []float64) msrag.Fusion {
-	f := msrag.Fusion{Method: fuse.MethodLinear, Windows: windows,
+	f := msrag.Fusion{Rule: fuse.Rule{Method: fuse.MethodLinear}, Windows: windows,
 		Score: map[string]float64{}, Rank: map[string]float64{}, Votes: map[string]float64{}}
 	for w, name := range windows {
 		for m, v := range map[*map[string]float64]float64{

@@ -80,18 +80,20 @@ func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
 // chunk lists of every window (windowK chunks each) into one Set.
 func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
 	set := &Set{Qrels: qrels}
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
+	}
 	var parts []*msrag.ChunkHits
-	for lo := 0; lo < len(queries); lo += batch {
-		b := queries[lo:min(lo+batch, len(queries))]
-		texts := make([]string, len(b))
-		for i, q := range b {
-			texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
-		}
-		ch, err := ix.SearchChunks(ctx, texts, windowK)
-		if err != nil {
-			return nil, fmt.Errorf("tune: queries %d to %d: %w", lo+1, lo+len(b), err)
-		}
+	_, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: batch, WindowK: windowK}, func(_ int, ch *msrag.ChunkHits) error {
 		parts = append(parts, ch)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("tune: no queries to search")
 	}
 	set.Hits = concat(parts)
 	return set, nil
@@ -154,15 +156,7 @@ func (s *Set) Run(ix *msrag.Index, f msrag.Fusion, k int) (eval.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := make(eval.Run, len(s.IDs))
-	for q, id := range s.IDs {
-		row := make([]eval.Hit, len(hits[q]))
-		for j, h := range hits[q] {
-			row[j] = eval.Hit{Doc: h.DocID, Score: h.Score}
-		}
-		run[id] = row
-	}
-	return run, nil
+	return msrag.EvalRun(s.IDs, hits), nil
 }
 
 // Metric is what fitting maximises: mean nDCG@10.

@@ -8,7 +8,8 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/embedders"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -21,12 +22,12 @@ func tinySet(t *testing.T) (*msrag.Index, *Set) {
 		}
 		t.Skip(err)
 	}
-	emb, err := testembed.OpenNamed()
+	emb, err := embedders.OpenHash()
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	if err := testembed.WriteDataset(data, 160); err != nil {
+	if err := hashembed.WriteDataset(data, 160); err != nil {
 		t.Fatal(err)
 	}
 	ds, _ := corpus.OpenDataset(data)

@@ -41,7 +41,7 @@ func init() {
 			&cli.BoolFlag{Name: "rebuild", Usage: "build every index even when one matches"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of an index instead of failing"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, deviceFlags()...),
+		}, append(deviceFlags(), remoteModelFlags()...)...),
 		Action: benchAction,
 	})
 }
@@ -69,10 +69,7 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 			}
 		}
 	}
-	if s.ONNX, err = embedderOptions(c); err != nil {
-		return s, err
-	}
-	if s.GPUs, err = gpuList(c); err != nil {
+	if s.Embedder, err = embedderOptions(c); err != nil {
 		return s, err
 	}
 	if err := checkWorkers(c, "bench"); err != nil {

@@ -226,7 +226,7 @@ func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) err
 	if c.Bool("ids") {
 		return usagef("embed: --ids needs an in-process model; a server takes texts")
 	}
-	emb, err := openRemote(c, c.String("model"))
+	emb, err := openEmbedder(c, c.String("model"))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/tune"
 )
 
 func init() {
@@ -117,7 +118,7 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 // learnedFlags reads --fusion-model, --cv-folds and --cv-group.
 func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
 	if p := c.String("fusion-model"); p != "" {
-		m, err := msrag.ReadFusionModel(p)
+		m, err := tune.ReadFusionModel(p)
 		if err != nil {
 			return usageError{err}
 		}

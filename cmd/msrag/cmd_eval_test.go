@@ -14,7 +14,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/internal/cache"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
@@ -161,7 +161,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		}
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "non-semantic test embedder") {
-		t.Errorf("report.md does not warn that %s is not a real model (%v)", testembed.Name, err)
+		t.Errorf("report.md does not warn that %s is not a real model (%v)", hashembed.Name, err)
 	}
 	var checkable map[string]eval.Results
 	if b, err := os.ReadFile(filepath.Join(out, "runs", "metrics.json")); err != nil || json.Unmarshal(b, &checkable) != nil || len(checkable) != 5 {

@@ -14,6 +14,7 @@ import (
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/remote"
+	"github.com/msrag/msrag/tune"
 )
 
 func init() {
@@ -130,11 +131,11 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	if p == "" {
 		return f, nil
 	}
-	m, err := msrag.ReadFusionModel(p)
+	m, err := tune.ReadFusionModel(p)
 	if err != nil {
 		return f, usageError{err}
 	}
-	if err := ix.CheckFusionModel(m); err != nil {
+	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
 	}
 	return m.Fusion(c.String("fusion") == "learned+router")
@@ -142,22 +143,24 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 
 // searchAll searches the queries batch by batch and writes the hits.
 func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath string, opts msrag.SearchOptions, rw *output.RunWriter) error {
-	bs := c.Int("batch")
-	for lo := 0; lo < len(queries); lo += bs {
-		batch := queries[lo:min(lo+bs, len(queries))]
-		texts := make([]string, len(batch))
-		for i, q := range batch {
-			texts[i] = q.Text
-		}
-		hits, err := ix.Search(c.Context, texts, opts)
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i] = q.Text
+	}
+	_, err := ix.SearchBatches(c.Context, texts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+		hits, err := ix.Fuse(ch, opts)
 		if err != nil {
-			return fmt.Errorf("search: queries %d to %d of %s: %w", lo+1, lo+len(batch), qpath, err)
+			return err
 		}
-		for i, q := range batch {
-			if err := rw.Write(q.ID, hits[i]); err != nil {
+		for i, h := range hits {
+			if err := rw.Write(queries[lo+i].ID, h); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("search: %s: %w", qpath, err)
 	}
 	return rw.Close()
 }
@@ -173,12 +176,7 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	var emb msrag.Embedder
-	if man.Model.Remote.Kind != "" {
-		emb, err = reopenRemote(c, man.Model)
-	} else {
-		emb, err = openEmbedder(c, man.Model.Name)
-	}
+	emb, err := reopenEmbedder(c, man.Model)
 	if err != nil {
 		return nil, fmt.Errorf("search: index %s was built with model %q: %w", dirs[0], man.Model.Name, err)
 	}

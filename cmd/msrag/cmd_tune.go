@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/tune"
@@ -67,7 +66,7 @@ func tuneAction(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		o.Log = c.App.ErrWriter
 	}
-	tr := msrag.Training{Dataset: filepath.Base(filepath.Clean(c.String("dataset"))), Split: c.String("split")}
+	tr := tune.Training{Dataset: filepath.Base(filepath.Clean(c.String("dataset"))), Split: c.String("split")}
 	m, err := tune.Fit(ix, set, tr, o)
 	if err != nil {
 		return err

@@ -9,11 +9,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/faiss"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/onnx"
-	"github.com/msrag/msrag/remote"
 )
 
 // deviceFlags are the flags that choose where the embedder runs.
@@ -73,56 +73,64 @@ func embedDevice(c *cli.Context) string {
 	return c.String("device")
 }
 
-func embedderOptions(c *cli.Context) (onnx.Options, error) {
+// embedderOptions maps the device flags, and the server flags of the
+// commands that have them (in Extra, a remote.OpenOptions), to the options of
+// every embedder kind.
+func embedderOptions(c *cli.Context) (embed.Options, error) {
 	switch c.String("device") {
 	case onnx.DeviceCPU, onnx.DeviceCUDA, onnx.DeviceAuto:
 	default:
-		return onnx.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
+		return embed.Options{}, usagef("--device %q: want cpu, cuda or auto", c.String("device"))
 	}
-	if _, err := gpuList(c); err != nil {
-		return onnx.Options{}, err
+	gpus, err := gpuList(c)
+	if err != nil {
+		return embed.Options{}, err
 	}
 	batching, err := batchingOption(c)
 	if err != nil {
-		return onnx.Options{}, err
+		return embed.Options{}, err
 	}
-	return onnx.Options{
-		Batching:    batching,
+	return embed.Options{
+		Batching:    batching.String(),
 		Device:      embedDevice(c),
 		DeviceID:    c.Int("device-id"),
+		GPUs:        gpus,
 		Threads:     c.Int("threads"),
-		TokenBudget: c.Int("batch-tokens"),
+		BatchTokens: c.Int("batch-tokens"),
 		Log:         noteWriter(c),
 		Offline:     c.Bool("offline"),
+		Extra:       []any{remoteOptions(c)},
 	}, nil
 }
 
-// openEmbedder opens the model called name: testembed.Name is the
-// non-semantic test embedder, KIND:URL[#MODEL] a model behind a server
-// (opened with the remote flags), anything else a model for
-// msrag.OpenEmbedder (opened with the device flags).
+// openEmbedder opens the model called name with the kind that claims it
+// (msrag.OpenEmbedder): a model behind a server (KIND:URL[#MODEL], with the
+// server flags), hashembed.Name (the non-semantic test embedder), anything
+// else an in-process model (with the device flags).
 func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
-	if name == testembed.Name {
-		return testembed.OpenNamed()
-	}
-	if remote.IsModelSpec(name) {
-		return openRemote(c, name)
-	}
 	eo, err := embedderOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	gpus, err := gpuList(c)
+	e, err := msrag.OpenEmbedder(c.Context, name, eo)
+	return e, remoteUsage(err)
+}
+
+// reopenEmbedder opens the model an index's manifest records, with the
+// device flags and the server flags (--endpoints, --tokenizer).
+func reopenEmbedder(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
+	eo, err := embedderOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	return msrag.OpenEmbedder(name, eo, gpus...)
+	e, err := msrag.ReopenEmbedder(c.Context, m, eo)
+	return e, remoteUsage(err)
 }
 
 // modelFlag is --model.
 func modelFlag() cli.Flag {
 	return &cli.StringFlag{Name: "model", Value: onnx.DefaultModel,
-		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), or " + testembed.Name + " (non-semantic, tests only)"}
+		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), or " + hashembed.Name + " (non-semantic, tests only)"}
 }
 
 // embeddingFlags are the flags of how windows become vectors; eval takes a

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/chunk"
+	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
 	"github.com/msrag/msrag/late"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/remote"
 )
 
@@ -49,24 +49,19 @@ func remoteModelFlags() []cli.Flag {
 	)
 }
 
-// clientOptions maps the client flags to remote.Options for servers of
-// kind (no endpoints or model yet).
-func clientOptions(c *cli.Context, kind remote.Kind) (remote.Options, error) {
-	o := remote.Options{
-		Kind: kind, Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"), Timeout: c.Duration("request-timeout"),
-		MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv), Log: noteWriter(c),
+// remoteOptions maps the server flags to the options of the kinds behind
+// servers (zero where a command lacks them); the model's name or the
+// index's origin gives the API kind, the URL and the model.
+func remoteOptions(c *cli.Context) remote.OpenOptions {
+	return remote.OpenOptions{
+		Client: remote.Options{Concurrency: c.Int("concurrency"), BatchTexts: c.Int("batch-texts"),
+			Timeout: c.Duration("request-timeout"), MaxRetries: c.Int("retries"), APIKey: os.Getenv(remote.APIKeyEnv),
+			Log: noteWriter(c)},
+		Encoding: c.String("encoding"), Endpoints: splitList(c.String("endpoints")), Tokenizer: c.String("tokenizer"),
+		ServerTokenizer: c.Bool("server-tokenizer"), MaxTokens: c.Int("max-tokens"), Headroom: c.Int("headroom"),
+		QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
+		InputType: c.Bool("input-type"), NoNormalize: c.Bool("no-normalize"),
 	}
-	switch enc := c.String("encoding"); {
-	case enc == "" && kind == remote.OpenAI:
-		o.Encoding = remote.Base64
-	case enc != "":
-		e, err := remote.ParseEncoding(enc)
-		if err != nil {
-			return o, usageError{err}
-		}
-		o.Encoding = e
-	}
-	return o, nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty entries.
@@ -80,33 +75,9 @@ func splitList(s string) []string {
 	return out
 }
 
-// openRemote opens the model a KIND:URL[#MODEL] spec names, with the
-// remote flags.
-func openRemote(c *cli.Context, spec string) (*remote.Embedder, error) {
-	ms, err := remote.ParseModelSpec(spec)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	if c.String("tokenizer") == "" {
-		return nil, usagef("--model %s: a model behind a server needs --tokenizer PATH (the tokenizer.json that cuts its windows)", remote.Redact(spec))
-	}
-	co, err := clientOptions(c, ms.Kind)
-	if err != nil {
-		return nil, err
-	}
-	co.Model = ms.Model
-	co.Endpoints = remote.JoinEndpoints(ms.Endpoint, splitList(c.String("endpoints")))
-	e, err := remote.NewEmbedder(c.Context, remote.EmbedderOptions{
-		Client: co, Tokenizer: c.String("tokenizer"), ServerTokenizer: c.Bool("server-tokenizer"),
-		MaxTokens: c.Int("max-tokens"), Headroom: c.Int("headroom"), QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
-		InputType: c.Bool("input-type"), NoNormalize: c.Bool("no-normalize"),
-	})
-	return e, remoteUsage(err)
-}
-
 // remoteUsage marks the remote settings that cannot work (a flag the API
-// kind lacks, a URL with credentials, a maximum over the server's) as usage
-// errors; they are found before any document is read.
+// kind lacks, a URL with credentials, a maximum over the server's, no
+// tokenizer) as usage errors; they are found before any document is read.
 func remoteUsage(err error) error {
 	if err != nil && errors.Is(err, remote.ErrOptions) {
 		return usageError{err}
@@ -114,27 +85,10 @@ func remoteUsage(err error) error {
 	return err
 }
 
-// reopenRemote opens the model behind a server that an index's manifest
-// records, at --endpoints when given.
-func reopenRemote(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
-	kind, err := remote.ParseKind(m.Remote.Kind)
-	if err != nil {
-		return nil, err
-	}
-	co, err := clientOptions(c, kind)
-	if err != nil {
-		return nil, err
-	}
-	e, err := msrag.OpenRemoteEmbedder(c.Context, m, msrag.RemoteOptions{
-		Endpoints: splitList(c.String("endpoints")), Tokenizer: c.String("tokenizer"), Client: co,
-	})
-	return e, remoteUsage(err)
-}
-
 // printRemoteStats says what a model behind a server did: requests, retries,
 // the time with a request in flight (the probe when it opened included), and
 // how the token counts compared.
-func printRemoteStats(w io.Writer, label string, emb msrag.Embedder) {
+func printRemoteStats(w io.Writer, label string, emb embed.Embedder) {
 	e, ok := emb.(*remote.Embedder)
 	if !ok {
 		return

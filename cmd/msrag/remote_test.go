@@ -4,10 +4,12 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/remote"
 	"github.com/msrag/msrag/remote/remotetest"
@@ -59,8 +61,9 @@ func TestIndexSearchRemoteCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man.Model.Name != "openai:bag-of-words" || man.Model.Remote.Endpoints != srv.URL+"/v1" || man.Model.Remote.TokenizerOrigin != "other" {
-		t.Errorf("manifest model %+v", man.Model)
+	rec, err := remote.ParseOrigin(embed.Origin{Kind: man.Model.Origin.Kind, Params: string(man.Model.Origin.Params), Access: string(man.Model.Origin.Access)})
+	if err != nil || man.Model.Name != "openai:bag-of-words" || !slices.Equal(rec.Endpoints, []string{srv.URL + "/v1"}) || rec.ServerTokenizer {
+		t.Errorf("manifest model %+v: %+v, %v", man.Model, rec, err)
 	}
 	if raw, _ := os.ReadFile(filepath.Join(out, "manifest.json")); strings.Contains(string(raw), key) {
 		t.Error("the API key is in the manifest")
@@ -114,8 +117,9 @@ func TestRemoteIndexSearchesFromElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !filepath.IsAbs(man.Model.Remote.Tokenizer) {
-		t.Errorf("manifest tokenizer %q, want an absolute path", man.Model.Remote.Tokenizer)
+	rec, err := remote.ParseOrigin(embed.Origin{Kind: man.Model.Origin.Kind, Params: string(man.Model.Origin.Params), Access: string(man.Model.Origin.Access)})
+	if err != nil || !filepath.IsAbs(rec.Tokenizer) {
+		t.Errorf("manifest tokenizer %q (%v), want an absolute path", rec.Tokenizer, err)
 	}
 	other := t.TempDir()
 	queries := filepath.Join(other, "q.tsv")

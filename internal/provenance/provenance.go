@@ -21,6 +21,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"sync"
+
+	"github.com/msrag/msrag/indexfile"
 )
 
 // Set by the linker (-X) where the build information has no VCS data.
@@ -29,32 +32,9 @@ var (
 	modified string
 )
 
-// Build describes the build and libraries a result was produced with.
-type Build struct {
-	// Module is the main module's path and Version its version:
-	// "(devel)" for a build from a source tree rather than a release.
-	Module  string `json:"module"`
-	Version string `json:"version"`
-	// Revision is the source revision (git commit); empty when the binary
-	// does not know it.
-	Revision string `json:"vcs_revision,omitempty"`
-	// Time is the revision's commit time (RFC 3339), when the build
-	// information has it.
-	Time string `json:"vcs_time,omitempty"`
-	// Modified says whether the source tree had uncommitted changes; nil
-	// when unknown.
-	Modified *bool `json:"vcs_modified"`
-	// GoVersion is the Go toolchain that built the binary.
-	GoVersion string `json:"go_version"`
-	// ONNXRuntime is the version the loaded ONNX Runtime library reports
-	// (its C API's GetVersionString); empty when no model ran in-process.
-	ONNXRuntime string `json:"onnxruntime_version,omitempty"`
-	// FAISS is the version of the FAISS the binary links (statically, with
-	// the headers of the same installation) and FAISSOptions what that
-	// library reports of its compilation (faiss::get_compile_options).
-	FAISS        string `json:"faiss_version,omitempty"`
-	FAISSOptions string `json:"faiss_compile_options,omitempty"`
-}
+// Build describes the build and libraries a result was produced with; it is
+// the on-disk schema's type (indexfile.Build), which index manifests record.
+type Build = indexfile.Build
 
 // Libraries are the versions of the native libraries, as they report them.
 type Libraries struct {
@@ -98,17 +78,19 @@ func parseBool(s string) *bool {
 	return &v
 }
 
-// String is the version in one line: "(devel) 0123abcd... (modified)",
-// "(devel) unknown revision" when the revision is not known.
-func (b Build) String() string {
-	s := b.Version
-	switch {
-	case b.Revision == "":
-		return s + " unknown revision"
-	case b.Modified == nil:
-		return s + " " + b.Revision + " (modified: unknown)"
-	case *b.Modified:
-		return s + " " + b.Revision + " (modified)"
+// runtimes are the registered reporters of libraries loaded at run time.
+var runtimes sync.Map // name -> func() string
+
+// RegisterRuntime registers the function that reports the version of a
+// library a package loads at run time: package onnx registers
+// "onnxruntime", so that the core reports it without importing onnx.
+func RegisterRuntime(name string, version func() string) { runtimes.Store(name, version) }
+
+// RuntimeVersion returns the version the library registered as name reports,
+// "" when none is registered.
+func RuntimeVersion(name string) string {
+	if f, ok := runtimes.Load(name); ok {
+		return f.(func() string)()
 	}
-	return s + " " + b.Revision
+	return ""
 }

@@ -1,7 +1,8 @@
 // Package store owns the index directory: its manifest, its tables, and how
 // it is written and read.
 //
-// An index directory holds manifest.json ([Manifest]), docs.parquet (document
+// An index directory holds manifest.json ([Manifest], whose types are the
+// public schema of package indexfile), docs.parquet (document
 // ids and titles) and, per window, a FAISS index file and a chunk table
 // ([ChunkTable]). It is written by a [Stage]: a temporary sibling directory,
 // created while the caller holds the directory's [Lock], into which every file

@@ -72,9 +72,9 @@ func TestReadManifestVersion1(t *testing.T) {
 	if m.Windows[0].Truncate || !m.Windows[1].Truncate || m.Windows[1].Size != 507 {
 		t.Errorf("windows %+v: want w100 sliding, 507 truncated", m.Windows)
 	}
-	os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format_version": 3, "windows": [{"size": 1}]}`), 0o644)
-	if _, err := ReadManifest(dir); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "format version 3") {
-		t.Errorf("format 3: %v", err)
+	os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format_version": 4, "windows": [{"size": 1}]}`), 0o644)
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "format version 4") {
+		t.Errorf("format 4: %v", err)
 	}
 }
 
@@ -238,6 +238,9 @@ func TestReadManifestRefusesDamage(t *testing.T) {
 		{"dims zero", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 0 }, "model.dims 0"},
 		{"dims huge", func(m map[string]any) { m["model"].(map[string]any)["dims"] = 1 << 40 }, "model.dims 1099511627776"},
 		{"docs negative", func(m map[string]any) { m["docs"] = -1 }, "docs -1 is negative"},
+		{"origin without a kind", func(m map[string]any) {
+			m["model"].(map[string]any)["origin"] = map[string]any{"params": map[string]any{"model": "m"}}
+		}, "model.origin has parameters but no kind"},
 		{"docs file absolute", func(m map[string]any) { m["docs_file"] = "/etc/passwd" }, `docs_file "/etc/passwd"`},
 		{"docs file up", func(m map[string]any) { m["docs_file"] = "../other/docs.parquet" }, `docs_file "../other/docs.parquet"`},
 		{"docs file dotdot", func(m map[string]any) { m["docs_file"] = ".." }, `docs_file ".."`},

@@ -33,7 +33,7 @@ import (
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/cache"
-	"github.com/msrag/msrag/internal/testembed"
+	"github.com/msrag/msrag/internal/hashembed"
 )
 
 const (
@@ -52,7 +52,7 @@ func main() {
 	if *dir == "" {
 		log.Fatal("searchbench: -dir is required")
 	}
-	emb, err := testembed.NewHash(*tokPath, dims, 512)
+	emb, err := hashembed.NewHash(*tokPath, dims, 512)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func writeTop(path string, hits [][]msrag.Hit) error {
 	return f.Close()
 }
 
-func prepareDir(ctx context.Context, emb *testembed.Hash, dir, data string) error {
+func prepareDir(ctx context.Context, emb *hashembed.Hash, dir, data string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

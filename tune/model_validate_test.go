@@ -1,4 +1,4 @@
-package msrag
+package tune
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
@@ -26,8 +27,8 @@ func testFusionModel() *FusionModel {
 	for i := range r.W {
 		r.W[i] = float64(i%5) / 10
 	}
-	return &FusionModel{Format: FusionModelFormat, Model: ModelInfo{Name: "m", Dims: dims},
-		Windows: []ModelWindow{{Name: "w4", Size: 4, Tail: "short"}, {Name: "w8", Size: 8, Tail: "short"}},
+	return &FusionModel{Format: FusionModelFormat, Model: msrag.ModelInfo{Name: "m", Dims: dims},
+		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}),
 		Rule:    "rrf", Router: r, Training: Training{QueryIDs: []string{"q1"}}}
 }
 
@@ -119,12 +120,9 @@ func TestRouterOverflowIsAnError(t *testing.T) {
 // useFusionModel fuses a small batch of two queries, three hits a window,
 // over 5 documents with m's rule and router.
 func useFusionModel(m *FusionModel) error {
-	ws := make([]chunk.Window, len(m.Windows))
-	for i, w := range m.Windows {
-		ws[i], _ = w.window()
-	}
+	ws := m.Windows.Windows()
 	const nq, k, ndocs = 2, 3, 5
-	ch := &ChunkHits{NQ: nq, Windows: ws, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
+	ch := &msrag.ChunkHits{NQ: nq, Windows: ws, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
 	for i := range ch.Queries {
 		ch.Queries[i] = float32(i%7) / 7
 	}
@@ -141,19 +139,7 @@ func useFusionModel(m *FusionModel) error {
 		if err != nil {
 			return err
 		}
-		sel, err := fusedWindows(ws, f)
-		if err != nil {
-			return err
-		}
-		hits := make([]fuse.Hits, len(sel))
-		for i, wi := range sel {
-			hits[i] = ch.Hits[wi]
-		}
-		fo, err := fuseOptions(f, ch, sel, hits, 10)
-		if err != nil {
-			return err
-		}
-		if _, err := fuse.Fuse(f.Method, hits, ndocs, fo); err != nil {
+		if _, _, err := f.FuseHits(ch, ndocs, 10); err != nil {
 			return err
 		}
 	}

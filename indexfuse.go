@@ -3,9 +3,7 @@ package msrag
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
@@ -13,7 +11,7 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
-	if _, err := fusedWindows(ix.Windows(), f); err != nil {
+	if _, err := f.Select(ix.Layout()); err != nil {
 		return err
 	}
 	if f.Router != nil {
@@ -33,13 +31,14 @@ func checkRouter(r *router.Model, dims int) error {
 	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
-// fusedWindows returns the positions, among windows, of the windows f fuses.
-func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
-	names := mapSlice(windows, chunk.Window.Name)
+// Select returns the positions, in layout, of the channels f fuses: those it
+// names, or every sliding window. It fails unless every channel f names,
+// weighs or routes is one of layout's.
+func (f Fusion) Select(layout Layout) ([]int, error) {
 	var sel []int
 	if len(f.Windows) == 0 {
-		for i, w := range windows {
-			if !w.Truncate {
+		for i, c := range layout {
+			if !c.Window.Truncate {
 				sel = append(sel, i)
 			}
 		}
@@ -48,27 +47,25 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 		}
 	}
 	for _, w := range f.Windows {
-		i := slices.Index(names, w)
+		i := layout.Index(w)
 		if i < 0 {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, strings.Join(names, ", "))
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
 		}
 		sel = append(sel, i)
 	}
+	fused := make(Layout, len(sel))
+	for i, wi := range sel {
+		fused[i] = layout[wi]
+	}
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		for w := range m {
-			if !slices.ContainsFunc(sel, func(i int) bool { return names[i] == w }) {
+			if fused.Index(w) < 0 {
 				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
 			}
 		}
 	}
-	if f.Router != nil {
-		fused := make([]string, len(sel))
-		for i, wi := range sel {
-			fused[i] = names[wi]
-		}
-		if !slices.Equal(fused, f.Router.Windows) {
-			return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused)
-		}
+	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
+		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
 	}
 	return sel, nil
 }
@@ -76,30 +73,42 @@ func fusedWindows(windows []chunk.Window, f Fusion) ([]int, error) {
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
-	f := opts.Fusion
-	sel, err := fusedWindows(ch.Windows, f)
+	sel, rk, err := opts.Fusion.FuseHits(ch, ix.NumDocs(), opts.K)
 	if err != nil {
 		return nil, err
+	}
+	return ix.hitsOf(ch, sel, rk), nil
+}
+
+// FuseHits fuses ch into k documents per query (document indices below ndocs)
+// without an index: it returns the positions of the channels fused, in
+// ch.Windows, and the ranking. Index.Fuse adds the documents' ids and
+// evidence.
+func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
+	sel, err := f.Select(LayoutOf(ch.Windows))
+	if err != nil {
+		return nil, nil, err
 	}
 	hits := make([]fuse.Hits, len(sel))
 	for i, wi := range sel {
 		hits[i] = ch.Hits[wi]
 	}
-	fo, err := fuseOptions(f, ch, sel, hits, opts.K)
+	fo, err := fuseOptions(f, ch, sel, hits, k)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rk, err := fuse.Fuse(f.Method, hits, ix.NumDocs(), fo)
+	rk, err := fuse.Fuse(f.Method, hits, ndocs, fo)
 	if err != nil {
-		return nil, fmt.Errorf("msrag: fusion %s: %w", f, err)
+		return nil, nil, fmt.Errorf("msrag: fusion %s: %w", f, err)
 	}
-	return ix.hitsOf(ch, sel, rk), nil
+	return sel, rk, nil
 }
 
 // fuseOptions turns f into fuse's options for the selected windows: static
 // weights, linear coefficients and, with Adapt or a Router, query weights.
 func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (fuse.Options, error) {
-	fo := fuse.Options{K: k, C: f.C, RankBase: f.RankBase, Cap: f.Cap, Norm: f.Norm, Workers: 2}
+	fo := f.Rule.Options(k)
+	fo.Workers = 2
 	name := func(i int) string { return ch.Windows[sel[i]].Name() }
 	if len(f.Weights) > 0 {
 		fo.Weights = make([]float64, len(sel))

@@ -1,27 +1,24 @@
-// Package testembed holds embedders for tests and pipeline measurements,
-// never for retrieval quality: [Hash] gives every token a fixed pseudo-random
-// vector, so it exercises tokenizing, chunking, batching and indexing exactly
-// as a model would while costing almost nothing.
-package testembed
+// Package hashembed holds the hash test embedder, for tests and pipeline
+// measurements, never for retrieval quality: [Hash] gives every token a fixed
+// pseudo-random vector, so it exercises tokenizing, chunking, batching and
+// indexing exactly as a model would while costing almost nothing. Its
+// tokenizer is the caller's: [NewHash] takes the file, and [Kind] a function
+// that finds it for the model called [Name].
+package hashembed
 
 import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/safefile"
-	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tokenizer"
 )
 
 // Name is the model name a Hash embedder records in an index manifest, and
 // the name the command line takes for it (--model hash-test-embedder).
 const Name = "hash-test-embedder"
-
-// tokenizerModel is the model whose tokenizer OpenNamed uses.
-const tokenizerModel = "all-minilm-l6-v2"
 
 // Hash is a NON-SEMANTIC embedder: every token id maps to a fixed
 // pseudo-random unit vector and a text's vector is the normalised mean of its
@@ -41,11 +38,11 @@ type Hash struct {
 func NewHash(tokenizerPath string, dims, maxTokens int) (*Hash, error) {
 	tok, err := tokenizer.Load(tokenizerPath)
 	if err != nil {
-		return nil, fmt.Errorf("testembed: %w", err)
+		return nil, fmt.Errorf("hashembed: %w", err)
 	}
 	sum, err := safefile.SHA256(tokenizerPath)
 	if err != nil {
-		return nil, fmt.Errorf("testembed: %w", err)
+		return nil, fmt.Errorf("hashembed: %w", err)
 	}
 	if dims <= 0 {
 		dims = 64
@@ -54,16 +51,6 @@ func NewHash(tokenizerPath string, dims, maxTokens int) (*Hash, error) {
 		maxTokens = 512
 	}
 	return &Hash{tok: tok, tokSHA: sum, dims: dims, maxTokens: maxTokens, seed: 0x6d73726167}, nil
-}
-
-// OpenNamed opens the Hash embedder the command line calls Name: 64 dims,
-// 512 tokens, over the tokenizer of the all-minilm-l6-v2 model in the cache.
-func OpenNamed() (*Hash, error) {
-	dir, err := onnx.ResolveModel(tokenizerModel)
-	if err != nil {
-		return nil, fmt.Errorf("testembed: %s uses the tokenizer of %s: %w", Name, tokenizerModel, err)
-	}
-	return NewHash(filepath.Join(dir, onnx.TokenizerFile), 0, 0)
 }
 
 // Spec describes the embedder as a model.
@@ -105,7 +92,7 @@ func (h *Hash) EmbedChunks(ctx context.Context, chunks []embed.Chunk, role embed
 			return nil, ctx.Err()
 		}
 		if len(c.IDs) > limit {
-			return nil, fmt.Errorf("testembed: chunk %d has %d tokens, more than the %d that fit", i, len(c.IDs), limit)
+			return nil, fmt.Errorf("hashembed: chunk %d has %d tokens, more than the %d that fit", i, len(c.IDs), limit)
 		}
 		h.vector(out[i*h.dims:(i+1)*h.dims], c.IDs)
 	}
@@ -122,7 +109,7 @@ func (h *Hash) EmbedTokenStates(ctx context.Context, seqs [][]int32, role embed.
 			return err
 		}
 		if len(ids) > limit {
-			return fmt.Errorf("testembed: sequence %d has %d tokens, more than the %d that fit", i, len(ids), limit)
+			return fmt.Errorf("hashembed: sequence %d has %d tokens, more than the %d that fit", i, len(ids), limit)
 		}
 		rows := make([]float32, len(ids)*h.dims)
 		for j, id := range ids {

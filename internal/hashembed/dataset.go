@@ -1,4 +1,4 @@
-package testembed
+package hashembed
 
 import (
 	"fmt"

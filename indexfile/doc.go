@@ -1,0 +1,20 @@
+// Package indexfile is the on-disk schema of an msrag index: the types of its
+// manifest.json, as plain data with their JSON names.
+//
+// An index directory holds manifest.json ([Manifest]), docs.parquet (document
+// ids and titles) and, per window ([WindowInfo]), a FAISS index file and a
+// chunk table; the manifest names every file with its sha256. [ModelInfo]
+// identifies the embedding model, and its [Origin] says how to open that
+// model again: the name of the embedder kind that made it (package embed's
+// registry) and the kind's parameters, which this package stores without
+// interpreting them.
+//
+// Format 3 ([FormatVersion]) records the origin. Format 2 recorded a model
+// behind an embedding server in a "remote" section and format 1 called the
+// truncated window "full"; both are read and converted as they are decoded
+// (a format 2 "remote" section becomes the origin of kind "openai" or "tei").
+//
+// Reading, writing, staging and locking an index directory are package
+// msrag's business (msrag.ReadManifest); this package has no behaviour beyond
+// decoding the older formats and comparing models ([ModelInfo.SameModel]).
+package indexfile

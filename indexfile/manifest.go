@@ -1,0 +1,121 @@
+package indexfile
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ManifestName is the manifest's file name inside an index directory.
+const ManifestName = "manifest.json"
+
+// FormatVersion is the on-disk format this msrag writes. Versions 1 and 2 are
+// read too (see the package documentation).
+const FormatVersion = 3
+
+// Manifest is manifest.json: what an index holds and how it was made.
+type Manifest struct {
+	// FormatVersion is the format the index was written in (1 to 3).
+	FormatVersion int `json:"format_version"`
+	// Model is the embedding model the windows were embedded with.
+	Model ModelInfo `json:"model"`
+	// Factory is the FAISS index factory string ("Flat", "HNSW32", ...)
+	// and Metric its metric ("ip" or "l2").
+	Factory string `json:"factory"`
+	Metric  string `json:"metric"`
+	// Windows are the index's windows, each with its files.
+	Windows []WindowInfo `json:"windows"`
+	// Docs is the number of documents, listed in DocsFile (docs.parquet)
+	// whose sha256 is DocsSHA256.
+	Docs       int64  `json:"docs"`
+	DocsFile   string `json:"docs_file"`
+	DocsSHA256 string `json:"docs_sha256"`
+	// UniqueChunks is the number of distinct chunks embedded, Tokens the
+	// documents' content tokens, Skipped the documents left out (empty).
+	UniqueChunks int64 `json:"unique_chunks"`
+	Tokens       int64 `json:"tokens"`
+	Skipped      int64 `json:"skipped_docs"`
+	// Shard names the part of a corpus this index holds ("2/4"), if any.
+	Shard string `json:"shard,omitempty"`
+	// Embedding is how the windows were embedded: "late", or "independent"
+	// (or absent, as before it was recorded). Late describes a late build's
+	// segments.
+	Embedding string    `json:"embedding"`
+	Late      *LateInfo `json:"late,omitempty"`
+	// Created is when the build finished, BuildSeconds how long it took.
+	Created      time.Time `json:"created"`
+	BuildSeconds float64   `json:"build_seconds"`
+	// Inputs are the files the build read, with their sizes and sha256
+	// (corpus.Inputs); absent for a corpus whose reader records none, and in
+	// indices built before they were recorded.
+	Inputs []Input `json:"inputs,omitempty"`
+	// Batching is how the embedder grouped texts into model runs: "padded"
+	// (length-sorted padded batches; absent in manifests written before it
+	// was recorded) or "single" (one text per run, so a dynamically
+	// quantized model's vectors do not depend on the batch); absent for an
+	// embedder without the choice (a model behind a server).
+	Batching string `json:"batching,omitempty"`
+	// Build is the msrag build and library versions that wrote the index
+	// (absent in manifests written before it was recorded).
+	Build *Build `json:"build,omitempty"`
+}
+
+// Input is one file a build read: its path as given, size and sha256.
+type Input struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// LateInfo describes the segments of a late-chunked index.
+type LateInfo struct {
+	// SegmentTokens is a segment's length in content tokens, SequenceTokens
+	// with the prefix and the special tokens, Overlap the content tokens
+	// consecutive segments share.
+	SegmentTokens  int `json:"segment_tokens"`
+	SequenceTokens int `json:"sequence_tokens"`
+	Overlap        int `json:"overlap"`
+	// Edges says which rows besides a window's tokens it pools: "segment"
+	// (the prefix and leading special tokens when it starts its segment,
+	// the trailing ones when it ends it).
+	Edges string `json:"edges"`
+}
+
+// WindowInfo describes one window and its files.
+type WindowInfo struct {
+	// Size is the window's length in content tokens.
+	Size int `json:"size"`
+	// Stride is the step between window starts (0 for a Truncate window).
+	Stride int `json:"stride"`
+	// Truncate marks the window of each document's first Size tokens (the
+	// "full" window); format 1 called it "full".
+	Truncate bool `json:"truncate,omitempty"`
+	// Tail says where a sliding window's last window of a document lies:
+	// "aligned" (moved back to end at the document's end, Size tokens) or
+	// "short" (where the stride puts it, fewer tokens); absent: "short", as
+	// every index before the tail was recorded.
+	Tail string `json:"tail,omitempty"`
+	// Vectors is the number of vectors (chunks) of the window.
+	Vectors int64 `json:"vectors"`
+	// IndexFile is the window's FAISS index and ChunksFile its chunk table
+	// (a row per vector: document, token span), each with its sha256.
+	IndexFile   string `json:"index_file"`
+	IndexSHA256 string `json:"index_sha256"`
+	ChunksFile  string `json:"chunks_file"`
+	ChunkSHA256 string `json:"chunks_sha256"`
+}
+
+// UnmarshalJSON reads a window of either format: version 1 wrote the
+// Truncate window as "full": true.
+func (w *WindowInfo) UnmarshalJSON(b []byte) error {
+	type plain WindowInfo
+	var v struct {
+		plain
+		Full bool `json:"full"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*w = WindowInfo(v.plain)
+	w.Truncate = w.Truncate || v.Full
+	return nil
+}

@@ -1,0 +1,111 @@
+package onnx
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/provenance"
+)
+
+// KindName is the name of the in-process ONNX kind in package embed's
+// registry; an index records it in its model's origin.
+const KindName = "onnx"
+
+// Importing this package registers the kind: it is the default, taking
+// every model name no other kind claims (a built-in or fetched model's name,
+// a model directory).
+func init() {
+	embed.Register(embed.Kind{Name: KindName, Open: openKind, Reopen: reopenKind})
+	provenance.RegisterRuntime("onnxruntime", RuntimeVersion)
+}
+
+// origin is the kind's parameters: the model's name.
+type origin struct {
+	Model string `json:"model"`
+}
+
+// OptionsFrom maps kind-neutral options to this package's: the fields of an
+// Options in o.Extra (FP16, MaxBatch, SkipVerify) with o's device, threads,
+// batch tokens, batching, log and offline over them.
+func OptionsFrom(o embed.Options) (Options, error) {
+	opts, _ := embed.ExtraOf[Options](o)
+	b, err := ParseBatching(o.Batching)
+	if err != nil {
+		return opts, err
+	}
+	opts.Device, opts.DeviceID, opts.Threads, opts.Batching = o.Device, o.DeviceID, o.Threads, b
+	opts.TokenBudget, opts.Log, opts.Offline = o.BatchTokens, o.Log, o.Offline
+	return opts, nil
+}
+
+// OpenModel opens a model by name (a built-in or fetched model, see
+// ResolveModel) or model directory. A built-in model is fetched into the
+// cache on its first use (EnsureModel, saying so on o.Log) unless o.Offline
+// or $MSRAG_OFFLINE forbid it. With o.GPUs and device "cuda" or "auto", the
+// model gets one session per GPU with the batches handed out round-robin
+// (OpenPool); with device "cpu" the GPUs are ignored. It is the kind's
+// opener, what embed.Open calls for a name no other kind claims.
+func OpenModel(ctx context.Context, name string, o embed.Options) (embed.Embedder, error) {
+	opts, err := OptionsFrom(o)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := EnsureModel(ctx, name, FetchOptions{Log: opts.Log, Offline: opts.Offline})
+	if err != nil {
+		return nil, err
+	}
+	if len(o.GPUs) > 0 && (opts.Device == DeviceCUDA || opts.Device == DeviceAuto) {
+		p, err := OpenPool(dir, opts, o.GPUs)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	e, err := Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func openKind(ctx context.Context, name string, o embed.Options) (embed.Embedder, error) {
+	return OpenModel(ctx, name, o)
+}
+
+func reopenKind(ctx context.Context, or embed.Origin, o embed.Options) (embed.Embedder, error) {
+	var p origin
+	if err := json.Unmarshal([]byte(or.Params), &p); err != nil || p.Model == "" {
+		return nil, fmt.Errorf("onnx: origin parameters %s: want {\"model\": NAME}", or.Params)
+	}
+	return OpenModel(ctx, p.Model, o)
+}
+
+// originOf is the origin of a model called name.
+func originOf(name string) embed.Origin {
+	b, _ := json.Marshal(origin{Model: name}) // a struct of a string always encodes
+	return embed.Origin{Kind: KindName, Params: string(b)}
+}
+
+// Origin says how to open the model again: by its name (embed.Originer).
+func (e *Embedder) Origin() embed.Origin { return originOf(e.info.Name) }
+
+// Origin says how to open the pool's model again: by its name
+// (embed.Originer).
+func (p *Pool) Origin() embed.Origin { return originOf(p.Spec().Name) }
+
+// BatchingMode says how the model groups texts into runs: "padded" or
+// "single" (embed.BatchingReporter).
+func (e *Embedder) BatchingMode() string { return e.Batching().String() }
+
+// BatchingMode says how the pool's sessions group texts into runs
+// (embed.BatchingReporter).
+func (p *Pool) BatchingMode() string { return p.Batching().String() }
+
+var (
+	_ embed.Originer         = (*Embedder)(nil)
+	_ embed.Originer         = (*Pool)(nil)
+	_ embed.BatchingReporter = (*Embedder)(nil)
+	_ embed.BatchingReporter = (*Pool)(nil)
+)

@@ -1,0 +1,222 @@
+package tune
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/router"
+)
+
+// FusionModelFormat is the format version of a fusion model file.
+const FusionModelFormat = 1
+
+// FusionModel is a fusion rule learned on labelled training queries (msrag tune
+// writes it as fusion.json): the static rule, an optional query router,
+// what it was trained on and how it was chosen. It serves only indices of
+// the same model with the same windows.
+type FusionModel struct {
+	Format int `json:"format"`
+	// Model is the embedding model of the index it was trained on.
+	Model msrag.ModelInfo `json:"model"`
+	// Windows are the index channels the rule fuses, in order, in the
+	// layout's serialised form.
+	Windows msrag.Layout `json:"windows"`
+	// Rule is the learned static rule in msrag.ParseFusion's form.
+	Rule string `json:"rule"`
+	// Router weighs the windows per query; nil when none was fitted.
+	Router *router.Model `json:"router,omitempty"`
+	// Training says which queries it saw.
+	Training Training `json:"training"`
+	// Choice records the candidates and their cross-validated scores.
+	Choice  json.RawMessage `json:"choice,omitempty"`
+	Created time.Time       `json:"created"`
+}
+
+// Training describes the queries a fusion model was fitted on.
+type Training struct {
+	Dataset string `json:"dataset"`
+	Split   string `json:"split"`
+	// QueryIDs are the training queries' ids, sorted: evaluating on any of
+	// them is refused.
+	QueryIDs []string `json:"query_ids"`
+	// Fingerprint is the sha256 of the training judgements, one
+	// "query<TAB>document<TAB>level" line each, sorted.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// JudgementsFingerprint is the sha256 of judgements as Training.Fingerprint
+// records them.
+func JudgementsFingerprint(q map[string]map[string]int) string {
+	var lines []string
+	for qid, docs := range q {
+		for d, l := range docs {
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%d\n", qid, d, l))
+		}
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Fusion returns the model's rule, with its router when withRouter is set.
+func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
+	f, err := msrag.ParseFusion(m.Rule)
+	if err != nil {
+		return msrag.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
+	}
+	if withRouter {
+		if m.Router == nil {
+			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router")
+		}
+		f.Router = m.Router
+	}
+	return f, nil
+}
+
+// Overlap returns the queries of ids the model was trained on.
+func (m *FusionModel) Overlap(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if _, ok := slices.BinarySearch(m.Training.QueryIDs, id); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// CheckFusionModel fails unless m was trained on an index of ix's model with the
+// channels it fuses.
+func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
+	if have := ix.Manifest().Model; !m.Model.SameModel(have) {
+		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
+			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
+	}
+	have := ix.Layout()
+	if d := have.Diff(m.Windows); !d.Covers() {
+		w := d.Missing[0]
+		return fmt.Errorf("tune: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
+			w.Name(), w.Window.Size, have, msrag.ErrIndexMismatch)
+	}
+	return nil
+}
+
+// NewFusionModel starts a fusion model for rule over the channels fused, trained
+// on ix.
+func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, tr Training) *FusionModel {
+	slices.Sort(tr.QueryIDs)
+	static := rule
+	static.Router = nil
+	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Windows: slices.Clone(fused), Rule: static.String(),
+		Router: rule.Router, Training: tr, Created: time.Now().UTC().Truncate(time.Second)}
+}
+
+// ReadFusionModel reads a fusion model file.
+func ReadFusionModel(path string) (*FusionModel, error) {
+	data, err := safefile.ReadSmall(path, maxFusionModel)
+	if err != nil {
+		return nil, fmt.Errorf("tune: fusion model: %w", err)
+	}
+	if err := checkChannels(data); err != nil {
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
+	}
+	var m FusionModel
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
+	}
+	if m.Format != FusionModelFormat {
+		return nil, fmt.Errorf("tune: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
+	}
+	if !slices.IsSorted(m.Training.QueryIDs) {
+		slices.Sort(m.Training.QueryIDs)
+	}
+	return &m, nil
+}
+
+// ErrBadFusionModel is wrapped by ReadFusionModel's errors for a file whose
+// fields do not describe a usable fusion model.
+var ErrBadFusionModel = errors.New("invalid fusion model")
+
+// maxFusionModel bounds a fusion model file's size: a router over
+// 1024-dimensional embeddings takes about 40 KB of numbers.
+const maxFusionModel = 256 << 20
+
+// maxDims bounds an embedding's dims in files msrag reads.
+const maxDims = 1 << 16
+
+// checkChannels reads the windows of a fusion model file one by one, so that
+// a damaged one is named by its place (msrag.Channel checks its fields).
+func checkChannels(data []byte) error {
+	var raw struct {
+		Windows []json.RawMessage `json:"windows"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for i, w := range raw.Windows {
+		var c msrag.Channel
+		if err := json.Unmarshal(w, &c); err != nil {
+			return fmt.Errorf("windows[%d]: %w: %w", i, err, ErrBadFusionModel)
+		}
+	}
+	return nil
+}
+
+// validate checks m's fields against one another: the model's dims, the
+// windows (each once), the rule over those windows and the router over the
+// rule's windows and the model's dims. Errors name the field.
+func (m *FusionModel) validate() error {
+	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
+	}
+	if len(m.Windows) == 0 {
+		return fmt.Errorf("windows: none: %w", ErrBadFusionModel)
+	}
+	for i, c := range m.Windows {
+		if m.Windows[:i].Index(c.Name()) >= 0 {
+			return fmt.Errorf("windows[%d]: %s is repeated: %w", i, c.Name(), ErrBadFusionModel)
+		}
+	}
+	f, err := m.Fusion(false)
+	if err != nil {
+		return fmt.Errorf("rule: %w", err)
+	}
+	if m.Router != nil {
+		if err := m.Router.Validate(); err != nil {
+			return err
+		}
+		if err := m.Router.CheckInputs(m.Model.Dims, fuse.NumFeatures); err != nil {
+			return err
+		}
+		f.Router = m.Router
+	}
+	if _, err := f.Select(m.Windows); err != nil {
+		return fmt.Errorf("rule %q over windows %s: %w", m.Rule, m.Windows, err)
+	}
+	return nil
+}
+
+// Write writes the model to path, atomically.
+func (m *FusionModel) Write(path string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = safefile.WriteFile(path, append(data, '\n'))
+	}
+	if err != nil {
+		return fmt.Errorf("tune: writing fusion model %s: %w", path, err)
+	}
+	return nil
+}
