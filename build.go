@@ -2,17 +2,19 @@ package msrag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
+	"runtime"
+	"slices"
 	"time"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/internal/build"
 	"github.com/msrag/msrag/internal/store"
+	"github.com/msrag/msrag/late"
 )
 
 // Build reads every document from src, cuts it into every window, embeds each
@@ -30,34 +32,40 @@ func Build(ctx context.Context, src corpus.Reader, cfg Config) (*Index, error) {
 // set): a shard can be empty (a Slurm array with more tasks than corpus
 // units), and its empty index searches together with the others.
 //
-// The build runs in the stages of builder.run (read, prepare, order, embed,
-// add), then publish writes the directory. A build that fails or is
-// cancelled leaves nothing behind: not the directory, not its staging
-// sibling.
+// The windows are filled by package internal/build (its stages: read,
+// prepare, order, embed, add), then publish writes the directory. A build
+// that fails or is cancelled leaves nothing behind: not the directory, not
+// its staging sibling.
 func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index, *BuildStats, error) {
 	start := time.Now()
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := newBuilder(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer b.closeWindows() // a no-op once the Index owns them
+	defer b.Close() // a no-op once Run handed the windows on
 	var stage *store.Stage
-	if b.cfg.Out != "" {
-		if stage, err = b.stage(ctx); err != nil {
+	if cfg.Out != "" {
+		if stage, err = stageOut(ctx, cfg); err != nil {
 			return nil, nil, err
 		}
 		defer stage.Abort() // a no-op once published
 	}
-	if err := b.run(ctx, src); err != nil {
+	res, err := b.Run(ctx, src)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("msrag: build stopped: %w", ctx.Err())
 		}
 		return nil, nil, err
 	}
-	if len(b.ids) == 0 && b.cfg.Shard == "" {
+	if len(res.IDs) == 0 && cfg.Shard == "" {
+		build.CloseWindows(res.Windows)
 		return nil, nil, fmt.Errorf("msrag: the corpus has no documents: %w", corpus.ErrEmpty)
 	}
-	ix, err := b.index()
+	ix, err := newIndex(cfg, res)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,132 +74,192 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	}
 	if stage != nil {
 		ix.man.BuildSeconds = time.Since(start).Seconds()
-		if err := b.publish(ctx, stage, ix); err != nil {
+		if err := publish(ctx, stage, ix); err != nil {
 			ix.Close()
 			return nil, nil, err
 		}
-		ix.dir = b.cfg.Out
+		ix.dir = cfg.Out
 	}
-	return ix, b.stats(start, ix), nil
+	return ix, statsOf(res, ix, start), nil
 }
 
-// builder holds one build: its configuration, the windows being filled, the
-// documents in input order and the counters the stages update.
-type builder struct {
-	cfg     Config
-	spec    embed.Spec
-	chunker *chunk.Chunker
-	windows []*window // the chunker's windows, in order; nil once the Index owns them
-	// late is the embedder of a Late build (nil otherwise); segment and
-	// overlap are its segments' content tokens and their overlap.
-	late             embed.TokenEmbedder
-	segment, overlap int
+// DefaultWindows are the windows used when Config.Windows is empty: 100, 200
+// and 500 tokens, without overlap.
+var DefaultWindows = chunk.Sizes(100, 200, 500)
 
-	// ids and titles are written by the order stage only.
-	ids, titles []string
+// Config says how to build an index. The zero value of every field but
+// Embedder has a documented default.
+type Config struct {
+	// Embedder embeds the chunks; required.
+	Embedder Embedder
+	// Out is the index directory. It is written to a temporary sibling and
+	// renamed into place when complete, under the directory's lock (see
+	// LockIndex). Empty: the index is kept in memory only.
+	Out string
+	// Windows are the windows: sliding windows of distinct sizes (each with
+	// its stride) and at most one full window (chunk.Full: each document's
+	// first tokens, as many as the model takes); default DefaultWindows.
+	Windows []chunk.Window
+	// Embedding is how windows become vectors; default Independent. With
+	// Late, LateOverlap is the number of content tokens consecutive segments
+	// of a long document share; 0 means a quarter of a segment
+	// (late.DefaultOverlap). A segment is as long as the model takes.
+	Embedding   Embedding
+	LateOverlap int
+	// LateEdges says which rows besides a window's own tokens a Late build
+	// pools; default late.EdgesSegment (the paper's choice).
+	LateEdges late.Edges
+	// Factory is the FAISS index factory string for every window; default "Flat".
+	Factory string
+	// Metric is the FAISS metric; default inner product (vectors are normalised).
+	Metric faiss.Metric
+	// TrainSize is how many vectors of each window train an index that needs
+	// training (IVF, PQ); default 65,536. They are buffered until then.
+	TrainSize int
+	// BatchTokens is the number of content tokens handed to the embedder at
+	// once (it sorts them by length and cuts its own batches); default 32,768.
+	BatchTokens int
+	// Workers is the number of goroutines that tokenize and chunk; default
+	// GOMAXPROCS.
+	Workers int
+	// Progress, when set, receives the build's counters after every batch of
+	// documents read and every batch embedded, one call at a time. It runs on
+	// the pipeline's goroutines and must return quickly.
+	Progress func(Progress)
+	// Units is the number of corpus units (corpus.CountUnits: row groups,
+	// record batches, files, line blocks) the reader will read, passed on to
+	// Progress for an ETA; 0: unknown.
+	Units int
+	// Shard is recorded in the manifest ("i/n") when the corpus reader reads one shard.
+	Shard string
+	// Lock is Out's lock when the caller holds it (LockIndex); nil: Build
+	// takes it, waiting for another build of Out when Wait is set and
+	// failing at once otherwise.
+	Lock *IndexLock
+	Wait bool
 
-	docs, skipped, units atomic.Int64 // read stage
-	chunks, tokens       atomic.Int64 // embed stage
-	busy                 busyClock    // embed stage
-	unique               int64        // add stage
-	start                time.Time
-	progMu               sync.Mutex
+	// prepareHook, when set by a test, is called for every document before
+	// it is tokenized (build.Config.PrepareHook).
+	prepareHook func(id string) error
 }
 
-func newBuilder(cfg Config) (*builder, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	spec := cfg.Embedder.Spec()
-	ch, err := chunk.New(chunk.Config{
-		Windows:       cfg.Windows,
-		MaxTokens:     spec.MaxTokens,
-		PrefixTokens:  spec.PrefixTokens[embed.Passage],
-		SpecialTokens: spec.SpecialTokens,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("msrag: %w", err)
-	}
-	b := &builder{cfg: cfg, spec: spec, chunker: ch, start: time.Now()}
-	if cfg.Embedding == Late {
-		if b.late, b.segment, b.overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
-			return nil, err
-		}
-	}
-	for _, w := range ch.Config().Windows {
-		fi, err := faiss.New(spec.Dims, cfg.Factory, cfg.Metric)
-		if err != nil {
-			b.closeWindows()
-			return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
-		}
-		b.windows = append(b.windows, &window{spec: w, index: fi, chunks: &store.ChunkTable{}})
-	}
-	return b, nil
+// Progress is a snapshot of a build's counters. It has the fields of
+// package internal/build's, which counts them.
+type Progress struct {
+	Docs    int64 // documents read
+	Skipped int64 // records skipped (empty text, repeated id)
+	Chunks  int64 // unique chunks embedded
+	Tokens  int64 // content tokens embedded
+	// UnitsDone and UnitsTotal are the corpus units read and expected
+	// (Config.Units; 0: unknown).
+	UnitsDone, UnitsTotal int64
+	Elapsed               time.Duration
 }
 
-func (b *builder) closeWindows() {
-	closeWindows(b.windows)
-	b.windows = nil
+// BuildStats reports what a build did.
+type BuildStats struct {
+	Docs, Skipped, UniqueChunks, Tokens int64
+	Vectors                             []int64 // per window, in index order
+	Wall, EmbedBusy                     time.Duration
 }
 
-// stage takes the output directory's lock (unless the caller holds it) and
+func (c Config) withDefaults() (Config, error) {
+	if c.Embedder == nil {
+		return c, errors.New("msrag: Config.Embedder is required")
+	}
+	if len(c.Windows) == 0 {
+		c.Windows = DefaultWindows
+	}
+	c.Windows = slices.Clone(c.Windows)
+	if len(c.Windows) > 64 {
+		return c, fmt.Errorf("msrag: %d windows; at most 64", len(c.Windows))
+	}
+	switch {
+	case c.Embedding != Independent && c.Embedding != Late:
+		return c, fmt.Errorf("msrag: %v: want Independent or Late", c.Embedding)
+	case c.LateOverlap < 0:
+		return c, fmt.Errorf("msrag: late overlap %d: want 0 (a quarter of a segment) or more tokens", c.LateOverlap)
+	case c.LateEdges != late.EdgesSegment && c.LateEdges != late.EdgesNone:
+		return c, fmt.Errorf("msrag: %v: want late.EdgesSegment or late.EdgesNone", c.LateEdges)
+	case (c.LateOverlap > 0 || c.LateEdges != late.EdgesSegment) && c.Embedding != Late:
+		return c, fmt.Errorf("msrag: a late overlap or edges are for late embedding only, and the embedding is %v", c.Embedding)
+	}
+	if c.Factory == "" {
+		c.Factory = "Flat"
+	}
+	if c.TrainSize <= 0 {
+		c.TrainSize = 1 << 16
+	}
+	if c.BatchTokens <= 0 {
+		c.BatchTokens = 1 << 15
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c, nil
+}
+
+// newBuilder hands cfg (defaults applied) to package build.
+func newBuilder(cfg Config) (*build.Builder, error) {
+	bc := build.Config{
+		Embedder: cfg.Embedder, Windows: cfg.Windows, Factory: cfg.Factory, Metric: cfg.Metric,
+		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
+		Late: cfg.Embedding == Late, LateOverlap: cfg.LateOverlap, LateEdges: cfg.LateEdges,
+		PrepareHook: cfg.prepareHook,
+	}
+	if progress := cfg.Progress; progress != nil {
+		bc.Progress = func(p build.Progress) { progress(Progress(p)) }
+	}
+	return build.New(bc)
+}
+
+// stageOut takes the output directory's lock (unless the caller holds it) and
 // creates its staging directory: a busy directory fails here, before any work.
-func (b *builder) stage(ctx context.Context) (*store.Stage, error) {
+func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 	var lock *store.Lock
-	if b.cfg.Lock != nil {
-		lock = b.cfg.Lock.l
+	if cfg.Lock != nil {
+		lock = cfg.Lock.l
 	}
-	st, err := store.NewStage(ctx, b.cfg.Out, lock, b.cfg.Wait)
+	st, err := store.NewStage(ctx, cfg.Out, lock, cfg.Wait)
 	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
 	return st, nil
 }
 
-// report hands a snapshot of the counters to Config.Progress.
-func (b *builder) report() {
-	if b.cfg.Progress == nil {
-		return
-	}
-	b.progMu.Lock()
-	defer b.progMu.Unlock()
-	b.cfg.Progress(Progress{
-		Docs: b.docs.Load(), Skipped: b.skipped.Load(), Chunks: b.chunks.Load(), Tokens: b.tokens.Load(),
-		UnitsDone: b.units.Load(), UnitsTotal: int64(b.cfg.Units), Elapsed: time.Since(b.start),
-	})
-}
-
-// index turns the finished windows into an Index, which then owns them.
-func (b *builder) index() (*Index, error) {
+// newIndex turns the filled windows of res into an Index, which then owns
+// them (and closes them if it fails).
+func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
-		Model:         modelInfoOf(b.cfg.Embedder),
-		Factory:       b.cfg.Factory,
-		Metric:        b.cfg.Metric.String(),
-		Docs:          int64(len(b.ids)),
+		Model:         modelInfoOf(cfg.Embedder),
+		Factory:       cfg.Factory,
+		Metric:        cfg.Metric.String(),
+		Docs:          int64(len(res.IDs)),
 		DocsFile:      "docs.parquet",
-		UniqueChunks:  b.unique,
-		Tokens:        b.tokens.Load(),
-		Skipped:       b.skipped.Load(),
-		Shard:         b.cfg.Shard,
-		Embedding:     b.cfg.Embedding.String(),
+		UniqueChunks:  res.Unique,
+		Tokens:        res.Tokens,
+		Skipped:       res.Skipped,
+		Shard:         cfg.Shard,
+		Embedding:     cfg.Embedding.String(),
 		Created:       time.Now().UTC().Truncate(time.Second),
-		Batching:      EmbedderBatching(b.cfg.Embedder),
+		Batching:      EmbedderBatching(cfg.Embedder),
 	}
 	built := CurrentBuild()
 	man.Build = &built
-	if b.late != nil {
-		man.Late = &store.LateInfo{SegmentTokens: b.segment, SequenceTokens: b.spec.MaxTokens, Overlap: b.overlap, Edges: b.cfg.LateEdges.String()}
+	if cfg.Embedding == Late {
+		man.Late = &store.LateInfo{SegmentTokens: res.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
+			Overlap: res.Overlap, Edges: cfg.LateEdges.String()}
 	}
-	for _, w := range b.windows {
+	windows := make([]*window, len(res.Windows))
+	for i, w := range res.Windows {
+		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks}
 		man.Windows = append(man.Windows, WindowInfo{
-			Size: w.spec.Size, Stride: stride(w.spec), Truncate: w.spec.Truncate, Tail: tailOf(w.spec), Vectors: w.index.Ntotal(),
-			IndexFile: w.spec.Name() + ".faiss", ChunksFile: w.spec.Name() + ".chunks.parquet",
+			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: w.Index.Ntotal(),
+			IndexFile: w.Spec.Name() + ".faiss", ChunksFile: w.Spec.Name() + ".chunks.parquet",
 		})
 	}
-	ix := &Index{man: man, emb: b.cfg.Embedder, shards: []*shard{{ids: b.ids, titles: b.titles, windows: b.windows}}}
-	b.windows = nil
+	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{{ids: res.IDs, titles: res.Titles, windows: windows}}}
 	if err := ix.indexDocs(); err != nil {
 		ix.Close()
 		return nil, err
@@ -208,10 +276,10 @@ func stride(w chunk.Window) int {
 	return w.Step()
 }
 
-func (b *builder) stats(start time.Time, ix *Index) *BuildStats {
+func statsOf(res *build.Result, ix *Index, start time.Time) *BuildStats {
 	st := &BuildStats{
-		Docs: int64(len(b.ids)), Skipped: b.skipped.Load(), UniqueChunks: b.unique,
-		Tokens: b.tokens.Load(), EmbedBusy: b.busy.busy(), Wall: time.Since(start),
+		Docs: int64(len(res.IDs)), Skipped: res.Skipped, UniqueChunks: res.Unique,
+		Tokens: res.Tokens, EmbedBusy: res.EmbedBusy, Wall: time.Since(start),
 	}
 	for _, w := range ix.man.Windows {
 		st.Vectors = append(st.Vectors, w.Vectors)
@@ -221,7 +289,7 @@ func (b *builder) stats(start time.Time, ix *Index) *BuildStats {
 
 // publish writes the index's files into the stage, each hashed as it is
 // written, and moves the directory into place.
-func (b *builder) publish(ctx context.Context, st *store.Stage, ix *Index) error {
+func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 	man, sh := ix.man, ix.shards[0]
 	var err error
 	man.DocsSHA256, err = st.Create(man.DocsFile, func(w io.Writer) error { return store.WriteDocTable(w, sh.ids, sh.titles) })

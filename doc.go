@@ -6,10 +6,10 @@
 //
 // This package holds the core nouns:
 //
-//   - [Build] reads a corpus and writes an [Index]: one builder runs named
-//     stages (read, prepare, order, embed, add) under one errgroup, so a
-//     failing or cancelled stage stops the others within a batch, and a
-//     bounded reorder buffer keeps memory flat; the index directory is
+//   - [Build] reads a corpus and writes an [Index]: package internal/build
+//     runs named stages (read, prepare, order, embed, add) under one
+//     errgroup, so a failing or cancelled stage stops the others within a
+//     batch, and a bounded reorder buffer keeps memory flat; the index directory is
 //     staged, hashed as it is written and published whole under a lock
 //     (package internal/store). [Config] says how.
 //   - [Open] and [OpenWith] open an index, or shards of one corpus as one.

@@ -1,11 +1,6 @@
 package msrag
 
-import (
-	"fmt"
-
-	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/late"
-)
+import "fmt"
 
 // Embedding says how a build turns windows into vectors.
 type Embedding int
@@ -45,29 +40,4 @@ func ParseEmbedding(s string) (Embedding, error) {
 		}
 	}
 	return 0, fmt.Errorf("msrag: embedding %q: want independent or late", s)
-}
-
-// lateEmbedder checks that spec's model can be late-chunked and returns its
-// TokenEmbedder, with the segment's content tokens and the overlap.
-func lateEmbedder(e Embedder, overlap int) (embed.TokenEmbedder, int, int, error) {
-	spec := e.Spec()
-	switch spec.Pooling {
-	case embed.PoolMean:
-	case embed.PoolCLS:
-		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s's sentence vector is its [CLS] token's (cls pooling): a mean over tokens is not a vector this model was trained to make", spec.Name)
-	default:
-		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s has %s pooling: it gives one vector per text, not one per token", spec.Name, spec.Pooling)
-	}
-	te, ok := e.(embed.TokenEmbedder)
-	if !ok {
-		return nil, 0, 0, fmt.Errorf("msrag: late chunking needs the token vectors of model %s, and its embedder (%T) does not hand them back (embed.TokenEmbedder)", spec.Name, e)
-	}
-	size := spec.MaxContent(embed.Passage)
-	if overlap == 0 {
-		overlap = late.DefaultOverlap(size)
-	}
-	if err := late.Check(size, overlap); err != nil {
-		return nil, 0, 0, fmt.Errorf("msrag: model %s: %w", spec.Name, err)
-	}
-	return te, size, overlap, nil
 }

@@ -41,8 +41,6 @@ type window struct {
 	spec   chunk.Window
 	index  *faiss.Index
 	chunks *store.ChunkTable
-
-	pending []float32 // vectors waiting to be added (or to train the index)
 }
 
 // indexDocs sorts the document ids of all shards and numbers each shard's
@@ -77,43 +75,6 @@ func (sh *shard) where() string {
 		return "the index"
 	}
 	return sh.dir
-}
-
-// push queues v for the window's index, adding in blocks and training the index
-// on the first trainSize vectors when it needs training.
-func (w *window) push(v []float32, trainSize int) error {
-	w.pending = append(w.pending, v...)
-	dims := w.index.Dim()
-	if !w.index.IsTrained() {
-		if len(w.pending)/dims < trainSize {
-			return nil
-		}
-	} else if len(w.pending)/dims < 4096 {
-		return nil
-	}
-	return w.flush(false)
-}
-
-// flush trains the index if needed and adds the queued vectors.
-func (w *window) flush(final bool) error {
-	if len(w.pending) == 0 {
-		return nil
-	}
-	if !w.index.IsTrained() {
-		if err := w.index.Train(w.pending); err != nil {
-			n := len(w.pending) / w.index.Dim()
-			hint := ""
-			if final {
-				hint = fmt.Sprintf(" (only %d vectors to train on: use a smaller index or Flat)", n)
-			}
-			return fmt.Errorf("msrag: window %s: training the index%s: %w", w.spec.Name(), hint, err)
-		}
-	}
-	if err := w.index.Add(w.pending); err != nil {
-		return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
-	}
-	w.pending = w.pending[:0]
-	return nil
 }
 
 func closeWindows(ws []*window) {

@@ -85,7 +85,7 @@ const (
 	pipeWords   = 400
 	pipeBatch   = 50 // documents per corpus batch
 	pipeWorkers = 2
-	// pipeSlots is the most batches between read and order (builder.run).
+	// pipeSlots is the most batches between read and order (internal/build).
 	pipeSlots = 2*pipeWorkers + 2
 )
 
@@ -93,9 +93,16 @@ const (
 // the error, the documents read and the directory's parent.
 func pipeBuild(t *testing.T, ctx context.Context, emb Embedder) (error, int64, string) {
 	t.Helper()
+	return pipeBuildWith(t, ctx, emb, nil)
+}
+
+// pipeBuildWith is pipeBuild with hook called for every document before it
+// is tokenized (Config.prepareHook).
+func pipeBuildWith(t *testing.T, ctx context.Context, emb Embedder, hook func(id string) error) (error, int64, string) {
+	t.Helper()
 	src := &countingReader{Reader: openCorpus(t, pipeCorpus(t), corpus.Options{BatchSize: pipeBatch})}
 	parent := t.TempDir()
-	_, err := Build(ctx, src, Config{Embedder: emb, Out: filepath.Join(parent, "idx"), Windows: chunk.Sizes(50, 100, 200), Workers: pipeWorkers, BatchTokens: 4096})
+	_, err := Build(ctx, src, Config{Embedder: emb, Out: filepath.Join(parent, "idx"), Windows: chunk.Sizes(50, 100, 200), Workers: pipeWorkers, BatchTokens: 4096, prepareHook: hook})
 	return err, src.docs.Load(), parent
 }
 
@@ -131,14 +138,13 @@ func assertEmptyDir(t *testing.T, dir string) {
 
 func TestBuildStopsOnFailingDocument(t *testing.T) {
 	const bad = "d1000"
-	testHookPrepare = func(id string) error {
+	failBad := func(id string) error {
 		if id == bad {
 			return errors.New("cannot be cut")
 		}
 		return nil
 	}
-	defer func() { testHookPrepare = nil }()
-	err, read, parent := pipeBuild(t, context.Background(), &stageEmbedder{tok: testEmbedder(t).Tokenizer()})
+	err, read, parent := pipeBuildWith(t, context.Background(), &stageEmbedder{tok: testEmbedder(t).Tokenizer()}, failBad)
 	if err == nil || !strings.Contains(err.Error(), `"`+bad+`"`) {
 		t.Fatalf("build with a failing document: %v, want an error naming %s", err, bad)
 	}
@@ -161,7 +167,7 @@ func TestSlowWorkerBoundsMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heapBefore = ms.HeapAlloc
-	testHookPrepare = func(id string) error {
+	stall := func(id string) error {
 		if id != slow {
 			return nil
 		}
@@ -181,11 +187,11 @@ func TestSlowWorkerBoundsMemory(t *testing.T) {
 		heapAtStall = ms.HeapAlloc
 		return errors.New("stalled long enough")
 	}
-	defer func() { testHookPrepare = nil }()
 	src = &countingReader{Reader: openCorpus(t, pipeCorpus(t), corpus.Options{BatchSize: pipeBatch})}
 	parent := t.TempDir()
 	_, err := Build(context.Background(), src, Config{Embedder: &stageEmbedder{tok: testEmbedder(t).Tokenizer()},
-		Out: filepath.Join(parent, "idx"), Windows: chunk.Sizes(50, 100, 200), Workers: pipeWorkers, BatchTokens: 4096})
+		Out: filepath.Join(parent, "idx"), Windows: chunk.Sizes(50, 100, 200), Workers: pipeWorkers, BatchTokens: 4096,
+		prepareHook: stall})
 	if err == nil {
 		t.Fatal("the stalled document's error was lost")
 	}

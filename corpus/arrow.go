@@ -34,6 +34,9 @@ type arrowReader struct {
 	started bool
 }
 
+// records is the builder that turns the reader's records into documents.
+func (r *arrowReader) records() *builder { return r.b }
+
 // valueFunc returns row i of a column as a string that points into the
 // record's buffers, and whether it is valid (not null).
 type valueFunc func(i int) (string, bool)

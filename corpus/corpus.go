@@ -205,45 +205,23 @@ func Open(path string, opts Options) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case FormatParquet:
-		return openParquet(path, opts)
-	case FormatArrowFile, FormatArrowStream:
-		return openIPC(path, f, opts)
-	case FormatJSONL:
-		return openJSONL(path, opts)
-	case FormatDir:
-		return openDir(path, opts)
+	if fm := formatOf(f); fm != nil && fm.open != nil {
+		return fm.open(path, f, opts)
 	}
 	return nil, fmt.Errorf("corpus: %s: format %q cannot hold a corpus: %w", path, f, ErrFormat)
 }
 
-var (
-	magicParquet = []byte("PAR1")
-	magicArrow   = []byte("ARROW1")
-	magicStream  = []byte{0xff, 0xff, 0xff, 0xff}
-	magicGzip    = []byte{0x1f, 0x8b}
-)
+var magicGzip = []byte{0x1f, 0x8b}
 
 // detect returns the format of path: forced, from its magic bytes, or from
-// its extension, in that order.
+// its extension, in that order (the formats say which bytes and extensions).
 func detect(path string, forced Format) (Format, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("corpus: %w", err)
 	}
 	if st.IsDir() {
-		pq, err := parquetFiles(path)
-		if err != nil {
-			return "", err
-		}
-		switch {
-		case forced == FormatDir || (forced == FormatAuto && len(pq) == 0):
-			return FormatDir, nil
-		case (forced == FormatAuto || forced == FormatParquet) && len(pq) > 0:
-			return FormatParquet, nil
-		}
-		return "", fmt.Errorf("corpus: %s is a directory, not %s: %w", path, forced, ErrFormat)
+		return detectDir(path, forced)
 	}
 	if forced != FormatAuto {
 		return forced, nil
@@ -256,32 +234,8 @@ func detect(path string, forced Format) (Format, error) {
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	head = head[:n]
-	switch {
-	case hasPrefix(head, magicParquet):
-		return FormatParquet, nil
-	case hasPrefix(head, magicArrow):
-		return FormatArrowFile, nil
-	case hasPrefix(head, magicStream):
-		return FormatArrowStream, nil
-	}
-	name := strings.ToLower(filepath.Base(path))
-	name = strings.TrimSuffix(name, ".gz")
-	switch filepath.Ext(name) {
-	case ".parquet":
-		return "", fmt.Errorf("corpus: %s: not a Parquet file (no PAR1 magic): %w", path, ErrFormat)
-	case ".arrow", ".feather", ".ipc", ".arrows":
-		return "", fmt.Errorf("corpus: %s: not an Arrow IPC file or stream (no magic): %w", path, ErrFormat)
-	case ".jsonl", ".json", ".ndjson":
-		return FormatJSONL, nil
-	case ".tsv":
-		return FormatTSV, nil
-	case ".txt", ".md", ".text":
-		return FormatLines, nil
-	}
-	if hasPrefix(head, magicGzip) {
-		return FormatJSONL, nil
-	}
-	return "", fmt.Errorf("corpus: %s: cannot tell the format from its content or extension (want .parquet, .arrow, .arrows, .jsonl[.gz], a directory): %w", path, ErrFormat)
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	return detectContent(path, name, head)
 }
 
 func hasPrefix(b, p []byte) bool { return len(b) >= len(p) && string(b[:len(p)]) == string(p) }

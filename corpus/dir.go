@@ -22,8 +22,32 @@ type dirReader struct {
 	read  []Input // the files read so far
 }
 
+// records is the builder that turns the reader's records into documents.
+func (r *dirReader) records() *builder { return r.b }
+
 // inputs is the files read so far.
 func (r *dirReader) inputs() []Input { return r.read }
+
+// dirFormat is a directory of .txt and .md files: any directory that holds
+// no other format's layout.
+var dirFormat = format{
+	name:   FormatDir,
+	layout: func(string) (bool, error) { return true, nil },
+	open:   func(path string, _ Format, opts Options) (Reader, error) { return reader(openDir(path, opts)) },
+	units:  dirUnits,
+	queries: func(path string) ([]Query, error) {
+		return nil, fmt.Errorf("corpus: %s is a directory, want a queries file: %w", path, ErrFormat)
+	},
+}
+
+// dirUnits counts the files of a directory corpus.
+func dirUnits(path string, opts Options) (int, error) {
+	r, err := openDir(path, opts)
+	if err != nil {
+		return 0, err
+	}
+	return len(r.files), nil
+}
 
 func openDir(root string, opts Options) (*dirReader, error) {
 	r := &dirReader{root: root}

@@ -29,6 +29,52 @@ type ipcStreamSource struct {
 	unit  int
 }
 
+var (
+	arrowFileFormat = format{
+		name: FormatArrowFile, magic: []byte("ARROW1"), exts: []string{".arrow", ".feather", ".ipc"},
+		notMagic: "an Arrow IPC file or stream (no magic)",
+		open:     func(path string, f Format, opts Options) (Reader, error) { return reader(openIPC(path, f, opts)) },
+		units:    arrowFileUnits,
+	}
+	arrowStreamFormat = format{
+		name: FormatArrowStream, magic: []byte{0xff, 0xff, 0xff, 0xff}, exts: []string{".arrows"},
+		notMagic: "an Arrow IPC file or stream (no magic)",
+		open:     func(path string, f Format, opts Options) (Reader, error) { return reader(openIPC(path, f, opts)) },
+		units:    arrowStreamUnits,
+	}
+)
+
+// arrowFileUnits counts the record batches of an Arrow IPC file from its
+// footer.
+func arrowFileUnits(path string, opts Options) (int, error) {
+	f := FormatArrowFile
+	r, err := openIPC(path, f, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return len(r.src.(*ipcFileSource).units), nil
+}
+
+// arrowStreamUnits counts the record batches of an Arrow IPC stream, reading
+// it through.
+func arrowStreamUnits(path string, opts Options) (int, error) {
+	f := FormatArrowStream
+	r, err := openIPC(path, f, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	s := r.src.(*ipcStreamSource)
+	for s.sr.Next() {
+		s.unit++
+	}
+	if err := s.sr.Err(); err != nil && err != io.EOF {
+		return 0, fmt.Errorf("corpus: %s after batch %d: %v: %w", path, s.unit, err, ErrFormat)
+	}
+	return s.unit, nil
+}
+
 func openIPC(path string, format Format, opts Options) (*arrowReader, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -21,6 +21,33 @@ type jsonlReader struct {
 	done  error
 }
 
+// records is the builder that turns the reader's records into documents.
+func (r *jsonlReader) records() *builder { return r.b }
+
+var jsonlFormat = format{
+	name: FormatJSONL, exts: []string{".jsonl", ".json", ".ndjson"}, gzip: true,
+	open:  func(path string, _ Format, opts Options) (Reader, error) { return reader(openJSONL(path, opts)) },
+	units: jsonlUnits,
+}
+
+// jsonlUnits counts the blocks of Options.BlockLines lines of a JSONL file,
+// reading it through.
+func jsonlUnits(path string, opts Options) (int, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return 0, err
+	}
+	defer lr.close()
+	for {
+		if _, err := lr.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return 0, err
+		}
+	}
+	return int((lr.line + int64(opts.BlockLines) - 1) / int64(opts.BlockLines)), nil
+}
+
 func openJSONL(path string, opts Options) (*jsonlReader, error) {
 	lr, err := openLines(path)
 	if err != nil {

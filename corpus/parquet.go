@@ -41,6 +41,24 @@ type pqUnit struct {
 	start    int64 // first row of the row group in its file
 }
 
+var parquetFormat = format{
+	name: FormatParquet, magic: []byte("PAR1"), exts: []string{".parquet"}, notMagic: "a Parquet file (no PAR1 magic)",
+	layout: func(dir string) (bool, error) { pq, err := parquetFiles(dir); return len(pq) > 0, err },
+	open:   func(path string, _ Format, opts Options) (Reader, error) { return reader(openParquet(path, opts)) },
+	units:  parquetUnits,
+}
+
+// parquetUnits counts the row groups of a Parquet file (or directory of
+// them) from their metadata.
+func parquetUnits(path string, opts Options) (int, error) {
+	r, err := openParquet(path, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return len(r.src.(*parquetSource).sel), nil
+}
+
 // parquetFiles returns the .parquet files directly inside dir, sorted, or
 // nil when there are none.
 func parquetFiles(dir string) ([]string, error) {

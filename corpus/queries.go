@@ -38,11 +38,8 @@ func ReadQueries(path string, opts Options) ([]Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case FormatTSV, FormatLines:
-		return readQueryLines(path, f == FormatTSV)
-	case FormatDir:
-		return nil, fmt.Errorf("corpus: %s is a directory, want a queries file: %w", path, ErrFormat)
+	if fm := formatOf(f); fm != nil && fm.queries != nil {
+		return fm.queries(path)
 	}
 	r, err := Open(path, opts)
 	if err != nil {
@@ -67,13 +64,23 @@ func ReadQueries(path string, opts Options) ([]Query, error) {
 
 // strictEmpty makes a reader fail on empty texts instead of skipping them.
 func strictEmpty(r Reader) {
-	switch r := r.(type) {
-	case *jsonlReader:
-		r.b.strict = true
-	case *arrowReader:
-		r.b.strict = true
+	if rb, ok := r.(interface{ records() *builder }); ok {
+		rb.records().strict = true
 	}
 }
+
+// tsvFormat and linesFormat hold queries only: id<TAB>text, and one query
+// per line.
+var (
+	tsvFormat = format{
+		name: FormatTSV, exts: []string{".tsv"},
+		queries: func(path string) ([]Query, error) { return readQueryLines(path, true) },
+	}
+	linesFormat = format{
+		name: FormatLines, exts: []string{".txt", ".md", ".text"},
+		queries: func(path string) ([]Query, error) { return readQueryLines(path, false) },
+	}
+)
 
 func readQueryLines(path string, tsv bool) ([]Query, error) {
 	lr, err := openLines(path)

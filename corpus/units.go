@@ -1,9 +1,6 @@
 package corpus
 
-import (
-	"fmt"
-	"io"
-)
+import "fmt"
 
 // CountUnits returns the number of units of a corpus (see [Options.Shard]):
 // row groups of a Parquet file and record batches of an Arrow IPC file,
@@ -21,55 +18,8 @@ func CountUnits(path string, opts Options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch f {
-	case FormatParquet:
-		r, err := openParquet(path, opts)
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
-		return len(r.src.(*parquetSource).sel), nil
-	case FormatArrowFile:
-		r, err := openIPC(path, f, opts)
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
-		return len(r.src.(*ipcFileSource).units), nil
-	case FormatArrowStream:
-		r, err := openIPC(path, f, opts)
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
-		s := r.src.(*ipcStreamSource)
-		for s.sr.Next() {
-			s.unit++
-		}
-		if err := s.sr.Err(); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("corpus: %s after batch %d: %v: %w", path, s.unit, err, ErrFormat)
-		}
-		return s.unit, nil
-	case FormatDir:
-		r, err := openDir(path, opts)
-		if err != nil {
-			return 0, err
-		}
-		return len(r.files), nil
-	case FormatJSONL:
-		lr, err := openLines(path)
-		if err != nil {
-			return 0, err
-		}
-		defer lr.close()
-		for {
-			if _, err := lr.next(); err == io.EOF {
-				break
-			} else if err != nil {
-				return 0, err
-			}
-		}
-		return int((lr.line + int64(opts.BlockLines) - 1) / int64(opts.BlockLines)), nil
+	if fm := formatOf(f); fm != nil && fm.units != nil {
+		return fm.units(path, opts)
 	}
 	return 0, fmt.Errorf("corpus: %s: format %q cannot hold a corpus: %w", path, f, ErrFormat)
 }

@@ -1,4 +1,4 @@
-package msrag
+package build
 
 import (
 	"context"
@@ -16,7 +16,7 @@ type pieceRef struct {
 
 // embedLate encodes the segments of bt once each and pools every chunk's
 // vector out of their token vectors (package late).
-func (b *builder) embedLate(ctx context.Context, bt *embedBatch) error {
+func (b *Builder) embedLate(ctx context.Context, bt *embedBatch) error {
 	dims := b.spec.Dims
 	seqs := make([][]int32, len(bt.segs))
 	for i, s := range bt.segs {
@@ -48,4 +48,29 @@ func (b *builder) embedLate(ctx context.Context, bt *embedBatch) error {
 		late.Mean(bt.vecs[i*dims:(i+1)*dims], counts[i], b.spec.Normalize)
 	}
 	return nil
+}
+
+// lateEmbedder checks that spec's model can be late-chunked and returns its
+// TokenEmbedder, with the segment's content tokens and the overlap.
+func lateEmbedder(e embed.Embedder, overlap int) (embed.TokenEmbedder, int, int, error) {
+	spec := e.Spec()
+	switch spec.Pooling {
+	case embed.PoolMean:
+	case embed.PoolCLS:
+		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s's sentence vector is its [CLS] token's (cls pooling): a mean over tokens is not a vector this model was trained to make", spec.Name)
+	default:
+		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s has %s pooling: it gives one vector per text, not one per token", spec.Name, spec.Pooling)
+	}
+	te, ok := e.(embed.TokenEmbedder)
+	if !ok {
+		return nil, 0, 0, fmt.Errorf("msrag: late chunking needs the token vectors of model %s, and its embedder (%T) does not hand them back (embed.TokenEmbedder)", spec.Name, e)
+	}
+	size := spec.MaxContent(embed.Passage)
+	if overlap == 0 {
+		overlap = late.DefaultOverlap(size)
+	}
+	if err := late.Check(size, overlap); err != nil {
+		return nil, 0, 0, fmt.Errorf("msrag: model %s: %w", spec.Name, err)
+	}
+	return te, size, overlap, nil
 }

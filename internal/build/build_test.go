@@ -1,0 +1,200 @@
+package build
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/internal/store"
+	"github.com/msrag/msrag/internal/testfiles"
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// spanEmbedder gives each chunk a vector that only its ids make: their count,
+// first id, last id and sum, so a window's row can be told from its vector.
+type spanEmbedder struct{ tok *tokenizer.Tokenizer }
+
+const spanDims = 4
+
+func spanVector(ids []int32) []float32 {
+	var sum float32
+	for _, id := range ids {
+		sum += float32(id)
+	}
+	return []float32{float32(len(ids)), float32(ids[0]), float32(ids[len(ids)-1]), sum}
+}
+
+func (e *spanEmbedder) Spec() embed.Spec {
+	return embed.Spec{Name: "span", Dims: spanDims, MaxTokens: 64, SpecialTokens: 2, Pooling: embed.PoolMean}
+}
+func (e *spanEmbedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
+func (e *spanEmbedder) Close() error                    { return nil }
+func (e *spanEmbedder) Embed(context.Context, []string, embed.Role) ([]float32, error) {
+	return nil, errors.New("not for queries")
+}
+func (e *spanEmbedder) EmbedChunks(_ context.Context, chunks []embed.Chunk, _ embed.Role) ([]float32, error) {
+	var out []float32
+	for _, c := range chunks {
+		out = append(out, spanVector(c.IDs)...)
+	}
+	return out, nil
+}
+
+// testCorpus writes docs (id -> text, in order) as JSON lines and opens them.
+func testCorpus(t *testing.T, ids, texts []string) corpus.Reader {
+	t.Helper()
+	var b strings.Builder
+	for i := range ids {
+		line, _ := json.Marshal(map[string]string{"_id": ids[i], "text": texts[i]})
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := corpus.Open(path, corpus.Options{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func testDocs(n int) (ids, texts []string) {
+	words := strings.Fields("the quick brown fox jumps over a lazy dog while seven wizards quietly hex jumbled vats")
+	for i := range n {
+		ids = append(ids, fmt.Sprintf("d%02d", n-i)) // not in sorted order: input order must hold
+		texts = append(texts, strings.Join(words[:1+(i*5)%len(words)], " "))
+	}
+	return ids, texts
+}
+
+func newTestBuilder(t *testing.T, cfg Config) *Builder {
+	t.Helper()
+	tok, err := tokenizer.Load(testfiles.BERTUncased(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Embedder = &spanEmbedder{tok: tok}
+	if cfg.Windows == nil {
+		cfg.Windows = chunk.Sizes(3, 5)
+	}
+	cfg.Factory, cfg.Metric, cfg.TrainSize, cfg.BatchTokens, cfg.Workers = "Flat", faiss.L2, 1<<16, 7, 3
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// TestRunFillsEveryWindow checks that every window's rows hold the vectors of
+// the chunks its table names, documents in input order, and that a chunk two
+// windows share is embedded once.
+func TestRunFillsEveryWindow(t *testing.T) {
+	ids, texts := testDocs(9)
+	var last Progress
+	b := newTestBuilder(t, Config{Progress: func(p Progress) { last = p }})
+	res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer CloseWindows(res.Windows)
+	if !slices.Equal(res.IDs, ids) {
+		t.Fatalf("documents %v, want input order %v", res.IDs, ids)
+	}
+	tok := b.cfg.Embedder.Tokenizer()
+	rowIDs := func(ct *store.ChunkTable, r int64) []int32 {
+		docIDs := tok.EncodeWith(texts[ct.Doc[r]], tokenizer.Options{NoSpecial: true, MaxLength: -1}).IDs
+		return docIDs[ct.TokStart[r]:ct.TokEnd[r]]
+	}
+	type span struct{ doc, start, end int32 }
+	unique := map[span]bool{}
+	rows := 0
+	for _, w := range res.Windows {
+		ct := w.Chunks
+		if n := w.Index.Ntotal(); n != int64(ct.Len()) || n == 0 {
+			t.Fatalf("window %s: %d vectors for %d chunk rows", w.Spec.Name(), n, ct.Len())
+		}
+		for r := range int64(ct.Len()) {
+			ids := rowIDs(ct, r)
+			if len(ids) > w.Spec.Size {
+				t.Errorf("window %s row %d: %d tokens", w.Spec.Name(), r, len(ids))
+			}
+			// The nearest vector is this chunk's, or one of a chunk with
+			// the same tokens (texts repeat words).
+			dist, labels, err := w.Index.Search(spanVector(ids), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dist[0] != 0 || !slices.Equal(rowIDs(ct, labels[0]), ids) {
+				t.Errorf("window %s row %d (document %d, tokens %d-%d): its vector is not there (nearest row %d at %g)",
+					w.Spec.Name(), r, ct.Doc[r], ct.TokStart[r], ct.TokEnd[r], labels[0], dist[0])
+			}
+			unique[span{ct.Doc[r], ct.TokStart[r], ct.TokEnd[r]}] = true
+			rows++
+		}
+	}
+	if res.Unique != int64(len(unique)) || len(unique) >= rows {
+		t.Errorf("%d unique chunks embedded; the tables hold %d distinct of %d rows", res.Unique, len(unique), rows)
+	}
+	if last.Docs != int64(len(ids)) || last.Chunks != res.Unique || last.Tokens != res.Tokens {
+		t.Errorf("last progress %+v; want %d documents, %d chunks, %d tokens", last, len(ids), res.Unique, res.Tokens)
+	}
+}
+
+func TestPrepareHookFailsTheBuild(t *testing.T) {
+	ids, texts := testDocs(9)
+	b := newTestBuilder(t, Config{PrepareHook: func(id string) error {
+		if id == ids[4] {
+			return errors.New("cannot be cut")
+		}
+		return nil
+	}})
+	res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", ids[4])) || !strings.Contains(err.Error(), "cannot be cut") {
+		t.Fatalf("Run = %v, %v; want the error of document %s", res, err, ids[4])
+	}
+	if len(b.windows) == 0 {
+		t.Error("a failed Run handed its windows on; the Builder must keep (and close) them")
+	}
+}
+
+// TestTrainingTooFewVectors checks that an index that needs training and
+// gets fewer vectors than it needs fails naming the window and the count.
+func TestTrainingTooFewVectors(t *testing.T) {
+	ids, texts := testDocs(2)
+	b := newTestBuilder(t, Config{Windows: chunk.Sizes(50)})
+	b.cfg.Factory = "IVF64,Flat"
+	b.Close()
+	nb, err := New(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	_, err = nb.Run(context.Background(), testCorpus(t, ids, texts))
+	if err == nil || !strings.Contains(err.Error(), "window w50") || !strings.Contains(err.Error(), "only 2 vectors to train on") {
+		t.Fatalf("Run with 2 vectors for 64 lists = %v; want the window and the count named", err)
+	}
+}
+
+func TestNewRejectsAWindowTooLong(t *testing.T) {
+	tok, err := tokenizer.Load(testfiles.BERTUncased(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Factory: "Flat"})
+	if err == nil || !strings.HasPrefix(err.Error(), "msrag: ") {
+		t.Fatalf("New with a window of 100 tokens for a model of 64 = %v; want an error", err)
+	}
+}
