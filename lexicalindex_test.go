@@ -2,11 +2,14 @@ package msrag
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,5 +204,251 @@ func TestLexicalHostileDocuments(t *testing.T) {
 	}
 	if sh.docLex.DF(long) != 1 {
 		t.Errorf("the 1,000-character word is in %d documents, want 1", sh.docLex.DF(long))
+	}
+}
+
+// lexicalQueries are queries made of the docs' titles.
+func lexicalQueries(docs []testDoc, n int) []string {
+	var qs []string
+	for _, d := range docs[:n] {
+		qs = append(qs, d.Title+" "+strings.Join(strings.Fields(d.Text)[:3], " "))
+	}
+	return qs
+}
+
+// TestLexicalChannelSearch checks that --fusion bm25-w32 ranks the chunks
+// lexical.Search ranks in that window, all of them scored and put in the
+// canonical order (score, document, byte start) here, and that the fused
+// documents are those chunks' documents by their best chunk.
+func TestLexicalChannelSearch(t *testing.T) {
+	docs := scifactDocs(t, 80)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 12)
+	const windowK = 20
+	ch, err := ix.SearchChunks(context.Background(), queries, windowK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := ix.Layout().Index("bm25-w32")
+	wi := ix.Layout().Index("w32")
+	if ci < 0 || ch.Layout[ci].Kind != Lexical {
+		t.Fatalf("layout %s has no lexical w32", ix.Layout())
+	}
+	sh := ix.shards[0]
+	w := sh.windows[wi]
+	for q, text := range queries {
+		terms := lexical.English.Terms(text)
+		all, err := w.lex.Search([][]string{terms}, w.lex.Docs(), lexical.DefaultBM25, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []chunkHit
+		for j, r := range all.Rows {
+			if r >= 0 {
+				want = append(want, chunkHit{doc: sh.gidx[w.chunks.Doc[r]], score: all.Scores[j], start: w.chunks.ByteStart[r], end: w.chunks.ByteEnd[r]})
+			}
+		}
+		sortCanonical(want)
+		if len(want) == 0 {
+			t.Fatalf("query %d matches no chunk", q)
+		}
+		for len(want) < windowK {
+			want = append(want, chunkHit{doc: -1})
+		}
+		for r := range windowK {
+			i := q*windowK + r
+			got := chunkHit{doc: ch.Hits[ci].Docs[i], score: ch.Hits[ci].Scores[i], start: ch.Start[ci][i], end: ch.End[ci][i]}
+			if got != want[r] {
+				t.Fatalf("query %d rank %d: %+v, want %+v", q, r, got, want[r])
+			}
+		}
+	}
+	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, WindowK: windowK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range queries {
+		best := ch.Hits[ci].Docs[q*windowK]
+		if len(hits[q]) == 0 || hits[q][0].Doc != int(best) {
+			t.Fatalf("query %d: first document %v, the best chunk's is %d", q, hits[q], best)
+		}
+		ev := hits[q][0].Evidence[0]
+		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*windowK] {
+			t.Errorf("query %d: evidence %+v", q, ev)
+		}
+		var text string
+		for _, d := range docs {
+			if d.ID == hits[q][0].DocID {
+				text = (d.Title + " " + d.Text)[ev.Start:ev.End]
+			}
+		}
+		chunkTerms := lexical.English.Terms(text)
+		var matched []string
+		for _, term := range lexical.English.Terms(queries[q]) {
+			if slices.Contains(chunkTerms, term) && !slices.Contains(matched, term) {
+				matched = append(matched, term)
+			}
+		}
+		if len(matched) == 0 || !slices.Equal(ev.Terms, matched) {
+			t.Errorf("query %d: evidence terms %q, the chunk holds %q of the query's", q, ev.Terms, matched)
+		}
+	}
+}
+
+func sortCanonical(hs []chunkHit) {
+	slices.SortFunc(hs, func(a, b chunkHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc, b.doc), cmp.Compare(a.start, b.start))
+	})
+}
+
+// TestLexicalShardsSearchLikeOneIndex checks that lexical channels, alone
+// and fused with the dense windows, rank three shards exactly as one index:
+// the same documents, scores and evidence.
+func TestLexicalShardsSearchLikeOneIndex(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 300)
+	// Repeated texts make ties across shards, which the canonical order breaks.
+	for i := 0; i < 30; i += 3 {
+		docs[i+150].Title, docs[i+150].Text = docs[i].Title, docs[i].Text
+	}
+	path := writeJSONL(t, docs)
+	ctx := context.Background()
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	const n = 3
+	var dirs []string
+	for i := range n {
+		dir := filepath.Join(t.TempDir(), "shard")
+		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: n}}),
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n), Lexical: DefaultLexical()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharded.Close()
+	queries := lexicalQueries(docs, 40)
+	for _, fusion := range []string{"bm25-w16", "bm25-w64", "bm25-doc", "rrf:windows=lexical", "rrf:windows=all", "combsum:windows=all,norm=zscore"} {
+		f := mustFusion(t, fusion)
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range a {
+			if len(a[q]) == 0 || !sameRanking(a[q], b[q]) {
+				t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
+			}
+		}
+	}
+}
+
+// TestLexicalFusionRefused checks the plain refusals: a lexical fusion of
+// an index without lexical windows, and of one analysed by an analyzer of
+// another version (whose dense windows still search); and that a query no
+// chunk matches gets no lexical hits and no error.
+func TestLexicalFusionRefused(t *testing.T) {
+	docs := scifactDocs(t, 30)
+	ctx := context.Background()
+	emb := testEmbedder(t)
+	_, plain := buildLexical(t, docs, nil)
+	old, err := OpenWith(OpenOptions{Embedder: emb}, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	for _, f := range []string{"bm25-w16", "rrf:windows=all", "rrf:windows=lexical", "rrf:windows=16+bm25-doc"} {
+		_, err := old.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, f)})
+		if !errors.Is(err, ErrNoLexical) || !strings.Contains(err.Error(), "index "+plain+" has no lexical windows") {
+			t.Errorf("%s on an index without lexical windows: %v", f, err)
+		}
+	}
+	if _, err := old.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "rrf:windows=dense")}); err != nil {
+		t.Errorf("a dense fusion of an index without lexical windows: %v", err)
+	}
+
+	ix, dir := buildLexical(t, docs, DefaultLexical())
+	hits, err := ix.Search(ctx, []string{"zzyzx qqxq", "the of"}, SearchOptions{Fusion: mustFusion(t, "rrf:windows=lexical")})
+	if err != nil || len(hits[0]) != 0 || len(hits[1]) != 0 {
+		t.Errorf("queries matching no term: %v, %v", hits, err)
+	}
+	editManifest(t, dir, func(m map[string]any) {
+		m["lexical"].(map[string]any)["analyzer"].(map[string]any)["version"] = "0 other"
+	})
+	other, err := OpenWith(OpenOptions{Embedder: emb}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "bm25-doc")}); !errors.Is(err, lexical.ErrAnalyzer) {
+		t.Errorf("another analyzer version: %v", err)
+	}
+	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{}); err != nil {
+		t.Errorf("dense search of an index whose analyzer is of another version: %v", err)
+	}
+	if _, err := other.SearchChunks(ctx, []string{"protein"}, 10); err != nil {
+		t.Errorf("chunk search of an index whose analyzer is of another version: %v", err)
+	}
+}
+
+// TestLexicalTiesPastTheList checks the canonical order where every
+// document ties: 240 copies of one text, ids in decreasing input order, so
+// the rows a shard's list holds first are the last documents in id order;
+// one index and three shards must both return the first ids.
+func TestLexicalTiesPastTheList(t *testing.T) {
+	var docs []testDoc
+	for i := range 240 {
+		docs = append(docs, testDoc{ID: fmt.Sprintf("d%03d", 240-i), Text: "protein folding in yeast cells"})
+	}
+	path := writeJSONL(t, docs)
+	ctx := context.Background()
+	emb := testEmbedder(t)
+	var dirs []string
+	for i := range 3 {
+		dir := filepath.Join(t.TempDir(), "shard")
+		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 20, Shard: corpus.Shard{I: i, N: 3}}),
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/3", i), Lexical: DefaultLexical()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharded.Close()
+	want := []string{"d001", "d002", "d003", "d004", "d005"}
+	for _, ix := range []*Index{one, sharded} {
+		for _, f := range []string{"bm25-doc", "bm25-w16"} {
+			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, WindowK: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hits[0] {
+				got = append(got, h.DocID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d shards: %v, want %v", f, len(ix.shards), got, want)
+			}
+		}
 	}
 }
