@@ -89,10 +89,11 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	return ix, "same model, windows, full window, embedding, batching and corpus", nil
 }
 
-// mismatch says why an open index does not have the channels wanted (in
-// any order), or "" when it has.
+// mismatch says why an open index does not have the dense channels wanted
+// (in any order), or "" when it has; its lexical channels, which eval's
+// configurations do not fuse, are left aside.
 func mismatch(ix *msrag.Index, want msrag.Layout) string {
-	have := ix.Layout()
+	have := ix.Layout().Dense()
 	if have.Diff(want).Same() {
 		return ""
 	}

@@ -274,6 +274,13 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole+" (built by msrag index") || strings.Contains(stderr, "building index") {
 		t.Fatalf("eval of an index of msrag index: code %d, want it reused:\n%s", code, stderr)
 	}
+	// Lexical windows are channels beside the dense ones: the index still
+	// serves eval's dense configurations.
+	lexical := filepath.Join(root, "lexical")
+	index(lexical, "--windows", "16,32", "--full", "--lexical")
+	if code, stderr, _ := eval(lexical); code != exitOK || !strings.Contains(stderr, "reusing index "+lexical+" (built by msrag index") {
+		t.Fatalf("eval of an index with lexical windows: code %d, want it reused:\n%s", code, stderr)
+	}
 	code, stderr, outShards := eval(shards)
 	if code != exitOK || !strings.Contains(stderr, "2 shard(s)") {
 		t.Fatalf("eval of the shards of msrag index: code %d, want them reused:\n%s", code, stderr)
