@@ -138,7 +138,7 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 
 // FuseHits fuses ch into k documents per query (document indices below ndocs)
 // without an index: it returns the positions of the channels fused, in
-// ch.Windows, and the ranking. Index.Fuse adds the documents' ids and
+// ch.Layout, and the ranking. Index.Fuse adds the documents' ids and
 // evidence.
 func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
 	sel, err := f.Select(ch.Layout)
