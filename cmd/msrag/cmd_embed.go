@@ -50,6 +50,9 @@ func embedAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("embed: takes no arguments; texts come from standard input")
 	}
+	if _, err := outFlag(c, "embed"); err != nil {
+		return err
+	}
 	role, err := onnx.ParseRole(c.String("role"))
 	if err != nil {
 		return usagef("embed: --role %q: want query or passage", c.String("role"))

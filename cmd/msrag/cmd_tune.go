@@ -40,6 +40,9 @@ func tuneAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("tune: unexpected arguments %v", c.Args().Slice())
 	}
+	if _, err := outFlag(c, "tune"); err != nil {
+		return err
+	}
 	if c.Int("folds") < 2 || c.Int("window-k") < 1 || c.Int("batch") < 1 {
 		return usagef("tune: --folds must be at least 2, --window-k and --batch at least 1")
 	}

@@ -141,7 +141,7 @@ func queriesPath(path string) (string, error) {
 
 // quietFlag is --quiet, for the commands that print progress or notes.
 func quietFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "quiet", Usage: "no progress or notes on standard error (errors only)"}
+	return &cli.BoolFlag{Name: "quiet", Usage: "no progress or notes on standard error (errors and the closing line saying what was written remain)"}
 }
 
 // noteWriter is where progress and notes go: standard error, or nowhere
