@@ -80,7 +80,8 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 				sel = append(sel, i)
 			}
 		}
-		if len(sel) == 0 {
+		lexical := slices.ContainsFunc(layout, func(c Channel) bool { return c.Kind == Lexical })
+		if len(sel) == 0 || group == groupAll && !lexical {
 			return nil, fmt.Errorf("msrag: fusion %s: the index has no channel of %s (it has %s)", f, groupDesc[group], layout)
 		}
 	}
@@ -111,7 +112,7 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 	return sel, nil
 }
 
-var groupDesc = map[string]string{groupDense: "the dense sliding windows", groupLexical: "the lexical channels", groupAll: "the dense sliding windows and lexical channels"}
+var groupDesc = map[string]string{groupDense: "the dense sliding windows", groupLexical: "the lexical channels", groupAll: "the lexical channels to fuse with the dense sliding windows"}
 
 // inGroup reports whether channel c is one of group's: the dense sliding
 // windows, the lexical channels, or both.

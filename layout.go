@@ -117,10 +117,18 @@ func (ix *Index) Layout() Layout {
 	if ix.man.Lexical == nil {
 		return l
 	}
-	for _, c := range l[:len(ix.man.Windows)] {
-		l = append(l, LexicalChannel(c.Window))
+	return l.WithLexical()
+}
+
+// WithLexical returns the layout of an index with lexical windows and the
+// dense channels of l: those, then the lexical channel of each in the same
+// order, then the whole-document one.
+func (l Layout) WithLexical() Layout {
+	out := l.Dense()
+	for _, c := range l.Dense() {
+		out = append(out, LexicalChannel(c.Window))
 	}
-	return append(l, DocLexicalChannel())
+	return append(out, DocLexicalChannel())
 }
 
 // Dense returns the dense channels of l (in order).
