@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/lexical"
 )
 
@@ -450,5 +452,37 @@ func TestLexicalTiesPastTheList(t *testing.T) {
 				t.Errorf("%s, %d shards: %v, want %v", f, len(ix.shards), got, want)
 			}
 		}
+	}
+}
+
+// TestLexicalLateBuild checks that a late build, whose chunks travel to the
+// add stage a document at a time, gives the same lexical files as an
+// independent build of the same windows (the same chunk rows).
+func TestLexicalLateBuild(t *testing.T) {
+	emb, err := hashembed.NewHash(testTokenizer(t), 32, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeJSONL(t, scifactDocs(t, 50))
+	windows := []chunk.Window{{Size: 8, Stride: 4}, {Size: 20}, chunk.Full}
+	var mans []Manifest
+	for _, e := range []Embedding{Independent, Late} {
+		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}),
+			Config{Embedder: emb, Windows: windows, Embedding: e, BatchTokens: 300, Workers: 3, Lexical: DefaultLexical(),
+				Out: filepath.Join(t.TempDir(), "idx")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mans = append(mans, ix.Manifest())
+		ix.Close()
+	}
+	a, b := mans[0].Lexical, mans[1].Lexical
+	for i := range a.Windows {
+		if a.Windows[i].SHA256 != b.Windows[i].SHA256 || a.Windows[i].Rows == 0 {
+			t.Errorf("window %d: lexical files of the independent and late builds differ: %+v, %+v", i, a.Windows[i], b.Windows[i])
+		}
+	}
+	if a.Doc.SHA256 != b.Doc.SHA256 {
+		t.Error("document lexical files differ")
 	}
 }
