@@ -137,6 +137,9 @@ type Config struct {
 	// failing at once otherwise.
 	Lock *IndexLock
 	Wait bool
+	// Lexical, when set, makes lexical windows beside the dense ones
+	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none.
+	Lexical *LexicalConfig
 
 	// prepareHook, when set by a test, is called for every document before
 	// it is tokenized (build.Config.PrepareHook).
@@ -184,6 +187,13 @@ func (c Config) withDefaults() (Config, error) {
 	case (c.LateOverlap > 0 || c.LateEdges != late.EdgesSegment) && c.Embedding != Late:
 		return c, fmt.Errorf("msrag: a late overlap or edges are for late embedding only, and the embedding is %v", c.Embedding)
 	}
+	if c.Lexical != nil {
+		if err := c.Lexical.check(); err != nil {
+			return c, err
+		}
+		lc := *c.Lexical
+		c.Lexical = &lc
+	}
 	if c.Factory == "" {
 		c.Factory = "Flat"
 	}
@@ -205,7 +215,10 @@ func newBuilder(cfg Config) (*build.Builder, error) {
 		Embedder: cfg.Embedder, Windows: cfg.Windows, Factory: cfg.Factory, Metric: cfg.Metric,
 		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
 		Late: cfg.Embedding == Late, LateOverlap: cfg.LateOverlap, LateEdges: cfg.LateEdges,
-		PrepareHook: cfg.prepareHook,
+		PrepareHook: cfg.prepareHook, Lexical: cfg.Lexical != nil,
+	}
+	if cfg.Lexical != nil {
+		bc.Analyzer = cfg.Lexical.Analyzer
 	}
 	if progress := cfg.Progress; progress != nil {
 		bc.Progress = func(p build.Progress) { progress(Progress(p)) }
@@ -253,13 +266,15 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	}
 	windows := make([]*window, len(res.Windows))
 	for i, w := range res.Windows {
-		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks}
+		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks, lex: w.Lexical}
 		man.Windows = append(man.Windows, WindowInfo{
 			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: w.Index.Ntotal(),
 			IndexFile: w.Spec.Name() + ".faiss", ChunksFile: w.Spec.Name() + ".chunks.parquet",
 		})
 	}
-	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{{ids: res.IDs, titles: res.Titles, windows: windows}}}
+	man.Lexical = lexicalInfo(cfg.Lexical, res)
+	ix := &Index{man: man, emb: cfg.Embedder, lex: lexicalOf(man, ""),
+		shards: []*shard{{ids: res.IDs, titles: res.Titles, windows: windows, docLex: res.DocLexical}}}
 	if err := ix.indexDocs(); err != nil {
 		ix.Close()
 		return nil, err
@@ -306,6 +321,11 @@ func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 		}
 		if wi.ChunkSHA256, err = st.Create(wi.ChunksFile, func(out io.Writer) error { return store.WriteChunkTable(out, w.chunks) }); err != nil {
 			return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
+		}
+	}
+	if man.Lexical != nil {
+		if err := publishLexical(st, man.Lexical, sh); err != nil {
+			return err
 		}
 	}
 	if err := st.Publish(man); err != nil {

@@ -24,8 +24,10 @@ type Fusion struct {
 	// MethodMaxP. MaxP over one window is that window alone, its chunks
 	// collapsed to documents by their best.
 	fuse.Rule
-	// Windows names the channels fused ("w100", "full"); empty means every
-	// sliding window of the index.
+	// Windows names the channels fused ("w100", "full", "bm25-w100",
+	// "bm25-doc"), or is one group: "dense" (every dense sliding window),
+	// "lexical" (every lexical channel) or "all" (both); empty means every
+	// dense sliding window of the index.
 	Windows []string
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.
@@ -46,7 +48,18 @@ func Single(window string) Fusion {
 }
 
 // single reports whether f is one window alone.
-func (f Fusion) single() bool { return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 }
+func (f Fusion) single() bool {
+	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !slices.Contains(channelGroups, f.Windows[0])
+}
+
+// Groups of channels windows= may name instead of a list.
+const (
+	groupDense   = "dense"
+	groupLexical = "lexical"
+	groupAll     = "all"
+)
+
+var channelGroups = []string{groupDense, groupLexical, groupAll}
 
 // ParseFusion reads a fusion rule:
 //
@@ -54,11 +67,15 @@ func (f Fusion) single() bool { return f.Method == fuse.MethodMaxP && len(f.Wind
 //	RULE:PARAM=VALUE,...                       with parameters: the rule's
 //	                                           own (fuse.Rule: c, base, cap,
 //	                                           norm, adapt) and the channels':
-//	    windows=100+200  the windows fused ("full" names the full window)
+//	    windows=100+200  the channels fused ("full" names the full window,
+//	                     bm25-w100 a lexical window, bm25-doc the whole
+//	                     documents' lexical channel)
+//	    windows=dense | lexical | all   every dense sliding window, every
+//	                     lexical channel, or both
 //	    weights=100:1/200:0.5/500:2   window weights (not maxp)
 //	linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1
 //	                                           the learned linear rule's coefficients
-//	w100 | w=100 | full                        one window alone
+//	w100 | w=100 | full | bm25-w100 | bm25-doc  one channel alone
 //	rrf=100+200 | maxp=100+200                 the same as windows=100+200
 func ParseFusion(s string) (Fusion, error) {
 	text := strings.ToLower(strings.TrimSpace(s))
@@ -90,10 +107,17 @@ func ParseFusion(s string) (Fusion, error) {
 	return f, nil
 }
 
-// singleWindow recognises "w100", "w=100" and "full".
+// singleWindow recognises "w100", "w=100", "full", and their lexical
+// channels "bm25-w100" (or "bm25-100"), "bm25-full", and "bm25-doc".
 func singleWindow(s string) (string, bool) {
-	if s == "full" {
+	if s == "full" || s == docLexicalName {
 		return s, true
+	}
+	if rest, ok := strings.CutPrefix(s, lexicalPrefix); ok {
+		if w, err := windowName(rest); err == nil && !strings.HasPrefix(w, lexicalPrefix) {
+			return lexicalPrefix + w, true
+		}
+		return "", false
 	}
 	rest, ok := strings.CutPrefix(s, "w")
 	rest = strings.TrimPrefix(rest, "=")
@@ -112,7 +136,7 @@ func windowName(s string) (string, error) {
 	if n, err := strconv.Atoi(s); err == nil && n > 0 {
 		return "w" + s, nil
 	}
-	return "", fmt.Errorf("%q is not a window (want a size such as 100, or full)", s)
+	return "", fmt.Errorf("%q is not a window (want a size such as 100, full, bm25-100 or bm25-doc)", s)
 }
 
 // set applies one PARAM=VALUE: the rule's own parameters parse in fuse, the
@@ -154,6 +178,10 @@ var channelParams = []string{"windows", "weights", "score", "rank", "votes"}
 
 func (f *Fusion) setWindows(list string) error {
 	f.Windows = nil
+	if g := strings.TrimSpace(list); slices.Contains(channelGroups, g) {
+		f.Windows = []string{g}
+		return nil
+	}
 	for _, s := range strings.Split(list, "+") {
 		w, err := windowName(s)
 		if err != nil {

@@ -26,6 +26,15 @@ func TestParseFusion(t *testing.T) {
 		{"w=100", "w100"},
 		{"w100", "w100"},
 		{"full", "full"},
+		{"bm25-w100", "bm25-w100"},
+		{"BM25-100", "bm25-w100"},
+		{"bm25-full", "bm25-full"},
+		{"bm25-doc", "bm25-doc"},
+		{"rrf:windows=all", "rrf:windows=all"},
+		{"maxp:windows=lexical", "maxp:windows=lexical"},
+		{"rrf:windows=dense", "rrf:windows=dense"},
+		{"rrf:windows=100+bm25-100+bm25-doc,weights=bm25-doc:0.5/100:2", "rrf:windows=100+bm25-w100+bm25-doc,weights=100:2/bm25-doc:0.5"},
+		{"linear:score=bm25-w100:1/100:0.5", "linear:score=100:0.5/bm25-w100:1"},
 	} {
 		f, err := ParseFusion(tc.in)
 		if err != nil {
@@ -60,6 +69,9 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:weights=100:1/100:2", "window w100 given twice"},
 		{"rrf:windows=100+100", "window w100 given twice"},
 		{"rrf:windows=abc", "is not a window"},
+		{"rrf:windows=bm25-x", "is not a window"},
+		{"rrf:windows=all+100", "is not a window"},
+		{"rrf:windows=bm25-bm25-100", "is not a window"},
 		{"rrf:adapt=bogus:1", "unknown feature"},
 		{"rrf:adapt=top:0", "must be a positive number"},
 		{"linear+router", "fusion model file"},

@@ -8,6 +8,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
+	"github.com/msrag/msrag/lexical"
 )
 
 // Index is a multi-scale index: for each window a FAISS index and the table
@@ -19,6 +20,9 @@ type Index struct {
 	emb    Embedder
 	ownEmb bool // Close closes emb (Open made it)
 	shards []*shard
+	// lex is the lexical windows' analyzer and parameters; nil for an index
+	// without lexical windows.
+	lex *lexicalState
 
 	// ids holds every document id over all shards, sorted: a document's index
 	// in search results is its position here, so rankings (ties included) do
@@ -34,6 +38,9 @@ type shard struct {
 	titles  []string
 	gidx    []int32
 	windows []*window
+	// docLex is the whole-document lexical index (a row per document of
+	// ids), nil without lexical windows.
+	docLex *lexical.Index
 }
 
 // window is one window of a shard: its FAISS index and chunk table.
@@ -41,6 +48,9 @@ type window struct {
 	spec   chunk.Window
 	index  *faiss.Index
 	chunks *store.ChunkTable
+	// lex is the lexical index of the same chunk rows, nil without lexical
+	// windows.
+	lex *lexical.Index
 }
 
 // indexDocs sorts the document ids of all shards and numbers each shard's
@@ -90,6 +100,11 @@ func closeWindows(ws []*window) {
 func (ix *Index) Manifest() Manifest {
 	m := *ix.man
 	m.Windows = slices.Clone(m.Windows)
+	if m.Lexical != nil {
+		l := *m.Lexical
+		l.Windows = slices.Clone(l.Windows)
+		m.Lexical = &l
+	}
 	return m
 }
 

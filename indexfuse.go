@@ -3,6 +3,7 @@ package msrag
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
@@ -11,6 +12,9 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
+	if err := ix.checkLexical(f); err != nil {
+		return err
+	}
 	if _, err := f.Select(ix.Layout()); err != nil {
 		return err
 	}
@@ -31,22 +35,60 @@ func checkRouter(r *router.Model, dims int) error {
 	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
+// checkLexical refuses a fusion of lexical channels on an index without
+// them, or whose analyzer this msrag does not produce.
+func (ix *Index) checkLexical(f Fusion) error {
+	if !f.lexical() {
+		return nil
+	}
+	if ix.lex == nil {
+		return fmt.Errorf("msrag: fusion %s: index %s has no lexical windows: it was built before they existed or without --lexical: %w", f, ix.where(), ErrNoLexical)
+	}
+	return ix.lex.err
+}
+
+// where names the index in messages: its directory, or "in memory".
+func (ix *Index) where() string {
+	if ix.dir == "" {
+		return "in memory"
+	}
+	return ix.dir
+}
+
+// lexical reports whether f fuses a lexical channel.
+func (f Fusion) lexical() bool {
+	return slices.ContainsFunc(f.Windows, func(w string) bool {
+		return w == groupLexical || w == groupAll || strings.HasPrefix(w, lexicalPrefix)
+	})
+}
+
 // Select returns the positions, in layout, of the channels f fuses: those it
-// names, or every sliding window. It fails unless every channel f names,
-// weighs or routes is one of layout's.
+// names, those of the group it names (dense, lexical, all), or every dense
+// sliding window. It fails unless every channel f names, weighs or routes is
+// one of layout's.
 func (f Fusion) Select(layout Layout) ([]int, error) {
-	var sel []int
+	group := ""
 	if len(f.Windows) == 0 {
+		group = groupDense
+	} else if slices.Contains(channelGroups, f.Windows[0]) {
+		group = f.Windows[0]
+	}
+	var sel []int
+	if group != "" {
 		for i, c := range layout {
-			if !c.Window.Truncate {
+			if inGroup(c, group) {
 				sel = append(sel, i)
 			}
 		}
-		if len(sel) == 0 {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no sliding window", f)
+		lexical := slices.ContainsFunc(layout, func(c Channel) bool { return c.Kind == Lexical })
+		if len(sel) == 0 || group == groupAll && !lexical {
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no channel of %s (it has %s)", f, groupDesc[group], layout)
 		}
 	}
 	for _, w := range f.Windows {
+		if group != "" {
+			break
+		}
 		i := layout.Index(w)
 		if i < 0 {
 			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
@@ -70,6 +112,21 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 	return sel, nil
 }
 
+var groupDesc = map[string]string{groupDense: "the dense sliding windows", groupLexical: "the lexical channels", groupAll: "the lexical channels to fuse with the dense sliding windows"}
+
+// inGroup reports whether channel c is one of group's: the dense sliding
+// windows, the lexical channels, or both.
+func inGroup(c Channel, group string) bool {
+	dense := c.Kind == Dense && !c.Window.Truncate
+	switch group {
+	case groupDense:
+		return dense
+	case groupLexical:
+		return c.Kind == Lexical
+	}
+	return dense || c.Kind == Lexical
+}
+
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
@@ -82,16 +139,19 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 
 // FuseHits fuses ch into k documents per query (document indices below ndocs)
 // without an index: it returns the positions of the channels fused, in
-// ch.Windows, and the ranking. Index.Fuse adds the documents' ids and
+// ch.Layout, and the ranking. Index.Fuse adds the documents' ids and
 // evidence.
 func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
-	sel, err := f.Select(LayoutOf(ch.Windows))
+	sel, err := f.Select(ch.Layout)
 	if err != nil {
 		return nil, nil, err
 	}
 	hits := make([]fuse.Hits, len(sel))
 	for i, wi := range sel {
 		hits[i] = ch.Hits[wi]
+		if h := hits[i]; ch.NQ > 0 && (h.K <= 0 || len(h.Docs) != ch.NQ*h.K) {
+			return nil, nil, fmt.Errorf("msrag: fusion %s: channel %s was not searched (a lexical channel needs the query texts: SearchLexical)", f, ch.Layout[wi].Name())
+		}
 	}
 	fo, err := fuseOptions(f, ch, sel, hits, k)
 	if err != nil {
@@ -109,7 +169,7 @@ func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, err
 func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (fuse.Options, error) {
 	fo := f.Rule.Options(k)
 	fo.Workers = 2
-	name := func(i int) string { return ch.Windows[sel[i]].Name() }
+	name := func(i int) string { return ch.Layout[sel[i]].Name() }
 	if len(f.Weights) > 0 {
 		fo.Weights = make([]float64, len(sel))
 		for i := range sel {
@@ -174,8 +234,11 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking) [][]Hit {
 			for j, e := range ev {
 				wi := sel[e.Window]
 				p := q*ch.Hits[wi].K + int(e.Pos)
-				evs[j] = Evidence{Window: ch.Windows[wi], ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
+				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
 					Start: ch.Start[wi][p], End: ch.End[wi][p]}
+				if ch.Layout[wi].Kind == Lexical {
+					evs[j].Terms = ix.lexicalTerms(ch, wi, q, p)
+				}
 			}
 			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
 		}

@@ -9,23 +9,36 @@ import (
 	"github.com/msrag/msrag/chunk"
 )
 
-// ChannelKind is what a channel of an index searches: today dense vectors of
-// a window's chunks; lexical windows (package lexical) are the next kind.
+// ChannelKind is what a channel of an index searches: dense vectors of a
+// window's chunks, or BM25 over the same chunks' terms (package lexical).
 type ChannelKind uint8
 
 // Kinds of channel.
 const (
 	// Dense is a window's chunks embedded and searched by vector.
 	Dense ChannelKind = iota
+	// Lexical is a window's chunks searched by BM25 (the zero window: the
+	// documents' whole texts).
+	Lexical
 )
 
 // String names the kind as a layout file records it.
 func (k ChannelKind) String() string {
-	if k == Dense {
+	switch k {
+	case Dense:
 		return "dense"
+	case Lexical:
+		return "lexical"
 	}
 	return fmt.Sprintf("ChannelKind(%d)", uint8(k))
 }
+
+// lexicalPrefix starts the name of every lexical channel: "bm25-w100",
+// "bm25-full", "bm25-doc".
+const lexicalPrefix = "bm25-"
+
+// docLexicalName is the name of the whole-document lexical channel.
+const docLexicalName = lexicalPrefix + "doc"
 
 // Channel is one ranked list an index returns per query: a kind of search
 // over a window's chunks.
@@ -37,15 +50,33 @@ type Channel struct {
 // DenseChannel is the dense channel of window w.
 func DenseChannel(w chunk.Window) Channel { return Channel{Kind: Dense, Window: w} }
 
+// LexicalChannel is the lexical channel of window w; the zero window is the
+// whole-document channel (DocLexicalChannel).
+func LexicalChannel(w chunk.Window) Channel { return Channel{Kind: Lexical, Window: w} }
+
+// DocLexicalChannel is the lexical channel over the documents' whole texts.
+func DocLexicalChannel() Channel { return Channel{Kind: Lexical} }
+
+// WholeDoc reports whether c is the whole-document lexical channel.
+func (c Channel) WholeDoc() bool { return c.Kind == Lexical && c.Window == chunk.Window{} }
+
 // Name names the channel in fusion rules, reports and files: "w100",
-// "full". Every channel name comes from here.
-func (c Channel) Name() string { return c.Window.Name() }
+// "full", "bm25-w100", "bm25-doc". Every channel name comes from here.
+func (c Channel) Name() string {
+	switch {
+	case c.WholeDoc():
+		return docLexicalName
+	case c.Kind == Lexical:
+		return lexicalPrefix + c.Window.Name()
+	}
+	return c.Window.Name()
+}
 
 // String describes the channel fully: "w100/50 aligned tail", "full" (the
 // full window's size is the model's, so it is left out).
 func (c Channel) String() string {
 	w := c.Window
-	if w.Truncate {
+	if w.Truncate || c.WholeDoc() {
 		return c.Name()
 	}
 	tail := "aligned tail"
@@ -68,8 +99,8 @@ func LayoutOf(windows []chunk.Window) Layout {
 	return out
 }
 
-// layoutOf is the layout a manifest records: the one conversion between the
-// file's WindowInfo and the Layout.
+// layoutOf is the dense layout a manifest records: the one conversion
+// between the file's WindowInfo and the Layout.
 func layoutOf(ws []WindowInfo) Layout {
 	out := make(Layout, len(ws))
 	for i, w := range ws {
@@ -78,8 +109,32 @@ func layoutOf(ws []WindowInfo) Layout {
 	return out
 }
 
-// Layout returns the index's channels, in index order.
-func (ix *Index) Layout() Layout { return layoutOf(ix.man.Windows) }
+// Layout returns the index's channels, in index order: the dense windows,
+// then, when the index has lexical windows, the lexical channel of each
+// window in the same order and the whole-document one.
+func (ix *Index) Layout() Layout {
+	l := layoutOf(ix.man.Windows)
+	if ix.man.Lexical == nil {
+		return l
+	}
+	return l.WithLexical()
+}
+
+// WithLexical returns the layout of an index with lexical windows and the
+// dense channels of l: those, then the lexical channel of each in the same
+// order, then the whole-document one.
+func (l Layout) WithLexical() Layout {
+	out := l.Dense()
+	for _, c := range l.Dense() {
+		out = append(out, LexicalChannel(c.Window))
+	}
+	return append(out, DocLexicalChannel())
+}
+
+// Dense returns the dense channels of l (in order).
+func (l Layout) Dense() Layout {
+	return slices.DeleteFunc(slices.Clone(l), func(c Channel) bool { return c.Kind != Dense })
+}
 
 // Windows returns the layout's windows, in order.
 func (l Layout) Windows() []chunk.Window {
@@ -175,9 +230,18 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
+	kind := Dense
 	switch {
+	case j.Kind == Lexical.String():
+		kind = Lexical
+		if j.Name == docLexicalName && j.Size == 0 && j.Stride == 0 && !j.Truncate && j.Tail == "" {
+			*c = DocLexicalChannel()
+			return nil
+		}
 	case j.Kind != "" && j.Kind != Dense.String():
-		return fmt.Errorf("kind %q, want %s", j.Kind, Dense)
+		return fmt.Errorf("kind %q, want %s or %s", j.Kind, Dense, Lexical)
+	}
+	switch {
 	case j.Size < 0 || j.Size == 0 && !j.Truncate:
 		return fmt.Errorf("size %d, want a positive number", j.Size)
 	case j.Stride < 0 || j.Stride > j.Size:
@@ -189,9 +253,10 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	if j.Truncate {
 		w = chunk.Window{Size: j.Size, Truncate: true}
 	}
-	if ch := DenseChannel(w); ch.Name() != j.Name {
+	ch := Channel{Kind: kind, Window: w}
+	if ch.Name() != j.Name {
 		return fmt.Errorf("name %q, the window is %s", j.Name, ch.Name())
 	}
-	*c = DenseChannel(w)
+	*c = ch
 	return nil
 }

@@ -63,7 +63,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
 		}
 		if i == 0 {
-			ix.man = man
+			ix.man, ix.lex = man, lexicalOf(man, dir)
 		} else if err := sameLayout(ix.man, man, dirs[0], dir); err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func sameLayout(a, b *Manifest, da, db string) error {
 	if d := layoutOf(a.Windows).Diff(layoutOf(b.Windows)); !d.Same() || d.Reordered {
 		return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
 	}
-	return nil
+	return sameLexical(a, b, da, db)
 }
 
 // embeddingOf describes how an index's windows were embedded: the mode,
@@ -212,6 +212,11 @@ func openShard(dir string, man *Manifest, skipVerify bool) (_ *shard, err error)
 		sh.windows = append(sh.windows, w)
 		if err := w.read(dir, man, wi, sum); err != nil {
 			return nil, fmt.Errorf("msrag: index %s: window %s: %w", dir, w.spec.Name(), err)
+		}
+	}
+	if man.Lexical != nil {
+		if err := readLexical(dir, man, sh, sum); err != nil {
+			return nil, err
 		}
 	}
 	return sh, nil

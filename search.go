@@ -71,25 +71,35 @@ type Hit struct {
 
 // Evidence is a chunk that voted for a document.
 type Evidence struct {
-	Window     chunk.Window // the window the chunk came from
+	// Channel is the channel that ranked the chunk: its kind and window
+	// (the whole-document lexical channel has the zero window and the span
+	// 0, 0).
+	Channel    Channel
+	Window     chunk.Window // the window the chunk came from (Channel.Window)
 	ChunkRank  int          // the chunk's rank in that window's list, from 1
 	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
 	Start, End int64        // its byte span in the document's text (title + " " + text)
+	// Terms are, for a lexical channel's chunk, the query's terms it holds
+	// (in the query's order; lexical.Index.Explain); nil for a dense one.
+	Terms []string
 }
 
 // ChunkHits is what every window's index returned for a batch of queries, with
 // chunks already mapped to documents: the input of fusion. One ChunkHits can be
 // fused many ways without searching again.
 type ChunkHits struct {
-	NQ      int
-	Windows []chunk.Window // as in the index
-	Hits    []fuse.Hits    // per window; Docs are document indices, -1 for none
+	NQ     int
+	Layout Layout      // the index's channels
+	Hits   []fuse.Hits // per channel; Docs are document indices, -1 for none
 	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
 	Start, End [][]int64
 	// Queries holds the query vectors searched (NQ rows of Dims), which a
 	// learned router reads.
 	Queries []float32
 	Dims    int
+
+	// lex is what explains the lexical channels' hits (SearchLexical).
+	lex *lexicalTrace
 }
 
 // Search embeds the queries once, searches every window and fuses the results.
@@ -98,7 +108,7 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
-	ch, err := ix.SearchChunks(ctx, queries, opts.WindowK)
+	ch, err := ix.searchChunks(ctx, queries, opts.WindowK, opts.Fusion.lexical())
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +133,20 @@ func checkQueries(queries []string) error {
 	return nil
 }
 
-// SearchChunks embeds the queries and returns each window's top windowK chunks.
+// SearchChunks embeds the queries and returns each channel's top windowK
+// chunks: SearchVectors, then SearchLexical with the texts when the index
+// has lexical windows.
 func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
+	return ix.searchChunks(ctx, queries, windowK, ix.lexicalUsable())
+}
+
+// lexicalUsable reports whether the index has lexical windows it can
+// search (built with them, by an analyzer this msrag produces).
+func (ix *Index) lexicalUsable() bool { return ix.lex != nil && ix.lex.err == nil }
+
+// searchChunks is SearchChunks, searching the lexical channels only when
+// lex is set (a dense fusion does not wait for them).
+func (ix *Index) searchChunks(ctx context.Context, queries []string, windowK int, lex bool) (*ChunkHits, error) {
 	if len(queries) == 0 {
 		return ix.newChunkHits(0), nil
 	}
@@ -132,7 +154,16 @@ func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int
 	if err != nil {
 		return nil, err
 	}
-	return ix.SearchVectors(ctx, vecs, windowK)
+	ch, err := ix.SearchVectors(ctx, vecs, windowK)
+	if err != nil {
+		return nil, err
+	}
+	if lex {
+		if err := ix.SearchLexical(ctx, queries, ch, windowK); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
 }
 
 func (ix *Index) onGPU() bool {
@@ -140,13 +171,15 @@ func (ix *Index) onGPU() bool {
 }
 
 func (ix *Index) newChunkHits(nq int) *ChunkHits {
-	nw := len(ix.man.Windows)
-	return &ChunkHits{NQ: nq, Windows: ix.Windows(), Hits: make([]fuse.Hits, nw),
+	layout := ix.Layout()
+	nw := len(layout)
+	return &ChunkHits{NQ: nq, Layout: layout, Hits: make([]fuse.Hits, nw),
 		Start: make([][]int64, nw), End: make([][]int64, nw)}
 }
 
-// SearchVectors searches every window (in parallel) with already embedded
-// queries and maps the chunks to documents. With several shards, each window's
+// SearchVectors searches every dense window (in parallel) with already
+// embedded queries and maps the chunks to documents; the lexical channels,
+// which need the query texts, are left to SearchLexical. With several shards, each window's
 // lists are merged by score (see mergeShards). windowK is clamped as Clamp
 // clamps SearchOptions.WindowK.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {

@@ -27,7 +27,8 @@ type BatchTimes struct {
 	Embed, Search time.Duration
 }
 
-// SearchBatches embeds and searches queries o.Batch at a time and hands each
+// SearchBatches embeds and searches queries o.Batch at a time (the lexical
+// channels too, when the index has usable ones: SearchLexical) and hands each
 // batch's chunk lists to fn with the position of its first query. An error,
 // fn's too, names the batch's queries (from 1).
 func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
@@ -50,6 +51,11 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 			ch, err := ix.SearchVectors(ctx, vecs, o.WindowK)
 			if err != nil {
 				return err
+			}
+			if ix.lexicalUsable() {
+				if err := ix.SearchLexical(ctx, batch, ch, o.WindowK); err != nil {
+					return err
+				}
 			}
 			tm.Embed, tm.Search = tm.Embed+t1.Sub(t0), tm.Search+time.Since(t1)
 			return fn(lo, ch)

@@ -84,6 +84,7 @@ type chunkHit struct {
 	doc        int32
 	score      float32
 	start, end int64
+	shard, row int32 // a lexical hit's shard and row there
 }
 
 // mergeShards writes, for every query, the k best chunks over all shards into

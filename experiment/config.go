@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
@@ -20,7 +19,7 @@ type Kind int
 const (
 	// KindRule is a fusion rule over several windows.
 	KindRule Kind = iota
-	// KindWindow is one sliding window alone.
+	// KindWindow is one sliding window, or one lexical channel, alone.
 	KindWindow
 	// KindFull is the full window alone.
 	KindFull
@@ -93,16 +92,19 @@ func FusionConfig(f msrag.Fusion) Config {
 const DefaultConfigs = "windows,rrf,maxp,full,oracle"
 
 // ParseConfigs expands a comma-separated list of configurations against the
-// index's sliding windows:
+// evaluation index's layout (EvalLayout):
 //
-//	windows   every window alone (w100, w200, ...)
-//	oracle    the oracle over the single windows (it adds them)
+//	windows   every channel alone but the full window's: each sliding
+//	          window (w100, w200, ...) and, in a layout with lexical
+//	          channels, each one's lexical channel (bm25-w100, ...) and
+//	          bm25-doc
+//	oracle    the oracle over those single channels (it adds them)
 //	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
 // A rule with parameters is written with ';' between its parameters in this
 // list (rrf:c=60;base=1), since ',' separates configurations.
-func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
+func ParseConfigs(s string, layout msrag.Layout) ([]Config, error) {
 	var out []Config
 	add := func(c Config) {
 		if !slices.ContainsFunc(out, func(o Config) bool { return o.Name == c.Name }) {
@@ -110,9 +112,9 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 		}
 	}
 	singles := func() {
-		for _, w := range windows {
-			if !w.Truncate {
-				add(FusionConfig(msrag.Single(w.Name())))
+		for _, c := range layout {
+			if !c.Window.Truncate {
+				add(FusionConfig(msrag.Single(c.Name())))
 			}
 		}
 	}
@@ -129,7 +131,7 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 			if err != nil {
 				return nil, fmt.Errorf("experiment: configuration %q: %w", tok, err)
 			}
-			if err := checkWindows(f, windows); err != nil {
+			if _, err := f.Select(layout); err != nil {
 				return nil, fmt.Errorf("experiment: configuration %q: %w", tok, err)
 			}
 			add(FusionConfig(f))
@@ -143,13 +145,6 @@ func ParseConfigs(s string, windows []chunk.Window) ([]Config, error) {
 		return nil, fmt.Errorf("experiment: configurations %q name none", s)
 	}
 	return out, nil
-}
-
-// checkWindows fails unless every window f fuses or weighs is a sliding
-// window of windows or the full window (which every evaluation index has).
-func checkWindows(f msrag.Fusion, windows []chunk.Window) error {
-	_, err := f.Select(msrag.LayoutOf(append(slices.Clone(windows), chunk.Full)))
-	return err
 }
 
 // learnedConfigs are the configurations of a fusion model: its rule, and the

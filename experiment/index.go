@@ -77,6 +77,9 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		why = "it holds shard " + ix.Manifest().Shard + " only"
 	}
 	if why == "" {
+		why = lexicalMismatch(ix.Manifest(), spec)
+	}
+	if why == "" {
 		why = embeddingMismatch(ix.Manifest(), spec)
 	}
 	if want := msrag.EmbedderBatching(spec.Embedder); why == "" && want != "" && ix.Batching() != want {
@@ -90,13 +93,32 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 }
 
 // mismatch says why an open index does not have the channels wanted (in
-// any order), or "" when it has.
+// any order), or "" when it has; when none is lexical, its lexical
+// channels, which the configurations cannot fuse, are left aside.
 func mismatch(ix *msrag.Index, want msrag.Layout) string {
 	have := ix.Layout()
+	if len(want.Dense()) == len(want) {
+		have = have.Dense()
+	}
 	if have.Diff(want).Same() {
 		return ""
 	}
 	return fmt.Sprintf("it has windows %v, not %v", have.Descriptions(), want.Descriptions())
+}
+
+// lexicalMismatch says why an index's lexical windows are not those spec
+// asks for (analyzer, k1, b), or "" when they are or none is asked for.
+func lexicalMismatch(m msrag.Manifest, spec Spec) string {
+	want, have := spec.Lexical, m.Lexical
+	if want == nil || have == nil {
+		return ""
+	}
+	id := want.Analyzer.Identity()
+	if have.Analyzer.Name != id.Name || have.Analyzer.Version != id.Version || have.K1 != want.BM25.K1 || have.B != want.BM25.B {
+		return fmt.Sprintf("its lexical windows are %s %s k1 %v b %v, not %s %s k1 %v b %v",
+			have.Analyzer.Name, have.Analyzer.Version, have.K1, have.B, id.Name, id.Version, want.BM25.K1, want.BM25.B)
+	}
+	return ""
 }
 
 // embeddingMismatch says why an index's embedding is not the one spec
@@ -139,6 +161,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
 		Embedder: spec.Embedder, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
 		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap, LateEdges: spec.LateEdges,
+		Lexical: spec.Lexical,
 	})
 	if err != nil {
 		return nil, err

@@ -57,6 +57,9 @@ func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	}
 	why := windowsDiffer(ix, spec.layout())
 	if why == "" {
+		why = lexicalMismatch(ix.Manifest(), spec)
+	}
+	if why == "" {
 		why = embeddingMismatch(ix.Manifest(), spec)
 	}
 	if why != "" {
@@ -157,6 +160,11 @@ func recordedNames(ms []msrag.Manifest) string {
 	return strings.Join(names, ", ")
 }
 
+// mismatchDense reports whether ix lacks or adds dense channels of want's.
+func mismatchDense(ix *msrag.Index, want msrag.Layout) bool {
+	return !ix.Layout().Dense().Diff(want.Dense()).Same()
+}
+
 // windowsDiffer says why an index built by msrag index cannot serve an
 // evaluation's windows: eval needs every --windows size and the full
 // window (for its full and oracle configurations), so an index without it
@@ -176,6 +184,10 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 		}
 	}
 	hint := "evaluate it with --windows " + strings.Join(sizes, ",")
+	lexical := len(want.Dense()) < len(want)
+	if lexical && ix.Manifest().Lexical == nil && !mismatchDense(ix, want) {
+		return why + "; it has no lexical windows: build it with msrag index --lexical, or evaluate it without --lexical"
+	}
 	if !full {
 		hint = "it lacks the full window that eval's full and oracle configurations need: build it with msrag index --full (and --windows " + strings.Join(sizes, ",") + ")"
 	}

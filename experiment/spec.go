@@ -36,7 +36,12 @@ type Spec struct {
 	Embedding   msrag.Embedding
 	LateOverlap int
 	LateEdges   late.Edges
-	// Configs are the configurations; default ParseConfigs(DefaultConfigs).
+	// Lexical, when set, gives the index lexical windows (msrag.Config's
+	// Lexical), which the configurations may fuse; an index without them,
+	// or with others, is not reused.
+	Lexical *msrag.LexicalConfig
+	// Configs are the configurations; default ParseConfigs(DefaultConfigs,
+	// the index's layout).
 	Configs []Config
 	// K is the number of documents ranked per query (default 100), WindowK
 	// the chunks each window returns (default 100), Batch the queries
@@ -109,7 +114,7 @@ func (s Spec) withDefaults() (Spec, error) {
 	}
 	var err error
 	if len(s.Configs) == 0 {
-		s.Configs, err = ParseConfigs(DefaultConfigs, s.Windows)
+		s.Configs, err = ParseConfigs(DefaultConfigs, s.layout())
 	}
 	return s, err
 }
@@ -121,5 +126,16 @@ func (s Spec) indexWindows() []chunk.Window {
 }
 
 // layout is the evaluation index's layout: the sliding windows and the full
-// window.
-func (s Spec) layout() msrag.Layout { return msrag.LayoutOf(s.indexWindows()) }
+// window, and their lexical channels with Lexical.
+func (s Spec) layout() msrag.Layout { return EvalLayout(s.Windows, s.Lexical != nil) }
+
+// EvalLayout is the layout of an evaluation index of the sliding windows:
+// those and the full window, and with lexical their lexical channels and
+// the whole documents'.
+func EvalLayout(windows []chunk.Window, lexical bool) msrag.Layout {
+	l := msrag.LayoutOf(append(slices.Clone(windows), chunk.Full))
+	if lexical {
+		l = l.WithLexical()
+	}
+	return l
+}

@@ -41,6 +41,9 @@ type Manifest struct {
 	// segments.
 	Embedding string    `json:"embedding"`
 	Late      *LateInfo `json:"late,omitempty"`
+	// Lexical describes the lexical (BM25) windows: absent in an index built
+	// without them (before they existed, or with lexical windows off).
+	Lexical *LexicalInfo `json:"lexical,omitempty"`
 	// Created is when the build finished, BuildSeconds how long it took.
 	Created      time.Time `json:"created"`
 	BuildSeconds float64   `json:"build_seconds"`
@@ -118,4 +121,40 @@ func (w *WindowInfo) UnmarshalJSON(b []byte) error {
 	*w = WindowInfo(v.plain)
 	w.Truncate = w.Truncate || v.Full
 	return nil
+}
+
+// LexicalInfo describes an index's lexical windows: a BM25 inverted index
+// (package lexical's file format) over the chunk rows of every window, and
+// one over the whole documents.
+type LexicalInfo struct {
+	// Analyzer is the analyzer that made the terms: its name and version
+	// (lexical.Identity). An index is searched only by a build whose
+	// analyzer of that name has that version.
+	Analyzer AnalyzerInfo `json:"analyzer"`
+	// K1 and B are the BM25 parameters the lexical windows score with.
+	K1 float64 `json:"k1"`
+	B  float64 `json:"b"`
+	// Windows are parallel to Manifest.Windows: window i's lexical index has
+	// a row per row of that window's chunk table.
+	Windows []LexicalFile `json:"windows"`
+	// Doc is the whole-document lexical index: a row per document, in the
+	// order of the document table, over each document's whole text.
+	Doc LexicalFile `json:"doc"`
+}
+
+// AnalyzerInfo names an analyzer and its version.
+type AnalyzerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// LexicalFile is one lexical index file and its statistics.
+type LexicalFile struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	// Rows, Terms and Tokens are the file's rows, distinct terms and total
+	// length in terms.
+	Rows   int64 `json:"rows"`
+	Terms  int64 `json:"terms"`
+	Tokens int64 `json:"tokens"`
 }

@@ -145,6 +145,10 @@ type jsonEvidence struct {
 	ChunkScore float32 `json:"chunk_score"`
 	Start      int64   `json:"start"`
 	End        int64   `json:"end"`
+	// Channel and Terms are a lexical chunk's channel ("bm25-w100",
+	// "bm25-doc") and the query terms it matched; absent for a dense one.
+	Channel string   `json:"channel,omitempty"`
+	Terms   []string `json:"terms,omitempty"`
 }
 
 type jsonHit struct {
@@ -157,7 +161,10 @@ type jsonHit struct {
 func evidenceOf(h msrag.Hit) []jsonEvidence {
 	ev := make([]jsonEvidence, len(h.Evidence))
 	for i, e := range h.Evidence {
-		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End}
+		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End, Terms: e.Terms}
+		if e.Channel.Kind == msrag.Lexical {
+			ev[i].Channel = e.Channel.Name()
+		}
 	}
 	return ev
 }

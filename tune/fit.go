@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/eval"
 )
 
@@ -45,9 +44,9 @@ type Choice struct {
 // s, and returns them as a fusion model that records tr.
 func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()
-	windows, sliding := names(ix.Windows())
+	windows, sliding, singles := names(ix.Layout())
 	ch := &Choice{Train: map[string]float64{}}
-	for _, b := range append([]string{"rrf", "combsum:norm=zscore"}, sliding...) {
+	for _, b := range append([]string{"rrf", "combsum:norm=zscore"}, singles...) {
 		f, _ := msrag.ParseFusion(b)
 		_, sc, err := s.Score(ix, f)
 		if err != nil {
@@ -82,15 +81,21 @@ func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) 
 	return m, nil
 }
 
-// names returns the names of all windows and of the sliding ones.
-func names(ws []chunk.Window) (all, sliding []string) {
-	for _, w := range ws {
-		all = append(all, w.Name())
-		if !w.Truncate {
-			sliding = append(sliding, w.Name())
+// names returns the names of every channel of l (the linear rule's
+// coefficients), of the dense sliding windows (where it starts: the rules
+// it is measured against fuse those), and of every channel alone but the
+// full window's (the single baselines).
+func names(l msrag.Layout) (all, sliding, singles []string) {
+	for _, c := range l {
+		all = append(all, c.Name())
+		if !c.Window.Truncate {
+			singles = append(singles, c.Name())
+			if c.Kind == msrag.Dense {
+				sliding = append(sliding, c.Name())
+			}
 		}
 	}
-	return all, sliding
+	return all, sliding, singles
 }
 
 // CrossValidate ranks every query of s with rules fitted on the other folds:
@@ -125,7 +130,7 @@ func CrossValidate(ix *msrag.Index, s *Set, group func(id string) string, o Opti
 // foldRuns fits on train and adds the runs of test to linear and routed.
 func foldRuns(ix *msrag.Index, s *Set, train, test []int, o Options, k int, linear, routed eval.Run) error {
 	tr, te := s.Subset(train), s.Subset(test)
-	windows, sliding := names(ix.Windows())
+	windows, sliding, _ := names(ix.Layout())
 	lin, err := FitLinear(ix, tr, windows, sliding)
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func TestRouterOverflowIsAnError(t *testing.T) {
 func useFusionModel(m *FusionModel) error {
 	ws := m.Windows.Windows()
 	const nq, k, ndocs = 2, 3, 5
-	ch := &msrag.ChunkHits{NQ: nq, Windows: ws, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
+	ch := &msrag.ChunkHits{NQ: nq, Layout: m.Windows, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
 	for i := range ch.Queries {
 		ch.Queries[i] = float32(i%7) / 7
 	}

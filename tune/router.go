@@ -81,7 +81,7 @@ func routerData(ix *msrag.Index, s *Set, windows []string) (x, y []float64, err 
 	}
 	hits := make([]fuse.Hits, nw)
 	for w, name := range windows {
-		for i, win := range s.Hits.Windows {
+		for i, win := range s.Hits.Layout {
 			if win.Name() == name {
 				hits[w] = s.Hits.Hits[i]
 			}

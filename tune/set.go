@@ -106,8 +106,8 @@ func NewSet(ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) *Set {
 
 // concat joins chunk hits of consecutive batches.
 func concat(parts []*msrag.ChunkHits) *msrag.ChunkHits {
-	out := &msrag.ChunkHits{Windows: parts[0].Windows, Dims: parts[0].Dims}
-	nw := len(out.Windows)
+	out := &msrag.ChunkHits{Layout: parts[0].Layout, Dims: parts[0].Dims}
+	nw := len(out.Layout)
 	out.Hits, out.Start, out.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
 	for _, p := range parts {
 		out.NQ += p.NQ
@@ -128,8 +128,8 @@ func concat(parts []*msrag.ChunkHits) *msrag.ChunkHits {
 func (s *Set) Subset(idx []int) *Set {
 	ch := s.Hits
 	out := &Set{Qrels: s.Qrels}
-	sub := &msrag.ChunkHits{NQ: len(idx), Windows: ch.Windows, Dims: ch.Dims}
-	nw := len(ch.Windows)
+	sub := &msrag.ChunkHits{NQ: len(idx), Layout: ch.Layout, Dims: ch.Dims}
+	nw := len(ch.Layout)
 	sub.Hits, sub.Start, sub.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
 	for w := range nw {
 		sub.Hits[w].K = ch.Hits[w].K

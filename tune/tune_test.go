@@ -14,7 +14,10 @@ import (
 )
 
 // tinySet builds an index of the test dataset and searches its train split.
-func tinySet(t *testing.T) (*msrag.Index, *Set) {
+func tinySet(t *testing.T) (*msrag.Index, *Set) { return tinySetWith(t, nil) }
+
+// tinySetWith is tinySet, the index with lexical windows when lex is set.
+func tinySetWith(t *testing.T, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
 	t.Helper()
 	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -36,7 +39,7 @@ func tinySet(t *testing.T) (*msrag.Index, *Set) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: append(chunk.Sizes(8, 16, 32), chunk.Full)})
+	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: append(chunk.Sizes(8, 16, 32), chunk.Full), Lexical: lex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +55,18 @@ func tinySet(t *testing.T) (*msrag.Index, *Set) {
 // that raise the training score, so the fitted rule scores at least as well
 // on the training queries as each rule it starts from.
 func TestFitLinearNeverLosesToItsStarts(t *testing.T) {
-	ix, set := tinySet(t)
-	all, sliding := names(ix.Windows())
+	t.Run("dense", func(t *testing.T) { fitNeverLoses(t, nil) })
+	// Lexical channels are coefficients like the dense windows'; the rule
+	// still starts from the dense rules it is measured against.
+	t.Run("lexical", func(t *testing.T) { fitNeverLoses(t, msrag.DefaultLexical()) })
+}
+
+func fitNeverLoses(t *testing.T, lex *msrag.LexicalConfig) {
+	ix, set := tinySetWith(t, lex)
+	all, sliding, _ := names(ix.Layout())
+	if lex != nil && (len(all) != 9 || all[8] != "bm25-doc" || len(sliding) != 3) {
+		t.Fatalf("channels %v, starts over %v", all, sliding)
+	}
 	lin, err := FitLinear(ix, set, all, sliding)
 	if err != nil {
 		t.Fatal(err)

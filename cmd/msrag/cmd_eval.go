@@ -64,7 +64,7 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
-		}, append(corpusFlags(), embeddingFlags(true)...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }
@@ -96,11 +96,15 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	if err != nil {
 		return experiment.Spec{}, err
 	}
-	configs, err := experiment.ParseConfigs(c.String("configs"), windows)
+	lex, err := lexicalFlags(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, err
+	}
+	configs, err := experiment.ParseConfigs(c.String("configs"), experiment.EvalLayout(windows, lex != nil))
 	if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
-	spec := experiment.Spec{
+	spec := experiment.Spec{Lexical: lex,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
 		Windows: windows, Configs: configs, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
 		Rebuild: c.Bool("rebuild"), Wait: c.Bool("wait"), Workers: c.Int("workers"), Corpus: corpusOptions(c),

@@ -274,6 +274,30 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole+" (built by msrag index") || strings.Contains(stderr, "building index") {
 		t.Fatalf("eval of an index of msrag index: code %d, want it reused:\n%s", code, stderr)
 	}
+	// Lexical windows are channels beside the dense ones: the index still
+	// serves eval's dense configurations.
+	lexical := filepath.Join(root, "lexical")
+	index(lexical, "--windows", "16,32", "--full", "--lexical")
+	if code, stderr, _ := eval(lexical); code != exitOK || !strings.Contains(stderr, "reusing index "+lexical+" (built by msrag index") {
+		t.Fatalf("eval of an index with lexical windows: code %d, want it reused:\n%s", code, stderr)
+	}
+	// With --lexical, eval fuses them: windows expands to every dense and
+	// lexical channel, the hybrid is a rule like any other.
+	code, stderr, outLex := eval(lexical, "--lexical", "--configs", "windows,rrf,rrf:windows=lexical,rrf:windows=all,oracle")
+	if code != exitOK || !strings.Contains(stderr, "reusing index "+lexical) {
+		t.Fatalf("eval --lexical of an index with lexical windows: code %d:\n%s", code, stderr)
+	}
+	var names []string
+	for _, c := range readEval(t, outLex).Configs {
+		names = append(names, c.Name)
+	}
+	want := []string{"w16", "w32", "bm25-w16", "bm25-w32", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", "oracle"}
+	if !slices.Equal(names, want) {
+		t.Errorf("eval --lexical configurations %v, want %v", names, want)
+	}
+	if code, stderr, _ := eval(whole, "--lexical"); code == exitOK || !strings.Contains(stderr, "it has no lexical windows: build it with msrag index --lexical") {
+		t.Errorf("eval --lexical of an index of msrag index without lexical windows: code %d, want it refused:\n%s", code, stderr)
+	}
 	code, stderr, outShards := eval(shards)
 	if code != exitOK || !strings.Contains(stderr, "2 shard(s)") {
 		t.Fatalf("eval of the shards of msrag index: code %d, want them reused:\n%s", code, stderr)

@@ -14,6 +14,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/lexical"
 )
 
 func init() {
@@ -45,7 +46,7 @@ func init() {
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, append(corpusFlags(), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: indexAction,
 	})
 }
@@ -95,10 +96,45 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 		Out: c.String("out"), Windows: windows, Factory: c.String("factory"), Metric: metric,
 		Workers: c.Int("workers"), Wait: c.Bool("wait"), Embedding: modes[0], LateOverlap: lf.overlap, LateEdges: lf.edges,
 	}
+	if cfg.Lexical, err = lexicalFlags(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
 	}
 	return cfg, copts, nil
+}
+
+// lexicalFlagSet are the flags of lexical windows (index and eval).
+func lexicalFlagSet() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "lexical", Usage: "also build lexical windows: BM25 over every window's chunks and over whole documents (fuse them as bm25-w100, bm25-doc, windows=lexical, windows=all)"},
+		&cli.StringFlag{Name: "lexical-analyzer", Value: "english", Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
+		&cli.Float64Flag{Name: "bm25-k1", Value: lexical.DefaultBM25.K1, Usage: "BM25 k1 of the lexical windows"},
+		&cli.Float64Flag{Name: "bm25-b", Value: lexical.DefaultBM25.B, Usage: "BM25 b of the lexical windows (0 to 1)"},
+	}
+}
+
+// lexicalFlags maps --lexical and its settings to a configuration (nil
+// without --lexical); a setting without --lexical is a usage error.
+func lexicalFlags(c *cli.Context, cmd string) (*msrag.LexicalConfig, error) {
+	if !c.Bool("lexical") {
+		for _, name := range []string{"lexical-analyzer", "bm25-k1", "bm25-b"} {
+			if c.IsSet(name) {
+				return nil, usagef("%s: --%s is for lexical windows: add --lexical", cmd, name)
+			}
+		}
+		return nil, nil
+	}
+	a, err := lexical.ParseAnalyzer(c.String("lexical-analyzer"))
+	if err != nil {
+		return nil, usagef("%s: --lexical-analyzer: %w", cmd, err)
+	}
+	k1, b := c.Float64("bm25-k1"), c.Float64("bm25-b")
+	if !(k1 >= 0) || !(b >= 0 && b <= 1) {
+		return nil, usagef("%s: --bm25-k1 %v, --bm25-b %v: want k1 >= 0 and b from 0 to 1", cmd, k1, b)
+	}
+	return &msrag.LexicalConfig{Analyzer: a, BM25: lexical.BM25{K1: k1, B: b}}, nil
 }
 
 func indexAction(c *cli.Context) error {

@@ -105,6 +105,25 @@ func TestIndexSearchCLI(t *testing.T) {
 			t.Fatalf("%s is not a Parquet file", outPath)
 		}
 	})
+	t.Run("a lexical channel of an index without lexical windows is refused plainly", func(t *testing.T) {
+		code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--fusion", "bm25-w4")
+		if code == exitOK || !strings.Contains(errOut, "has no lexical windows") {
+			t.Fatalf("bm25-w4 without lexical windows: code %d, %s", code, errOut)
+		}
+	})
+	t.Run("lexical", func(t *testing.T) {
+		lex := filepath.Join(dir, "lex")
+		if code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", lex, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet", "--lexical"); code != exitOK {
+			t.Fatalf("index --lexical: code %d: %s", code, errOut)
+		}
+		code, out, errOut := runCLI(t, "", "search", "--index", lex, "--queries", queries, "--k", "1", "--fusion", "bm25-w4", "--format", "jsonl")
+		if code != exitOK {
+			t.Fatalf("search bm25-w4: code %d: %s", code, errOut)
+		}
+		if !strings.Contains(out, `"channel":"bm25-w4"`) || !strings.Contains(out, `"terms":["iron","defici"]`) {
+			t.Fatalf("jsonl of a lexical search:\n%s", out)
+		}
+	})
 	t.Run("a window the index lacks is a usage error, found before any output", func(t *testing.T) {
 		outPath := filepath.Join(dir, "none.trec")
 		code, _, errOut := runCLI(t, "", "search", "--index", idx, "--queries", queries, "--fusion", "w=999", "--out", outPath)
@@ -121,18 +140,21 @@ func TestIndexSearchCLI(t *testing.T) {
 func TestIndexSearchUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	for name, args := range map[string][]string{
-		"no corpus":         {"index", "--out", filepath.Join(dir, "x")},
-		"empty windows":     {"index", "--corpus", "c", "--out", "x", "--windows", ""},
-		"zero window":       {"index", "--corpus", "c", "--out", "x", "--windows", "0,100"},
-		"negative window":   {"index", "--corpus", "c", "--out", "x", "--windows", "-5"},
-		"repeated window":   {"index", "--corpus", "c", "--out", "x", "--windows", "100,100"},
-		"bad shard":         {"index", "--corpus", "c", "--out", "x", "--shard", "3/3"},
-		"bad device":        {"index", "--corpus", "c", "--out", "x", "--device", "tpu"},
-		"repeated gpu":      {"index", "--corpus", "c", "--out", "x", "--gpus", "0,0"},
-		"bad gpus":          {"search", "--index", "x", "--queries", "q", "--gpus", "0,x"},
-		"bad format":        {"search", "--index", "x", "--queries", "q", "--format", "xml"},
-		"bad k":             {"search", "--index", "x", "--queries", "q", "--k", "0"},
-		"missing --queries": {"search", "--index", "x"},
+		"no corpus":          {"index", "--out", filepath.Join(dir, "x")},
+		"empty windows":      {"index", "--corpus", "c", "--out", "x", "--windows", ""},
+		"zero window":        {"index", "--corpus", "c", "--out", "x", "--windows", "0,100"},
+		"negative window":    {"index", "--corpus", "c", "--out", "x", "--windows", "-5"},
+		"repeated window":    {"index", "--corpus", "c", "--out", "x", "--windows", "100,100"},
+		"bad shard":          {"index", "--corpus", "c", "--out", "x", "--shard", "3/3"},
+		"bad device":         {"index", "--corpus", "c", "--out", "x", "--device", "tpu"},
+		"repeated gpu":       {"index", "--corpus", "c", "--out", "x", "--gpus", "0,0"},
+		"bad gpus":           {"search", "--index", "x", "--queries", "q", "--gpus", "0,x"},
+		"bad format":         {"search", "--index", "x", "--queries", "q", "--format", "xml"},
+		"bad k":              {"search", "--index", "x", "--queries", "q", "--k", "0"},
+		"missing --queries":  {"search", "--index", "x"},
+		"k1 without lexical": {"index", "--corpus", "c", "--out", "x", "--bm25-k1", "1.2"},
+		"bad analyzer":       {"index", "--corpus", "c", "--out", "x", "--lexical", "--lexical-analyzer", "klingon"},
+		"bad b":              {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-b", "1.5"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, "", args...)

@@ -14,6 +14,9 @@ type docBatch struct {
 	docs  []corpus.Doc
 	items []item
 	segs  []segment // a Late build's segments, in document order
+	// docTerms are the terms of each document's whole text, parallel to
+	// docs, when the build makes lexical windows.
+	docTerms [][]string
 }
 
 // segment is one span of a document a Late build encodes in one pass.
@@ -28,9 +31,10 @@ type item struct {
 	doc                int32
 	tokStart, tokEnd   int32
 	byteStart, byteEnd int64
-	member             uint64  // bit i: the chunk is a window of Builder.windows[i]
-	ids                []int32 // content token ids (a slice of the document's)
-	text               string  // the chunk's text (a substring of the document's)
+	member             uint64   // bit i: the chunk is a window of Builder.windows[i]
+	ids                []int32  // content token ids (a slice of the document's)
+	text               string   // the chunk's text (a substring of the document's)
+	terms              []string // the text's terms, when the build makes lexical windows
 	// pieces say, in a Late build, which segments' rows the chunk pools;
 	// their Seg indexes the segments of the batch that holds the item.
 	pieces []late.Piece

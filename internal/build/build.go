@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
+	"github.com/msrag/msrag/lexical"
 )
 
 // Config is one build's settings, defaults already applied by the caller.
@@ -44,6 +45,11 @@ type Config struct {
 	Late        bool
 	LateOverlap int
 	LateEdges   late.Edges
+	// Lexical makes a lexical (BM25) index beside every window, over the
+	// same chunk rows, and one over the documents' whole texts, with the
+	// terms of Analyzer.
+	Lexical  bool
+	Analyzer lexical.Analyzer
 	// PrepareHook, when set, is called for every document before it is
 	// tokenized; an error fails the build as a failing document would. Tests
 	// use it to fail or stall one document.
@@ -71,6 +77,9 @@ type Result struct {
 	Tokens      int64     // content tokens embedded
 	Skipped     int64     // records the reader skipped
 	EmbedBusy   time.Duration
+	// DocLexical is the whole-document lexical index of a Lexical build
+	// (a row per document, in input order), nil otherwise.
+	DocLexical *lexical.Index
 	// Segment and Overlap are a late build's segment content tokens and
 	// their overlap (0 for an independent build).
 	Segment, Overlap int
@@ -88,8 +97,10 @@ type Builder struct {
 	late             embed.TokenEmbedder
 	segment, overlap int
 
-	// ids and titles are written by the order stage only.
+	// ids and titles are written by the order stage only, and so is
+	// docLex (the whole-document lexical builder of a Lexical build).
 	ids, titles []string
+	docLex      *lexical.Builder
 
 	docs, skipped, units atomic.Int64 // read stage
 	chunks, tokens       atomic.Int64 // embed stage
@@ -125,7 +136,14 @@ func New(cfg Config) (*Builder, error) {
 			b.Close()
 			return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
 		}
-		b.windows = append(b.windows, &Window{Spec: w, Index: fi, Chunks: &store.ChunkTable{}})
+		win := &Window{Spec: w, Index: fi, Chunks: &store.ChunkTable{}}
+		if cfg.Lexical {
+			win.lex = &lexical.Builder{}
+		}
+		b.windows = append(b.windows, win)
+	}
+	if cfg.Lexical {
+		b.docLex = &lexical.Builder{}
 	}
 	return b, nil
 }
@@ -143,10 +161,18 @@ func (b *Builder) Run(ctx context.Context, src corpus.Reader) (*Result, error) {
 	if err := b.run(ctx, src); err != nil {
 		return nil, err
 	}
+	for _, w := range b.windows {
+		if w.lex != nil {
+			w.Lexical, w.lex = w.lex.Build(), nil
+		}
+	}
 	res := &Result{
 		IDs: b.ids, Titles: b.titles, Windows: b.windows, Unique: b.unique,
 		Tokens: b.tokens.Load(), Skipped: b.skipped.Load(), EmbedBusy: b.busy.busy(),
 		Segment: b.segment, Overlap: b.overlap,
+	}
+	if b.docLex != nil {
+		res.DocLexical = b.docLex.Build()
 	}
 	b.windows = nil
 	return res, nil

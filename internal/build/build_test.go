@@ -1,6 +1,7 @@
 package build
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/internal/testfiles"
+	"github.com/msrag/msrag/lexical"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -196,5 +198,57 @@ func TestNewRejectsAWindowTooLong(t *testing.T) {
 	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Factory: "Flat"})
 	if err == nil || !strings.HasPrefix(err.Error(), "msrag: ") {
 		t.Fatalf("New with a window of 100 tokens for a model of 64 = %v; want an error", err)
+	}
+}
+
+// TestRunLexical checks that a Lexical build's window indices hold, row for
+// row, the terms of the byte spans of the window's chunk table, and the
+// document index the terms of each whole text in input order: each file is
+// byte-equal to one built directly from those texts.
+func TestRunLexical(t *testing.T) {
+	ids, texts := testDocs(9)
+	texts[3] = "the a of and" // stop words only: rows with no terms
+	{
+		b := newTestBuilder(t, Config{Lexical: true, Analyzer: lexical.English})
+		res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer CloseWindows(res.Windows)
+		for _, w := range res.Windows {
+			var want lexical.Builder
+			ct := w.Chunks
+			for r := range ct.Len() {
+				text := texts[ct.Doc[r]][ct.ByteStart[r]:ct.ByteEnd[r]]
+				if err := want.Add(r, lexical.English.Terms(text)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sameLexical(t, "window "+w.Spec.Name(), w.Lexical, want.Build())
+		}
+		var want lexical.Builder
+		for i, text := range texts {
+			if err := want.Add(i, lexical.English.Terms(text)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameLexical(t, "documents", res.DocLexical, want.Build())
+	}
+}
+
+func sameLexical(t *testing.T, what string, got, want *lexical.Index) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("%s: no lexical index", what)
+	}
+	var g, w bytes.Buffer
+	if _, err := got.WriteTo(&g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := want.WriteTo(&w); err != nil {
+		t.Fatal(err)
+	}
+	if got.Docs() == 0 || got.Tokens() == 0 || !bytes.Equal(g.Bytes(), w.Bytes()) {
+		t.Errorf("%s: lexical index of %d rows, %d tokens; want %d rows, %d tokens, the same bytes", what, got.Docs(), got.Tokens(), want.Docs(), want.Tokens())
 	}
 }

@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -149,7 +150,12 @@ func (b *Builder) order(ctx context.Context, in <-chan *docBatch, slots *semapho
 // emit records the documents of bt and adds its chunks to cur, sending cur
 // on whenever it is full; it returns the batch being filled.
 func (b *Builder) emit(ctx context.Context, bt *docBatch, cur *embedBatch, out chan<- *embedBatch) (*embedBatch, error) {
-	for _, d := range bt.docs {
+	for di, d := range bt.docs {
+		if b.docLex != nil {
+			if err := b.docLex.Add(len(b.ids), bt.docTerms[di]); err != nil {
+				return nil, fmt.Errorf("msrag: document %q: %w", d.ID, err)
+			}
+		}
 		b.ids = append(b.ids, d.ID)
 		b.titles = append(b.titles, d.Title)
 	}
@@ -215,6 +221,11 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 			for wi, w := range b.windows {
 				if it.member&(1<<wi) == 0 {
 					continue
+				}
+				if w.lex != nil {
+					if err := w.lex.Add(w.Chunks.Len(), it.terms); err != nil {
+						return fmt.Errorf("msrag: window %s: %w", w.Spec.Name(), err)
+					}
 				}
 				w.Chunks.Add(it.doc, it.tokStart, it.tokEnd, it.byteStart, it.byteEnd)
 				if err := w.push(v, b.cfg.TrainSize); err != nil {

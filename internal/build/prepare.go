@@ -7,6 +7,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/late"
+	"github.com/msrag/msrag/lexical"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -16,6 +17,10 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 	var res chunk.Result
 	var spans []chunk.Span
 	tok := b.cfg.Embedder.Tokenizer()
+	var lex *lexical.Tokenizer
+	if b.cfg.Lexical {
+		lex = b.cfg.Analyzer.NewTokenizer()
+	}
 	for {
 		bt, ok, err := receive(ctx, in)
 		if !ok {
@@ -24,6 +29,9 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 		for di, d := range bt.docs {
 			if err := b.prepareDoc(tok, bt, bt.base+int32(di), d, &res, &spans); err != nil {
 				return err
+			}
+			if lex != nil {
+				analyse(lex, bt, di, d)
 			}
 		}
 		if err := send(ctx, out, bt); err != nil {
@@ -63,6 +71,19 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 		b.cutSegments(bt, doc, enc.IDs, bt.items[first:])
 	}
 	return nil
+}
+
+// analyse gives the chunks of document di of bt (the last ones prepareDoc
+// appended) their terms, and the document its whole text's terms. A
+// chunk's terms are those of its text span alone.
+func analyse(lex *lexical.Tokenizer, bt *docBatch, di int, d corpus.Doc) {
+	for i := len(bt.items) - 1; i >= 0 && bt.items[i].doc == bt.base+int32(di); i-- {
+		bt.items[i].terms = lex.Append(nil, bt.items[i].text)
+	}
+	if bt.docTerms == nil {
+		bt.docTerms = make([][]string, len(bt.docs))
+	}
+	bt.docTerms[di] = lex.Append(nil, d.Full())
 }
 
 // cutSegments appends the segments of document doc (content ids) to bt and

@@ -6,14 +6,21 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
+	"github.com/msrag/msrag/lexical"
 )
 
 // Window is one window being filled: its FAISS index, the table of the
-// chunks behind its vectors, and the vectors not yet added.
+// chunks behind its vectors, the vectors not yet added, and in a Lexical
+// build the lexical index of the same chunk rows.
 type Window struct {
 	Spec   chunk.Window
 	Index  *faiss.Index
 	Chunks *store.ChunkTable
+	// Lexical is the window's lexical index once Run has built it (nil
+	// without lexical windows); row r is row r of Chunks.
+	Lexical *lexical.Index
+
+	lex *lexical.Builder // the lexical rows being added
 
 	pending []float32 // vectors waiting to be added (or to train the index)
 }

@@ -21,6 +21,9 @@ type (
 	WindowInfo = indexfile.WindowInfo
 	LateInfo   = indexfile.LateInfo
 	Input      = indexfile.Input
+	// LexicalInfo and LexicalFile describe the lexical windows.
+	LexicalInfo = indexfile.LexicalInfo
+	LexicalFile = indexfile.LexicalFile
 )
 
 // ManifestName is the manifest's file name inside an index directory.
@@ -109,7 +112,38 @@ func validate(m *Manifest) error {
 	if l := m.Late; l != nil && (l.SegmentTokens <= 0 || l.SequenceTokens < l.SegmentTokens || l.Overlap < 0 || l.Overlap >= l.SegmentTokens) {
 		return bad("late: segment_tokens %d, sequence_tokens %d, overlap %d: want 0 <= overlap < segment_tokens <= sequence_tokens", l.SegmentTokens, l.SequenceTokens, l.Overlap)
 	}
+	if m.Lexical != nil {
+		return validateLexical(m, files)
+	}
 	return nil
+}
+
+// validateLexical checks the lexical section: a file per window with as
+// many rows as the window has vectors, the document file with a row per
+// document, parameters in range.
+func validateLexical(m *Manifest, files map[string]string) error {
+	l := m.Lexical
+	switch {
+	case l.Analyzer.Name == "":
+		return fmt.Errorf("lexical.analyzer: no name: %w", ErrBadManifest)
+	case !(l.K1 >= 0) || !(l.B >= 0 && l.B <= 1):
+		return fmt.Errorf("lexical: k1 %v, b %v: want k1 >= 0 and b from 0 to 1: %w", l.K1, l.B, ErrBadManifest)
+	case len(l.Windows) != len(m.Windows):
+		return fmt.Errorf("lexical.windows: %d files for %d windows: %w", len(l.Windows), len(m.Windows), ErrBadManifest)
+	}
+	for i, f := range l.Windows {
+		field := fmt.Sprintf("lexical.windows[%d]", i)
+		if f.Rows != m.Windows[i].Vectors {
+			return fmt.Errorf("%s: %d rows, the window has %d vectors: %w", field, f.Rows, m.Windows[i].Vectors, ErrBadManifest)
+		}
+		if err := plainFile(files, field+".file", f.File); err != nil {
+			return err
+		}
+	}
+	if l.Doc.Rows != m.Docs {
+		return fmt.Errorf("lexical.doc: %d rows for %d documents: %w", l.Doc.Rows, m.Docs, ErrBadManifest)
+	}
+	return plainFile(files, "lexical.doc.file", l.Doc.File)
 }
 
 // validateWindow checks window i of a manifest; files collects the file

@@ -1,0 +1,488 @@
+package msrag
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/hashembed"
+	"github.com/msrag/msrag/lexical"
+)
+
+// buildLexical builds docs with lexical windows into a new directory.
+func buildLexical(t *testing.T, docs []testDoc, lex *LexicalConfig) (*Index, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "idx")
+	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, docs), corpus.Options{}),
+		Config{Embedder: testEmbedder(t), Windows: testWindows, Out: out, Lexical: lex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix, out
+}
+
+func lexicalBytes(t *testing.T, ix *lexical.Index) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := ix.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestLexicalStoredAndOpened checks that a build with lexical windows
+// records them in the manifest, writes a file per window and one for the
+// documents, and that the index opened from them holds, for every window,
+// the terms of its chunk table's byte spans row for row, and for the
+// documents their whole texts' terms.
+func TestLexicalStoredAndOpened(t *testing.T) {
+	docs := scifactDocs(t, 60)
+	built, out := buildLexical(t, docs, DefaultLexical())
+	man := built.Manifest()
+	l := man.Lexical
+	id := lexical.English.Identity()
+	if l == nil || l.Analyzer.Name != id.Name || l.Analyzer.Version != id.Version || l.K1 != 0.9 || l.B != 0.4 {
+		t.Fatalf("manifest's lexical section %+v", l)
+	}
+	ix, err := OpenWith(OpenOptions{Embedder: testEmbedder(t)}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	sh := ix.shards[0]
+	text := map[string]string{}
+	for _, d := range docs {
+		text[d.ID] = d.Title + " " + d.Text
+	}
+	for wi, w := range sh.windows {
+		f := l.Windows[wi]
+		if f.File != w.spec.Name()+".bm25" || f.Rows != man.Windows[wi].Vectors || len(f.SHA256) != 64 {
+			t.Errorf("window %s: manifest records %+v", w.spec.Name(), f)
+		}
+		var want lexical.Builder
+		for r := range w.chunks.Len() {
+			full := text[sh.ids[w.chunks.Doc[r]]]
+			if err := want.Add(r, lexical.English.Terms(full[w.chunks.ByteStart[r]:w.chunks.ByteEnd[r]])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(lexicalBytes(t, w.lex), lexicalBytes(t, want.Build())) {
+			t.Errorf("window %s: the lexical rows are not the terms of the chunks' spans", w.spec.Name())
+		}
+	}
+	var want lexical.Builder
+	for i, docID := range sh.ids {
+		if err := want.Add(i, lexical.English.Terms(text[docID])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(lexicalBytes(t, sh.docLex), lexicalBytes(t, want.Build())) || l.Doc.Rows != int64(len(docs)) {
+		t.Error("the document lexical index is not the terms of the whole texts")
+	}
+}
+
+// TestLexicalLeavesDenseAlone checks that lexical windows change no dense
+// file: the FAISS indices and chunk tables are byte for byte those of a
+// build without them.
+func TestLexicalLeavesDenseAlone(t *testing.T) {
+	docs := scifactDocs(t, 40)
+	with, dw := buildLexical(t, docs, DefaultLexical())
+	without, dn := buildLexical(t, docs, nil)
+	if without.Manifest().Lexical != nil {
+		t.Fatal("a build without lexical windows records some")
+	}
+	for i, w := range with.Manifest().Windows {
+		wn := without.Manifest().Windows[i]
+		if w.IndexSHA256 != wn.IndexSHA256 || w.ChunkSHA256 != wn.ChunkSHA256 {
+			t.Errorf("window %d: dense files differ with lexical windows", i)
+		}
+	}
+	for _, dir := range []string{dn, dw} {
+		ix, err := OpenWith(OpenOptions{Embedder: testEmbedder(t)}, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		ix.Close()
+	}
+}
+
+// editManifest rewrites the manifest of the index in dir through edit.
+func editManifest(t *testing.T, dir string, edit func(m map[string]any)) {
+	t.Helper()
+	p := filepath.Join(dir, "manifest.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLexicalOpenChecks checks what opening refuses: a damaged lexical
+// file, a manifest whose lexical rows do not match the window; and that an
+// analyzer of another version opens, its lexical windows marked unusable.
+func TestLexicalOpenChecks(t *testing.T) {
+	docs := scifactDocs(t, 30)
+	emb := testEmbedder(t)
+	t.Run("other analyzer version", func(t *testing.T) {
+		_, out := buildLexical(t, docs, DefaultLexical())
+		editManifest(t, out, func(m map[string]any) {
+			m["lexical"].(map[string]any)["analyzer"].(map[string]any)["version"] = "0 other"
+		})
+		ix, err := OpenWith(OpenOptions{Embedder: emb}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if ix.lex == nil || !errors.Is(ix.lex.err, lexical.ErrAnalyzer) || !errors.Is(ix.lex.err, ErrIndexMismatch) {
+			t.Fatalf("analyzer of another version: %v", ix.lex)
+		}
+	})
+	t.Run("corrupted file", func(t *testing.T) {
+		_, out := buildLexical(t, docs, DefaultLexical())
+		p := filepath.Join(out, "w32.bm25")
+		data, _ := os.ReadFile(p)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(p, data, 0o644)
+		_, err := OpenWith(OpenOptions{Embedder: emb}, out)
+		if !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "w32.bm25") {
+			t.Fatalf("corrupted w32.bm25: %v", err)
+		}
+	})
+	t.Run("rows", func(t *testing.T) {
+		_, out := buildLexical(t, docs, DefaultLexical())
+		editManifest(t, out, func(m map[string]any) {
+			m["lexical"].(map[string]any)["doc"].(map[string]any)["rows"] = 3
+		})
+		if _, err := OpenWith(OpenOptions{Embedder: emb}, out); err == nil || !strings.Contains(err.Error(), "lexical.doc") {
+			t.Fatalf("3 document rows: %v", err)
+		}
+	})
+	t.Run("shards with and without", func(t *testing.T) {
+		_, a := buildLexical(t, docs[:15], DefaultLexical())
+		_, b := buildLexical(t, docs[15:], nil)
+		if _, err := OpenWith(OpenOptions{Embedder: emb}, a, b); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "lexical") {
+			t.Fatalf("one shard with lexical windows, one without: %v", err)
+		}
+	})
+}
+
+// TestLexicalHostileDocuments builds documents of only stop words, a 5 MB
+// run of letters and words of 1,000 characters: each is indexed (the first
+// two with no terms, the long run dropped, not kept as a 5 MB term).
+func TestLexicalHostileDocuments(t *testing.T) {
+	long := strings.Repeat("q", 1000)
+	docs := []testDoc{
+		{ID: "stop", Text: "the and of a to in is it"},
+		{ID: "run", Text: strings.Repeat("x", 5<<20)},
+		{ID: "long", Text: long + " " + long + " protein"},
+		{ID: "plain", Text: "protein folding in cells"},
+	}
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	sh := ix.shards[0]
+	wantLen := map[string]int{"stop": 0, "run": 0, "long": 3, "plain": 3}
+	for i, id := range sh.ids {
+		if got := sh.docLex.DocLen(i); got != wantLen[id] {
+			t.Errorf("document %s: %d terms, want %d", id, got, wantLen[id])
+		}
+	}
+	if sh.docLex.DF(long) != 1 {
+		t.Errorf("the 1,000-character word is in %d documents, want 1", sh.docLex.DF(long))
+	}
+}
+
+// lexicalQueries are queries made of the docs' titles.
+func lexicalQueries(docs []testDoc, n int) []string {
+	var qs []string
+	for _, d := range docs[:n] {
+		qs = append(qs, d.Title+" "+strings.Join(strings.Fields(d.Text)[:3], " "))
+	}
+	return qs
+}
+
+// TestLexicalChannelSearch checks that --fusion bm25-w32 ranks the chunks
+// lexical.Search ranks in that window, all of them scored and put in the
+// canonical order (score, document, byte start) here, and that the fused
+// documents are those chunks' documents by their best chunk.
+func TestLexicalChannelSearch(t *testing.T) {
+	docs := scifactDocs(t, 80)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 12)
+	const windowK = 20
+	ch, err := ix.SearchChunks(context.Background(), queries, windowK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := ix.Layout().Index("bm25-w32")
+	wi := ix.Layout().Index("w32")
+	if ci < 0 || ch.Layout[ci].Kind != Lexical {
+		t.Fatalf("layout %s has no lexical w32", ix.Layout())
+	}
+	sh := ix.shards[0]
+	w := sh.windows[wi]
+	for q, text := range queries {
+		terms := lexical.English.Terms(text)
+		all, err := w.lex.Search([][]string{terms}, w.lex.Docs(), lexical.DefaultBM25, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []chunkHit
+		for j, r := range all.Rows {
+			if r >= 0 {
+				want = append(want, chunkHit{doc: sh.gidx[w.chunks.Doc[r]], score: all.Scores[j], start: w.chunks.ByteStart[r], end: w.chunks.ByteEnd[r]})
+			}
+		}
+		sortCanonical(want)
+		if len(want) == 0 {
+			t.Fatalf("query %d matches no chunk", q)
+		}
+		for len(want) < windowK {
+			want = append(want, chunkHit{doc: -1})
+		}
+		for r := range windowK {
+			i := q*windowK + r
+			got := chunkHit{doc: ch.Hits[ci].Docs[i], score: ch.Hits[ci].Scores[i], start: ch.Start[ci][i], end: ch.End[ci][i]}
+			if got != want[r] {
+				t.Fatalf("query %d rank %d: %+v, want %+v", q, r, got, want[r])
+			}
+		}
+	}
+	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, WindowK: windowK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range queries {
+		best := ch.Hits[ci].Docs[q*windowK]
+		if len(hits[q]) == 0 || hits[q][0].Doc != int(best) {
+			t.Fatalf("query %d: first document %v, the best chunk's is %d", q, hits[q], best)
+		}
+		ev := hits[q][0].Evidence[0]
+		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*windowK] {
+			t.Errorf("query %d: evidence %+v", q, ev)
+		}
+		var text string
+		for _, d := range docs {
+			if d.ID == hits[q][0].DocID {
+				text = (d.Title + " " + d.Text)[ev.Start:ev.End]
+			}
+		}
+		chunkTerms := lexical.English.Terms(text)
+		var matched []string
+		for _, term := range lexical.English.Terms(queries[q]) {
+			if slices.Contains(chunkTerms, term) && !slices.Contains(matched, term) {
+				matched = append(matched, term)
+			}
+		}
+		if len(matched) == 0 || !slices.Equal(ev.Terms, matched) {
+			t.Errorf("query %d: evidence terms %q, the chunk holds %q of the query's", q, ev.Terms, matched)
+		}
+	}
+}
+
+func sortCanonical(hs []chunkHit) {
+	slices.SortFunc(hs, func(a, b chunkHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc, b.doc), cmp.Compare(a.start, b.start))
+	})
+}
+
+// TestLexicalShardsSearchLikeOneIndex checks that lexical channels, alone
+// and fused with the dense windows, rank three shards exactly as one index:
+// the same documents, scores and evidence.
+func TestLexicalShardsSearchLikeOneIndex(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 300)
+	// Repeated texts make ties across shards, which the canonical order breaks.
+	for i := 0; i < 30; i += 3 {
+		docs[i+150].Title, docs[i+150].Text = docs[i].Title, docs[i].Text
+	}
+	path := writeJSONL(t, docs)
+	ctx := context.Background()
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	const n = 3
+	var dirs []string
+	for i := range n {
+		dir := filepath.Join(t.TempDir(), "shard")
+		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: n}}),
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n), Lexical: DefaultLexical()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharded.Close()
+	queries := lexicalQueries(docs, 40)
+	for _, fusion := range []string{"bm25-w16", "bm25-w64", "bm25-doc", "rrf:windows=lexical", "rrf:windows=all", "combsum:windows=all,norm=zscore"} {
+		f := mustFusion(t, fusion)
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range a {
+			if len(a[q]) == 0 || !sameRanking(a[q], b[q]) {
+				t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
+			}
+		}
+	}
+}
+
+// TestLexicalFusionRefused checks the plain refusals: a lexical fusion of
+// an index without lexical windows, and of one analysed by an analyzer of
+// another version (whose dense windows still search); and that a query no
+// chunk matches gets no lexical hits and no error.
+func TestLexicalFusionRefused(t *testing.T) {
+	docs := scifactDocs(t, 30)
+	ctx := context.Background()
+	emb := testEmbedder(t)
+	_, plain := buildLexical(t, docs, nil)
+	old, err := OpenWith(OpenOptions{Embedder: emb}, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	for _, f := range []string{"bm25-w16", "rrf:windows=all", "rrf:windows=lexical", "rrf:windows=16+bm25-doc"} {
+		_, err := old.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, f)})
+		if !errors.Is(err, ErrNoLexical) || !strings.Contains(err.Error(), "index "+plain+" has no lexical windows") {
+			t.Errorf("%s on an index without lexical windows: %v", f, err)
+		}
+	}
+	if _, err := old.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "rrf:windows=dense")}); err != nil {
+		t.Errorf("a dense fusion of an index without lexical windows: %v", err)
+	}
+
+	ix, dir := buildLexical(t, docs, DefaultLexical())
+	hits, err := ix.Search(ctx, []string{"zzyzx qqxq", "the of"}, SearchOptions{Fusion: mustFusion(t, "rrf:windows=lexical")})
+	if err != nil || len(hits[0]) != 0 || len(hits[1]) != 0 {
+		t.Errorf("queries matching no term: %v, %v", hits, err)
+	}
+	editManifest(t, dir, func(m map[string]any) {
+		m["lexical"].(map[string]any)["analyzer"].(map[string]any)["version"] = "0 other"
+	})
+	other, err := OpenWith(OpenOptions{Embedder: emb}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "bm25-doc")}); !errors.Is(err, lexical.ErrAnalyzer) {
+		t.Errorf("another analyzer version: %v", err)
+	}
+	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{}); err != nil {
+		t.Errorf("dense search of an index whose analyzer is of another version: %v", err)
+	}
+	if _, err := other.SearchChunks(ctx, []string{"protein"}, 10); err != nil {
+		t.Errorf("chunk search of an index whose analyzer is of another version: %v", err)
+	}
+}
+
+// TestLexicalTiesPastTheList checks the canonical order where every
+// document ties: 240 copies of one text, ids in decreasing input order, so
+// the rows a shard's list holds first are the last documents in id order;
+// one index and three shards must both return the first ids.
+func TestLexicalTiesPastTheList(t *testing.T) {
+	var docs []testDoc
+	for i := range 240 {
+		docs = append(docs, testDoc{ID: fmt.Sprintf("d%03d", 240-i), Text: "protein folding in yeast cells"})
+	}
+	path := writeJSONL(t, docs)
+	ctx := context.Background()
+	emb := testEmbedder(t)
+	var dirs []string
+	for i := range 3 {
+		dir := filepath.Join(t.TempDir(), "shard")
+		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 20, Shard: corpus.Shard{I: i, N: 3}}),
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/3", i), Lexical: DefaultLexical()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharded.Close()
+	want := []string{"d001", "d002", "d003", "d004", "d005"}
+	for _, ix := range []*Index{one, sharded} {
+		for _, f := range []string{"bm25-doc", "bm25-w16"} {
+			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, WindowK: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hits[0] {
+				got = append(got, h.DocID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d shards: %v, want %v", f, len(ix.shards), got, want)
+			}
+		}
+	}
+}
+
+// TestLexicalLateBuild checks that a late build, whose chunks travel to the
+// add stage a document at a time, gives the same lexical files as an
+// independent build of the same windows (the same chunk rows).
+func TestLexicalLateBuild(t *testing.T) {
+	emb, err := hashembed.NewHash(testTokenizer(t), 32, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeJSONL(t, scifactDocs(t, 50))
+	windows := []chunk.Window{{Size: 8, Stride: 4}, {Size: 20}, chunk.Full}
+	var mans []Manifest
+	for _, e := range []Embedding{Independent, Late} {
+		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}),
+			Config{Embedder: emb, Windows: windows, Embedding: e, BatchTokens: 300, Workers: 3, Lexical: DefaultLexical(),
+				Out: filepath.Join(t.TempDir(), "idx")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mans = append(mans, ix.Manifest())
+		ix.Close()
+	}
+	a, b := mans[0].Lexical, mans[1].Lexical
+	for i := range a.Windows {
+		if a.Windows[i].SHA256 != b.Windows[i].SHA256 || a.Windows[i].Rows == 0 {
+			t.Errorf("window %d: lexical files of the independent and late builds differ: %+v, %+v", i, a.Windows[i], b.Windows[i])
+		}
+	}
+	if a.Doc.SHA256 != b.Doc.SHA256 {
+		t.Error("document lexical files differ")
+	}
+}
