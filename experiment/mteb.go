@@ -68,6 +68,11 @@ var hubDir = regexp.MustCompile(`^hf--mteb--(.+)@[^@]+$`)
 // itself when it is none of MTEB's.
 func TaskName(dir string) string {
 	base := filepath.Base(filepath.Clean(dir))
+	if base == "." || base == ".." {
+		if abs, err := filepath.Abs(dir); err == nil {
+			base = filepath.Base(abs) // the directory ".." stands for
+		}
+	}
 	name := base
 	if m := hubDir.FindStringSubmatch(base); m != nil {
 		name = m[1]

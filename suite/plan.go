@@ -219,6 +219,9 @@ func (s *Suite) planRun(d Dataset, mi int, ws []int, indices string) (Planned, e
 	if r.MTEB.Task == "" {
 		r.MTEB.Task = experiment.TaskName(d.Dir)
 	}
+	if !plainName(r.MTEB.Task) {
+		return r, fmt.Errorf(`suite: dataset %s: its directory %s gives no task name: give it a "task"`, d.Name, d.Dir)
+	}
 	if len(m.WindowSets) > 1 {
 		r.MTEB.Model = tag // one MTEB model per window set
 	}
