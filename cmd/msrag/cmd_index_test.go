@@ -155,6 +155,9 @@ func TestIndexSearchUsageErrors(t *testing.T) {
 		"k1 without lexical": {"index", "--corpus", "c", "--out", "x", "--bm25-k1", "1.2"},
 		"bad analyzer":       {"index", "--corpus", "c", "--out", "x", "--lexical", "--lexical-analyzer", "klingon"},
 		"bad b":              {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-b", "1.5"},
+		"negative k1":        {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-k1", "-1"},
+		"NaN k1":             {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-k1", "NaN"},
+		"infinite b":         {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-b", "Inf"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, "", args...)
