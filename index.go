@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/faiss"
@@ -41,6 +42,26 @@ type shard struct {
 	// docLex is the whole-document lexical index (a row per document of
 	// ids), nil without lexical windows.
 	docLex *lexical.Index
+	// docEnd is each document's byte end (docEnds), made on first use.
+	docEnd     []int64
+	docEndOnce sync.Once
+}
+
+// docEnds returns the byte end of each document of the shard: the end of
+// its last token, the furthest any of its chunks reaches (a sliding
+// window's last chunk ends at the document's end). The whole-document
+// lexical channel's hits span from 0 to it.
+func (sh *shard) docEnds() []int64 {
+	sh.docEndOnce.Do(func() {
+		sh.docEnd = make([]int64, len(sh.ids))
+		for _, w := range sh.windows {
+			ct := w.chunks
+			for r, d := range ct.Doc {
+				sh.docEnd[d] = max(sh.docEnd[d], ct.ByteEnd[r])
+			}
+		}
+	})
+	return sh.docEnd
 }
 
 // window is one window of a shard: its FAISS index and chunk table.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
@@ -293,6 +294,21 @@ func TestLexicalChannelSearch(t *testing.T) {
 		}
 		if len(matched) == 0 || !slices.Equal(ev.Terms, matched) {
 			t.Errorf("query %d: evidence terms %q, the chunk holds %q of the query's", q, ev.Terms, matched)
+		}
+	}
+	// The whole-document channel's evidence spans the document's text up to
+	// the end of its last token (the text has no trailing white space).
+	hits, err = ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-doc"), K: 5, WindowK: windowK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range queries {
+		for _, h := range hits[q] {
+			d := docs[slices.IndexFunc(docs, func(d testDoc) bool { return d.ID == h.DocID })]
+			full := strings.TrimRightFunc(d.Title+" "+d.Text, unicode.IsSpace)
+			if ev := h.Evidence[0]; ev.Channel.Name() != "bm25-doc" || ev.Start != 0 || ev.End != int64(len(full)) {
+				t.Errorf("query %d, document %s: bm25-doc evidence %+v, want the span 0, %d", q, h.DocID, ev, len(full))
+			}
 		}
 	}
 }

@@ -93,7 +93,8 @@ func (ix *Index) lexShards(c Channel) []lexShard {
 	wi := slices.IndexFunc(ix.man.Windows, func(w WindowInfo) bool { return windowOf(w) == c.Window })
 	for si, sh := range ix.shards {
 		if c.WholeDoc() {
-			out[si] = lexShard{ix: sh.docLex, hit: func(r int32) chunkHit { return chunkHit{doc: sh.gidx[r]} }}
+			ends := sh.docEnds()
+			out[si] = lexShard{ix: sh.docLex, hit: func(r int32) chunkHit { return chunkHit{doc: sh.gidx[r], end: ends[r]} }}
 			continue
 		}
 		ct := sh.windows[wi].chunks

@@ -72,8 +72,8 @@ type Hit struct {
 // Evidence is a chunk that voted for a document.
 type Evidence struct {
 	// Channel is the channel that ranked the chunk: its kind and window
-	// (the whole-document lexical channel has the zero window and the span
-	// 0, 0).
+	// (the whole-document lexical channel has the zero window, and spans
+	// the document from 0 to the end of its last token).
 	Channel    Channel
 	Window     chunk.Window // the window the chunk came from (Channel.Window)
 	ChunkRank  int          // the chunk's rank in that window's list, from 1
