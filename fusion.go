@@ -32,6 +32,12 @@ type Fusion struct {
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.
 	Weights map[string]float64
+	// Balance, when set, gives each kind of channel fused the same total
+	// weight: a channel's weight is multiplied by (channels fused) /
+	// (kinds fused × channels of its kind), so three dense windows and four
+	// lexical channels weigh 7/6 and 7/8 each. Written balance=kinds; not
+	// with MaxP.
+	Balance bool
 	// Score, Rank and Votes are the coefficients of MethodLinear per window
 	// name (fuse.Options.Linear): of the z-scored document score, of
 	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
@@ -51,6 +57,11 @@ func Single(window string) Fusion {
 func (f Fusion) single() bool {
 	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !slices.Contains(channelGroups, f.Windows[0])
 }
+
+// DefaultHybrid is the fusion of dense and lexical channels an index with
+// both ranks by unless told otherwise (Index.DefaultFusion), chosen on
+// training splits only (docs/results.md, "Lexical windows").
+const DefaultHybrid = "rrf:windows=all"
 
 // Groups of channels windows= may name instead of a list.
 const (
@@ -154,6 +165,11 @@ func (f *Fusion) set(p string) error {
 			err = f.setWindows(val)
 		case "weights":
 			f.Weights, err = windowValues(val)
+		case "balance":
+			f.Balance = val == balanceKinds
+			if !f.Balance {
+				err = fmt.Errorf("want %s", balanceKinds)
+			}
 		case "score":
 			f.Score, err = windowValues(val)
 		case "rank":
@@ -174,7 +190,10 @@ func (f *Fusion) set(p string) error {
 }
 
 // channelParams are the parameters of the text form that name channels.
-var channelParams = []string{"windows", "weights", "score", "rank", "votes"}
+var channelParams = []string{"windows", "weights", "balance", "score", "rank", "votes"}
+
+// balanceKinds is the one value of balance=.
+const balanceKinds = "kinds"
 
 func (f *Fusion) setWindows(list string) error {
 	f.Windows = nil
@@ -226,7 +245,7 @@ func (f Fusion) validate() error {
 		return err
 	}
 	switch {
-	case (len(f.Weights) > 0 || f.Router != nil) && !f.Method.TakesWeights():
+	case (len(f.Weights) > 0 || f.Balance || f.Router != nil) && !f.Method.TakesWeights():
 		return fmt.Errorf("%s takes no weights", f.Method)
 	case f.Method != fuse.MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
 		return fmt.Errorf("score, rank and votes are coefficients of linear, not %s", f.Method)
@@ -255,6 +274,9 @@ func (f Fusion) String() string {
 	}{{"weights", f.Weights}, {"score", f.Score}, {"rank", f.Rank}, {"votes", f.Votes}} {
 		if len(m.v) > 0 {
 			p = append(p, m.key+"="+valuesString(m.v))
+		}
+		if m.key == "weights" && f.Balance {
+			p = append(p, "balance="+balanceKinds)
 		}
 	}
 	s := f.Rule.Format(p)

@@ -35,6 +35,9 @@ func TestParseFusion(t *testing.T) {
 		{"rrf:windows=dense", "rrf:windows=dense"},
 		{"rrf:windows=100+bm25-100+bm25-doc,weights=bm25-doc:0.5/100:2", "rrf:windows=100+bm25-w100+bm25-doc,weights=100:2/bm25-doc:0.5"},
 		{"linear:score=bm25-w100:1/100:0.5", "linear:score=100:0.5/bm25-w100:1"},
+		{"rrf:balance=kinds,windows=all", "rrf:windows=all,balance=kinds"},
+		{"combsum:norm=zscore,balance=kinds,weights=100:2,windows=all", "combsum:norm=zscore,windows=all,weights=100:2,balance=kinds"},
+		{DefaultHybrid, DefaultHybrid},
 	} {
 		f, err := ParseFusion(tc.in)
 		if err != nil {
@@ -61,6 +64,8 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:c", "want NAME=VALUE"},
 		{"maxp:weights=100:2", "maxp takes no weights"},
 		{"maxp:adapt=top:0.1", "maxp takes no weights"},
+		{"maxp:windows=all,balance=kinds", "maxp takes no weights"},
+		{"rrf:balance=windows", "want kinds"},
 		{"combsum:cap=2", "cap is a parameter of rrf"},
 		{"rrf:norm=minmax", "norm is a parameter of combsum"},
 		{"combsum:c=60", "c and base are parameters of rrf and docrrf"},

@@ -42,7 +42,7 @@ func (ix *Index) checkLexical(f Fusion) error {
 		return nil
 	}
 	if ix.lex == nil {
-		return fmt.Errorf("msrag: fusion %s: index %s has no lexical windows: it was built before they existed or without --lexical: %w", f, ix.where(), ErrNoLexical)
+		return fmt.Errorf("msrag: fusion %s: index %s has no lexical windows: it was built before they existed or with --no-lexical: %w", f, ix.where(), ErrNoLexical)
 	}
 	return ix.lex.err
 }
@@ -127,6 +127,26 @@ func inGroup(c Channel, group string) bool {
 	return dense || c.Kind == Lexical
 }
 
+// DefaultFusion is the fusion the index ranks by unless told otherwise:
+// DefaultHybrid when it has dense and lexical channels, RRF over the
+// channels of its one kind otherwise.
+func (ix *Index) DefaultFusion() Fusion {
+	l := ix.Layout()
+	dense, lexical := len(l.Dense()) > 0, len(l.Dense()) < len(l)
+	s := "rrf"
+	switch {
+	case dense && lexical:
+		s = DefaultHybrid
+	case lexical:
+		s = "rrf:windows=" + groupLexical
+	}
+	f, err := ParseFusion(s)
+	if err != nil {
+		panic(fmt.Sprintf("msrag: default fusion %q: %v", s, err))
+	}
+	return f
+}
+
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
@@ -170,11 +190,14 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (f
 	fo := f.Rule.Options(k)
 	fo.Workers = 2
 	name := func(i int) string { return ch.Layout[sel[i]].Name() }
-	if len(f.Weights) > 0 {
+	if len(f.Weights) > 0 || f.Balance {
 		fo.Weights = make([]float64, len(sel))
 		for i := range sel {
 			fo.Weights[i] = valueOr(f.Weights, name(i), 1)
 		}
+	}
+	if f.Balance {
+		balance(fo.Weights, ch.Layout, sel)
 	}
 	if f.Method == fuse.MethodLinear {
 		fo.Linear = make([]float64, 0, fuse.NumLinear*len(sel))
@@ -198,6 +221,18 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (f
 		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
 	}
 	return fo, nil
+}
+
+// balance multiplies the weights of the selected channels so that each kind
+// fused weighs as much in all: by (channels) / (kinds × channels of its kind).
+func balance(w []float64, l Layout, sel []int) {
+	per := map[ChannelKind]int{}
+	for _, i := range sel {
+		per[l[i].Kind]++
+	}
+	for j, i := range sel {
+		w[j] *= float64(len(sel)) / float64(len(per)*per[l[i].Kind])
+	}
 }
 
 // routerWeights runs the router over the batch's query vectors and features.

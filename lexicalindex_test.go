@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -500,5 +502,39 @@ func TestLexicalLateBuild(t *testing.T) {
 	}
 	if a.Doc.SHA256 != b.Doc.SHA256 {
 		t.Error("document lexical files differ")
+	}
+}
+
+// TestBalanceKinds checks balance=kinds against the same rule with the
+// weights it stands for written out: three dense windows and four lexical
+// channels weigh 7/6 and 7/8 each.
+func TestBalanceKinds(t *testing.T) {
+	docs := scifactDocs(t, 60)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 8)
+	d, l := strconv.FormatFloat(7.0/6, 'g', -1, 64), strconv.FormatFloat(7.0/8, 'g', -1, 64)
+	explicit := "windows=all,weights=16:" + d + "/32:" + d + "/64:" + d + "/bm25-16:" + l + "/bm25-32:" + l + "/bm25-64:" + l + "/bm25-doc:" + l
+	for _, rule := range []string{"rrf:c=1", "combsum:norm=zscore"} {
+		got, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, rule+",windows=all,balance=kinds"), K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, rule+","+explicit), K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, rule+",windows=all"), K: 10})
+		differs := false
+		for q := range queries {
+			for r := range want[q] {
+				if got[q][r].Doc != want[q][r].Doc || math.Abs(got[q][r].Score-want[q][r].Score) > 1e-12*math.Abs(want[q][r].Score) {
+					t.Fatalf("%s query %d rank %d: %+v, want %+v", rule, q, r, got[q][r], want[q][r])
+				}
+				differs = differs || plain[q][r].Score != got[q][r].Score
+			}
+		}
+		if !differs {
+			t.Errorf("%s: balance=kinds scores as the unweighted rule", rule)
+		}
 	}
 }

@@ -44,6 +44,9 @@ type Config struct {
 	Kind Kind
 	// Fusion is the rule of a fused kind (Kind.fused).
 	Fusion msrag.Fusion
+	// OracleOf is, for an oracle, the kind of channel it picks among; nil:
+	// every single channel.
+	OracleOf []msrag.ChannelKind
 }
 
 // reportKind is the kind results.json records: report.KindWindow, KindFull,
@@ -88,8 +91,14 @@ func FusionConfig(f msrag.Fusion) Config {
 }
 
 // DefaultConfigs is what msrag eval evaluates unless told otherwise:
-// windows,rrf,maxp,full,oracle.
-const DefaultConfigs = "windows,rrf,maxp,full,oracle"
+// windows,rrf,hybrid,maxp,full,oracle.
+const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
+
+// Names of the oracles per kind of channel.
+const (
+	oracleDense   = report.KindOracle + ":dense"
+	oracleLexical = report.KindOracle + ":lexical"
+)
 
 // ParseConfigs expands a comma-separated list of configurations against the
 // evaluation index's layout (EvalLayout):
@@ -98,53 +107,139 @@ const DefaultConfigs = "windows,rrf,maxp,full,oracle"
 //	          window (w100, w200, ...) and, in a layout with lexical
 //	          channels, each one's lexical channel (bm25-w100, ...) and
 //	          bm25-doc
-//	oracle    the oracle over those single channels (it adds them)
+//	hybrid    in a layout with lexical channels, RRF over them
+//	          (rrf:windows=lexical) and msrag.DefaultHybrid; nothing in
+//	          one without
+//	oracle    the oracle over those single channels (it adds them) and, in
+//	          a layout with both kinds, the oracle of each kind
+//	          (oracle:dense, oracle:lexical), which can also be asked alone
 //	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
 // A rule with parameters is written with ';' between its parameters in this
 // list (rrf:c=60;base=1), since ',' separates configurations.
 func ParseConfigs(s string, layout msrag.Layout) ([]Config, error) {
-	var out []Config
-	add := func(c Config) {
-		if !slices.ContainsFunc(out, func(o Config) bool { return o.Name == c.Name }) {
-			out = append(out, c)
-		}
-	}
-	singles := func() {
-		for _, c := range layout {
-			if !c.Window.Truncate {
-				add(FusionConfig(msrag.Single(c.Name())))
-			}
-		}
-	}
-	oracle := false
+	p := configParser{layout: layout}
 	for _, tok := range strings.Split(s, ",") {
-		switch tok = strings.ToLower(strings.TrimSpace(tok)); tok {
-		case "":
-		case "windows":
-			singles()
-		case "oracle":
-			oracle = true
-		default:
-			f, err := msrag.ParseFusion(strings.ReplaceAll(tok, ";", ","))
-			if err != nil {
-				return nil, fmt.Errorf("experiment: configuration %q: %w", tok, err)
-			}
-			if _, err := f.Select(layout); err != nil {
-				return nil, fmt.Errorf("experiment: configuration %q: %w", tok, err)
-			}
-			add(FusionConfig(f))
+		if err := p.token(strings.ToLower(strings.TrimSpace(tok))); err != nil {
+			return nil, err
 		}
 	}
-	if oracle {
-		singles()
-		add(Config{Name: report.KindOracle, Kind: KindOracle})
+	if len(p.oracles) > 0 {
+		p.singles()
+		for _, o := range p.oracles {
+			p.add(o)
+		}
 	}
-	if len(out) == 0 {
+	if len(p.out) == 0 {
 		return nil, fmt.Errorf("experiment: configurations %q name none", s)
 	}
-	return out, nil
+	return p.out, nil
+}
+
+// configParser collects configurations in the order they are named, each
+// once; oracles go last, after the single channels they pick from.
+type configParser struct {
+	layout  msrag.Layout
+	out     []Config
+	oracles []Config
+}
+
+func (p *configParser) add(c Config) {
+	if !slices.ContainsFunc(p.out, func(o Config) bool { return o.Name == c.Name }) {
+		p.out = append(p.out, c)
+	}
+}
+
+// singles adds every channel alone but the full window.
+func (p *configParser) singles() {
+	for _, c := range p.layout {
+		if !c.Window.Truncate {
+			p.add(FusionConfig(msrag.Single(c.Name())))
+		}
+	}
+}
+
+func (p *configParser) lexical() bool {
+	return slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == msrag.Lexical })
+}
+
+func (p *configParser) token(tok string) error {
+	switch tok {
+	case "":
+	case "windows":
+		p.singles()
+	case "hybrid":
+		if p.lexical() {
+			return p.rules("rrf:windows=lexical", msrag.DefaultHybrid)
+		}
+	case report.KindOracle:
+		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
+		if p.lexical() && len(p.layout.Dense()) > 0 {
+			p.oracles = append(p.oracles,
+				Config{Name: oracleDense, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Dense}},
+				Config{Name: oracleLexical, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Lexical}})
+		}
+	case oracleDense, oracleLexical:
+		k := msrag.Dense
+		if tok == oracleLexical {
+			k = msrag.Lexical
+		}
+		if !slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == k && !c.Window.Truncate }) {
+			return fmt.Errorf("experiment: configuration %q: the index has no %s channels (it has %s)", tok, k, p.layout)
+		}
+		p.oracles = append(p.oracles, Config{Name: tok, Kind: KindOracle, OracleOf: []msrag.ChannelKind{k}})
+	default:
+		return p.rules(tok)
+	}
+	return nil
+}
+
+// rules adds fusion rules, each checked against the layout.
+func (p *configParser) rules(toks ...string) error {
+	for _, tok := range toks {
+		f, err := msrag.ParseFusion(strings.ReplaceAll(tok, ";", ","))
+		if err != nil {
+			return fmt.Errorf("experiment: configuration %q: %w", tok, err)
+		}
+		if _, err := f.Select(p.layout); err != nil {
+			return fmt.Errorf("experiment: configuration %q: %w", tok, err)
+		}
+		p.add(FusionConfig(f))
+	}
+	return nil
+}
+
+// channelKinds says which kinds of channel a configuration ranks from:
+// "dense", "lexical" or "hybrid" (both); "" when the layout does not say
+// (a cross-validated fitting ranks from every channel).
+func channelKinds(c Config, layout msrag.Layout) string {
+	var used msrag.Layout
+	switch {
+	case c.Kind == KindOracle && c.OracleOf != nil:
+		used = slices.DeleteFunc(slices.Clone(layout), func(ch msrag.Channel) bool { return !slices.Contains(c.OracleOf, ch.Kind) })
+	case c.Kind == KindOracle || c.Kind == KindLearnedCV:
+		used = layout
+	default:
+		sel, err := c.Fusion.Select(layout)
+		if err != nil {
+			return ""
+		}
+		for _, i := range sel {
+			used = append(used, layout[i])
+		}
+	}
+	dense := slices.ContainsFunc(used, func(ch msrag.Channel) bool { return ch.Kind == msrag.Dense })
+	lexical := slices.ContainsFunc(used, func(ch msrag.Channel) bool { return ch.Kind == msrag.Lexical })
+	switch {
+	case dense && lexical:
+		return report.ChannelsHybrid
+	case lexical:
+		return report.ChannelsLexical
+	case dense:
+		return report.ChannelsDense
+	}
+	return ""
 }
 
 // learnedConfigs are the configurations of a fusion model: its rule, and the

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/report"
 )
 
 // TestParseConfigsLexical checks the expansion against a layout with and
@@ -20,7 +22,10 @@ func TestParseConfigsLexical(t *testing.T) {
 		want    []string
 	}{
 		{false, "windows,rrf,oracle", []string{"w100", "w200", "rrf", "oracle"}},
-		{true, "windows,rrf,oracle", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "oracle"}},
+		{true, "windows,rrf,oracle", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "oracle", "oracle:dense", "oracle:lexical"}},
+		{false, DefaultConfigs, []string{"w100", "w200", "rrf", "maxp", "full", "oracle"}},
+		{true, DefaultConfigs, []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "rrf:windows=lexical", msrag.DefaultHybrid, "maxp", "full", "oracle", "oracle:dense", "oracle:lexical"}},
+		{true, "oracle:lexical", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "oracle:lexical"}},
 		{true, "rrf:windows=all,rrf:windows=lexical,bm25-full", []string{"rrf:windows=all", "rrf:windows=lexical", "bm25-full"}},
 	} {
 		cs, err := ParseConfigs(tc.in, EvalLayout(ws, tc.lexical))
@@ -35,9 +40,34 @@ func TestParseConfigsLexical(t *testing.T) {
 			t.Errorf("%q (lexical %v): %v, want %v", tc.in, tc.lexical, names, tc.want)
 		}
 	}
-	for _, in := range []string{"bm25-w100", "rrf:windows=all", "rrf:windows=100+bm25-doc"} {
+	for _, in := range []string{"bm25-w100", "rrf:windows=all", "rrf:windows=100+bm25-doc", "oracle:lexical"} {
 		if _, err := ParseConfigs(in, EvalLayout(ws, false)); err == nil || !strings.Contains(err.Error(), "no") {
 			t.Errorf("%q without lexical channels: %v", in, err)
 		}
+	}
+}
+
+// TestChannelKinds checks which kinds of channel each configuration is
+// reported as ranking from.
+func TestChannelKinds(t *testing.T) {
+	l := EvalLayout(chunk.Sizes(100, 200), true)
+	cs, err := ParseConfigs("windows,rrf,rrf:windows=lexical,rrf:windows=all,rrf:windows=100+bm25-doc,full,oracle", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"w100": report.ChannelsDense, "bm25-w100": report.ChannelsLexical, "bm25-doc": report.ChannelsLexical,
+		"rrf": report.ChannelsDense, "rrf:windows=lexical": report.ChannelsLexical, "rrf:windows=all": report.ChannelsHybrid,
+		"rrf:windows=100+bm25-doc": report.ChannelsHybrid, "full": report.ChannelsDense, "oracle": report.ChannelsHybrid,
+		"oracle:dense": report.ChannelsDense, "oracle:lexical": report.ChannelsLexical}
+	for _, c := range cs {
+		if w, ok := want[c.Name]; ok {
+			if got := channelKinds(c, l); got != w {
+				t.Errorf("%s: channels %q, want %q", c.Name, got, w)
+			}
+			delete(want, c.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("configurations missing: %v", want)
 	}
 }

@@ -186,7 +186,7 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 	hint := "evaluate it with --windows " + strings.Join(sizes, ",")
 	lexical := len(want.Dense()) < len(want)
 	if lexical && ix.Manifest().Lexical == nil && !mismatchDense(ix, want) {
-		return why + "; it has no lexical windows: build it with msrag index --lexical, or evaluate it without --lexical"
+		return why + "; it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical"
 	}
 	if !full {
 		hint = "it lacks the full window that eval's full and oracle configurations need: build it with msrag index --full (and --windows " + strings.Join(sizes, ",") + ")"

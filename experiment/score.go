@@ -3,47 +3,63 @@ package experiment
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/report"
 )
 
-// score evaluates every configuration's run and forms the oracle over the
-// single windows.
+// score evaluates every configuration's run and forms the oracles over the
+// single channels.
 func score(spec Spec, res *Result) error {
-	var names []string
-	var singles []eval.Results
+	layout := spec.layout()
+	var singles []single
 	for _, c := range spec.Configs {
+		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}
 		if c.Kind == KindOracle {
-			res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.reportKind(), UpperBound: true})
+			rc.UpperBound = true
+			res.Report.Configs = append(res.Report.Configs, rc)
 			continue
 		}
 		r, err := eval.Evaluate(res.Qrels, res.Runs[c.Name], eval.DefaultMetrics()...)
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		res.Report.Configs = append(res.Report.Configs, report.Config{Name: c.Name, Kind: c.reportKind(), Fusion: c.fusionText(),
-			Windows: windowSizes(c), RunFile: filepath.Join("runs", c.fileName()), Results: r})
+		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), filepath.Join("runs", c.fileName()), r
+		res.Report.Configs = append(res.Report.Configs, rc)
 		if c.Kind == KindWindow {
-			names, singles = append(names, c.Name), append(singles, r)
+			singles = append(singles, single{name: c.Name, kind: layout[layout.Index(c.Name)].Kind, results: r})
 		}
 	}
-	if o := res.Report.Config(report.KindOracle); o != nil {
-		if err := fillOracle(res.Report, o, names, singles); err != nil {
+	for _, c := range spec.Configs {
+		if c.Kind != KindOracle {
+			continue
+		}
+		if err := fillOracle(res.Report, c, singles); err != nil {
 			return err
 		}
 	}
 	return pair(res.Report)
 }
 
+// single is one channel alone, scored.
+type single struct {
+	name    string
+	kind    msrag.ChannelKind
+	results eval.Results
+}
+
 // PairedMetric is the metric configurations are compared on, query by query.
 const PairedMetric = "ndcg_cut_10"
 
-// pair compares every configuration with the best single window (chosen
-// after the fact, which flatters it) and with rrf.
+// pair compares every configuration with the best single channel (chosen
+// after the fact, which flatters it), with rrf and with RRF over the
+// lexical channels.
 func pair(e *report.Eval) error {
 	e.PairedMetric = PairedMetric
-	base := map[string]*report.Config{"best_window": e.BestWindow(PairedMetric), "rrf": e.Config("rrf")}
+	base := map[string]*report.Config{report.PairedBestWindow: e.BestWindow(PairedMetric), report.PairedRRF: e.Config("rrf"),
+		report.PairedLexicalRRF: e.Config(report.LexicalRRF)}
 	for i := range e.Configs {
 		c := &e.Configs[i]
 		for name, b := range base {
@@ -76,15 +92,28 @@ func windowSizes(c Config) []int {
 	return out
 }
 
-func fillOracle(e *report.Eval, o *report.Config, names []string, singles []eval.Results) error {
+// fillOracle forms oracle configuration c from the single channels of its
+// kinds; the oracle over every channel also describes its picks
+// (Eval.Oracle).
+func fillOracle(e *report.Eval, c Config, all []single) error {
+	var names []string
+	var singles []eval.Results
+	for _, s := range all {
+		if c.OracleOf == nil || slices.Contains(c.OracleOf, s.kind) {
+			names, singles = append(names, s.name), append(singles, s.results)
+		}
+	}
 	if len(singles) == 0 {
-		return fmt.Errorf("experiment: the oracle needs single windows")
+		return fmt.Errorf("experiment: %s needs single windows", c.Name)
 	}
 	or, err := eval.Oracle(names, singles)
 	if err != nil {
-		return fmt.Errorf("experiment: oracle: %w", err)
+		return fmt.Errorf("experiment: %s: %w", c.Name, err)
 	}
-	o.Results = or.Results
+	e.Config(c.Name).Results = or.Results
+	if c.OracleOf != nil {
+		return nil
+	}
 	e.Oracle = &report.Oracle{Over: names, HistogramMetric: "ndcg_cut_10", Best: or.Best,
 		BestCounts: map[string][]int{}, Ties: map[string]int{}}
 	for _, m := range []string{"ndcg_cut_10", "cdr_1"} {

@@ -21,6 +21,23 @@ const (
 	KindLearned = "learned"
 )
 
+// Kinds of channel a configuration ranks from (Config.Channels).
+const (
+	ChannelsDense   = "dense"   // dense windows only
+	ChannelsLexical = "lexical" // lexical channels only
+	ChannelsHybrid  = "hybrid"  // both
+)
+
+// Baselines of the paired comparisons (Config.Paired).
+const (
+	PairedBestWindow = "best_window"
+	PairedRRF        = "rrf"
+	PairedLexicalRRF = "lexical_rrf"
+)
+
+// LexicalRRF names the configuration of RRF over the lexical channels.
+const LexicalRRF = "rrf:windows=lexical"
+
 // Eval is the outcome of one evaluation run: the schema of results.json.
 type Eval struct {
 	// MsragVersion is Build in one line: version, revision, "(modified)".
@@ -153,11 +170,16 @@ type Config struct {
 	// oracle has none (it is not a ranking).
 	RunFile string `json:"run_file,omitempty"`
 	// UpperBound marks the oracle: it looks at the labels.
-	UpperBound bool         `json:"upper_bound,omitempty"`
-	Results    eval.Results `json:"results"`
+	UpperBound bool `json:"upper_bound,omitempty"`
+	// Channels says which kinds of channel it ranks from: ChannelsDense,
+	// ChannelsLexical or ChannelsHybrid; empty in runs made before lexical
+	// channels existed.
+	Channels string       `json:"channels,omitempty"`
+	Results  eval.Results `json:"results"`
 	// Paired compares it query by query on Eval.PairedMetric with the
-	// baselines: "best_window" (the single window with the best mean,
-	// chosen after the fact) and "rrf".
+	// baselines: "best_window" (the single channel with the best mean,
+	// chosen after the fact), "rrf" (over the dense windows) and, when
+	// the run has it, "lexical_rrf" (RRF over the lexical channels).
 	Paired map[string]eval.Paired `json:"paired,omitempty"`
 }
 

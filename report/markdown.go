@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,21 +48,7 @@ func (c *Config) label() string {
 // BestWindow returns the single-window configuration with the highest mean
 // of metric (the first on a tie), or nil when there is none.
 func (e *Eval) BestWindow(metric string) *Config {
-	var best *Config
-	for i := range e.Configs {
-		c := &e.Configs[i]
-		if c.Kind != KindWindow {
-			continue
-		}
-		v, ok := c.mean(metric)
-		if !ok {
-			continue
-		}
-		if b, _ := best.mean(metric); best == nil || v > b {
-			best = c
-		}
-	}
-	return best
+	return e.bestOf(metric, func(c *Config) bool { return c.Kind == KindWindow })
 }
 
 // cdrMetrics returns the cdr_K names of CDRCutoffs that some configuration has.
@@ -178,6 +165,9 @@ func WriteSummary(w io.Writer, e *Eval) error {
 	bw := bufio.NewWriter(w)
 	e.header(bw)
 	e.naiveTable().write(bw)
+	if e.hasLexical() {
+		e.kindsTable().write(bw)
+	}
 	e.cdrTable().write(bw)
 	return bw.Flush()
 }
@@ -216,6 +206,7 @@ func WriteMarkdown(w io.Writer, e *Eval) error {
 	if err := e.writeOracle(bw); err != nil {
 		return err
 	}
+	e.writeKinds(bw)
 	e.writePaired(bw)
 
 	fmt.Fprintf(bw, "## All configurations\n\n")
@@ -260,19 +251,99 @@ func (e *Eval) writePaired(bw io.Writer) {
 		right: []bool{false, true, true, true, true, true, true}}
 	for i := range e.Configs {
 		c := &e.Configs[i]
-		row := []string{c.label()}
-		for _, b := range []string{"best_window", "rrf"} {
-			p, ok := c.Paired[b]
-			if !ok {
-				row = append(row, "—", "—", "—")
-				continue
-			}
-			row = append(row, fmt.Sprintf("%+.2f", 100*p.Diff), fmt.Sprintf("[%+.2f, %+.2f]", 100*p.Lo, 100*p.Hi),
-				fmt.Sprintf("%d/%d/%d", p.Wins, p.Ties, p.Losses))
-		}
-		t.rows = append(t.rows, row)
+		t.rows = append(t.rows, append([]string{c.label()}, c.pairedCells(PairedBestWindow, PairedRRF)...))
 	}
 	t.write(bw)
+}
+
+// hasLexical reports whether the run has a lexical configuration.
+func (e *Eval) hasLexical() bool {
+	return slices.ContainsFunc(e.Configs, func(c Config) bool { return c.Channels == ChannelsLexical })
+}
+
+// channelKinds are the kinds of channel in the order reports show them.
+var channelKinds = []string{ChannelsDense, ChannelsLexical, ChannelsHybrid}
+
+// kindsTable sets each kind of channel (and both) side by side: its best
+// single channel (after the fact), its RRF and its oracle.
+func (e *Eval) kindsTable() *table {
+	const m = "ndcg_cut_10"
+	rrfs := map[string]string{ChannelsDense: "rrf", ChannelsLexical: LexicalRRF, ChannelsHybrid: "rrf:windows=all"}
+	oracles := map[string]string{ChannelsDense: KindOracle + ":dense", ChannelsLexical: KindOracle + ":lexical", ChannelsHybrid: KindOracle}
+	t := &table{head: []string{"channels", "best single channel", "rrf", "oracle (upper bound)"}, right: []bool{false, true, true, true}}
+	for _, k := range channelKinds {
+		best := e.bestOf(m, func(c *Config) bool { return c.Kind == KindWindow && (k == ChannelsHybrid || c.Channels == k) })
+		bestCell := "—"
+		if best != nil {
+			bestCell = best.cell(m) + " (" + best.Name + ")"
+		}
+		rrfCell := "—"
+		if r := e.Config(rrfs[k]); r != nil {
+			rrfCell = r.cell(m) + " (" + r.Name + ")"
+		}
+		t.rows = append(t.rows, []string{k, bestCell, rrfCell, e.Config(oracles[k]).cell(m)})
+	}
+	return t
+}
+
+// writeKinds writes, for a run with lexical channels, dense-only,
+// lexical-only and hybrid side by side (kindsTable), then every
+// configuration against each kind's RRF.
+func (e *Eval) writeKinds(bw io.Writer) {
+	if !e.hasLexical() {
+		return
+	}
+	const m = "ndcg_cut_10"
+	fmt.Fprintf(bw, "## Dense, lexical and hybrid (%s)\n\n", metricLabel(m))
+	fmt.Fprintf(bw, "Each kind of channel alone and both together: the best single channel of the kind (chosen after "+
+		"the fact), RRF over the kind's channels and the oracle over them (an upper bound).\n\n")
+	e.kindsTable().write(bw)
+	fmt.Fprintf(bw, "Every configuration against RRF over the dense windows (rrf) and over the lexical channels (%s): "+
+		"mean difference, 95%% paired bootstrap interval, queries won/tied/lost.\n\n", LexicalRRF)
+	t := &table{head: []string{"configuration", "channels", metricLabel(m), "− rrf", "95% interval", "win/tie/loss", "− " + LexicalRRF, "95% interval", "win/tie/loss"},
+		right: []bool{false, false, true, true, true, true, true, true, true}}
+	for _, k := range channelKinds {
+		for i := range e.Configs {
+			if c := &e.Configs[i]; c.Channels == k {
+				row := []string{c.label(), c.Channels, c.cell(m)}
+				t.rows = append(t.rows, append(row, c.pairedCells(PairedRRF, PairedLexicalRRF)...))
+			}
+		}
+	}
+	t.write(bw)
+}
+
+// bestOf returns the configuration of those keep accepts with the highest
+// mean of metric (the first on a tie), or nil.
+func (e *Eval) bestOf(metric string, keep func(*Config) bool) *Config {
+	var best *Config
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		v, ok := c.mean(metric)
+		if !ok || !keep(c) {
+			continue
+		}
+		if b, _ := best.mean(metric); best == nil || v > b {
+			best = c
+		}
+	}
+	return best
+}
+
+// pairedCells formats the configuration's paired comparisons with the
+// baselines: difference, interval, win/tie/loss, or dashes.
+func (c *Config) pairedCells(baselines ...string) []string {
+	var row []string
+	for _, b := range baselines {
+		p, ok := c.Paired[b]
+		if !ok {
+			row = append(row, "—", "—", "—")
+			continue
+		}
+		row = append(row, fmt.Sprintf("%+.2f", 100*p.Diff), fmt.Sprintf("[%+.2f, %+.2f]", 100*p.Lo, 100*p.Hi),
+			fmt.Sprintf("%d/%d/%d", p.Wins, p.Ties, p.Losses))
+	}
+	return row
 }
 
 // writeOracle writes the histogram of the oracle's picks, if there is an oracle.

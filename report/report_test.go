@@ -208,3 +208,52 @@ func TestOraclePicksRejectsTooManyTies(t *testing.T) {
 		t.Fatalf("Picks: %v, %d, %v; want [1 3], 4, nil", counts, ties, err)
 	}
 }
+
+// TestWriteKinds checks the section that sets dense, lexical and hybrid side
+// by side, on a made-up run with hand-checkable numbers.
+func TestWriteKinds(t *testing.T) {
+	e := tinyEval()
+	ndcg := func(v float64) eval.Results { return results(4, map[string]float64{"ndcg_cut_10": v}) }
+	for i := range e.Configs {
+		e.Configs[i].Channels = report.ChannelsDense
+	}
+	e.Configs[5].Channels = report.ChannelsHybrid // the oracle over every channel
+	e.Configs = append(e.Configs,
+		report.Config{Name: "bm25-w10", Kind: report.KindWindow, Channels: report.ChannelsLexical, Results: ndcg(0.45)},
+		report.Config{Name: "bm25-doc", Kind: report.KindWindow, Channels: report.ChannelsLexical, Results: ndcg(0.55)},
+		report.Config{Name: report.LexicalRRF, Kind: "rrf", Channels: report.ChannelsLexical, Results: ndcg(0.5),
+			Paired: map[string]eval.Paired{report.PairedRRF: {Diff: -0.0525, Lo: -0.1, Hi: 0.01, Wins: 1, Ties: 1, Losses: 2}}},
+		report.Config{Name: "rrf:windows=all", Kind: "rrf", Channels: report.ChannelsHybrid, Results: ndcg(0.6),
+			Paired: map[string]eval.Paired{report.PairedRRF: {Diff: 0.0475, Lo: 0.01, Hi: 0.09, Wins: 2, Ties: 2},
+				report.PairedLexicalRRF: {Diff: 0.1, Lo: 0.02, Hi: 0.2, Wins: 3, Ties: 1}}},
+		report.Config{Name: "oracle:dense", Kind: report.KindOracle, UpperBound: true, Channels: report.ChannelsDense, Results: ndcg(0.58)},
+		report.Config{Name: "oracle:lexical", Kind: report.KindOracle, UpperBound: true, Channels: report.ChannelsLexical, Results: ndcg(0.62)},
+	)
+	e.Configs[5].Results = ndcg(0.7)
+	var md, sum bytes.Buffer
+	if err := report.WriteMarkdown(&md, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteSummary(&sum, e); err != nil {
+		t.Fatal(err)
+	}
+	kinds := "| channels | best single channel | rrf | oracle (upper bound) |\n|---|---:|---:|---:|\n" +
+		"| dense | 50.00 (w20) | 55.25 (rrf) | 58.00 |\n" +
+		"| lexical | 55.00 (bm25-doc) | 50.00 (rrf:windows=lexical) | 62.00 |\n" +
+		"| hybrid | 55.00 (bm25-doc) | 60.00 (rrf:windows=all) | 70.00 |\n"
+	for _, w := range []string{kinds, "## Dense, lexical and hybrid (nDCG@10)",
+		"| rrf:windows=lexical | lexical | 50.00 | -5.25 | [-10.00, +1.00] | 1/1/2 | — | — | — |\n",
+		"| rrf:windows=all | hybrid | 60.00 | +4.75 | [+1.00, +9.00] | 2/2/0 | +10.00 | [+2.00, +20.00] | 3/1/0 |\n"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("report.md lacks\n%s\nreport.md:\n%s", w, md.String())
+		}
+	}
+	if !strings.Contains(sum.String(), kinds) {
+		t.Errorf("the summary lacks the kinds table:\n%s", sum.String())
+	}
+	var plain bytes.Buffer
+	report.WriteMarkdown(&plain, tinyEval())
+	if strings.Contains(plain.String(), "Dense, lexical and hybrid") {
+		t.Errorf("a run without lexical channels has the kinds section")
+	}
+}

@@ -80,7 +80,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	hashTokenizer(t)
 	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
 	writeTinyDataset(t, data)
-	args := []string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--k", "20", "--window-k", "20"}
+	args := []string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--k", "20", "--window-k", "20", "--no-lexical"}
 
 	code, stdout, stderr := runCLI(t, "", args...)
 	if code != exitOK {
@@ -274,29 +274,31 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole+" (built by msrag index") || strings.Contains(stderr, "building index") {
 		t.Fatalf("eval of an index of msrag index: code %d, want it reused:\n%s", code, stderr)
 	}
-	// Lexical windows are channels beside the dense ones: the index still
-	// serves eval's dense configurations.
-	lexical := filepath.Join(root, "lexical")
-	index(lexical, "--windows", "16,32", "--full", "--lexical")
-	if code, stderr, _ := eval(lexical); code != exitOK || !strings.Contains(stderr, "reusing index "+lexical+" (built by msrag index") {
-		t.Fatalf("eval of an index with lexical windows: code %d, want it reused:\n%s", code, stderr)
-	}
-	// With --lexical, eval fuses them: windows expands to every dense and
-	// lexical channel, the hybrid is a rule like any other.
-	code, stderr, outLex := eval(lexical, "--lexical", "--configs", "windows,rrf,rrf:windows=lexical,rrf:windows=all,oracle")
-	if code != exitOK || !strings.Contains(stderr, "reusing index "+lexical) {
-		t.Fatalf("eval --lexical of an index with lexical windows: code %d:\n%s", code, stderr)
+	// Without --no-lexical eval fuses the lexical windows msrag index built
+	// by default: windows expands to every dense and lexical channel, the
+	// hybrid is a rule like any other.
+	code, stderr, outLex := eval(whole, "--configs", "windows,rrf,rrf:windows=lexical,rrf:windows=all,oracle")
+	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole) {
+		t.Fatalf("eval of an index with lexical windows: code %d:\n%s", code, stderr)
 	}
 	var names []string
 	for _, c := range readEval(t, outLex).Configs {
 		names = append(names, c.Name)
 	}
-	want := []string{"w16", "w32", "bm25-w16", "bm25-w32", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", "oracle"}
+	want := []string{"w16", "w32", "bm25-w16", "bm25-w32", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", "oracle", "oracle:dense", "oracle:lexical"}
 	if !slices.Equal(names, want) {
-		t.Errorf("eval --lexical configurations %v, want %v", names, want)
+		t.Errorf("eval configurations %v, want %v", names, want)
 	}
-	if code, stderr, _ := eval(whole, "--lexical"); code == exitOK || !strings.Contains(stderr, "it has no lexical windows: build it with msrag index --lexical") {
-		t.Errorf("eval --lexical of an index of msrag index without lexical windows: code %d, want it refused:\n%s", code, stderr)
+	checkKindOracles(t, readEval(t, outLex))
+	// An index built with --no-lexical serves eval --no-lexical, and is
+	// refused, naming both ways out, when eval wants lexical windows.
+	dense := filepath.Join(root, "dense")
+	index(dense, "--windows", "16,32", "--full", "--no-lexical")
+	if code, stderr, _ := eval(dense); code == exitOK || !strings.Contains(stderr, "it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical") {
+		t.Errorf("eval of an index of msrag index --no-lexical: code %d, want it refused:\n%s", code, stderr)
+	}
+	if code, stderr, _ := eval(dense, "--no-lexical"); code != exitOK || !strings.Contains(stderr, "reusing index "+dense+" (built by msrag index") {
+		t.Fatalf("eval --no-lexical of an index without lexical windows: code %d, want it reused:\n%s", code, stderr)
 	}
 	code, stderr, outShards := eval(shards)
 	if code != exitOK || !strings.Contains(stderr, "2 shard(s)") {
@@ -453,5 +455,30 @@ func TestEvalEmbeddings(t *testing.T) {
 				t.Fatalf("code %d, want %d saying %q: %s", code, exitUsage, tc.want, stderr)
 			}
 		})
+	}
+}
+
+// checkKindOracles checks each oracle of a run with lexical channels against
+// the per-query maximum of its kind's single channels.
+func checkKindOracles(t *testing.T, e *report.Eval) {
+	t.Helper()
+	for _, o := range []struct{ name, channels string }{{"oracle", ""}, {"oracle:dense", report.ChannelsDense}, {"oracle:lexical", report.ChannelsLexical}} {
+		oc := e.Config(o.name)
+		if oc == nil || len(oc.Results.PerQuery) == 0 {
+			t.Fatalf("%s missing or empty", o.name)
+		}
+		for qid, vals := range oc.Results.PerQuery {
+			for _, m := range []string{"ndcg_cut_10", "cdr_1"} {
+				best := 0.0
+				for _, c := range e.Configs {
+					if c.Kind == report.KindWindow && (o.channels == "" || c.Channels == o.channels) {
+						best = max(best, c.Results.PerQuery[qid][m])
+					}
+				}
+				if vals[m] != best {
+					t.Errorf("%s query %s %s = %v, want the best single channel's %v", o.name, qid, m, vals[m], best)
+				}
+			}
+		}
 	}
 }

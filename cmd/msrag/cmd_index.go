@@ -108,20 +108,22 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 // lexicalFlagSet are the flags of lexical windows (index and eval).
 func lexicalFlagSet() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "lexical", Usage: "also build lexical windows: BM25 over every window's chunks and over whole documents (fuse them as bm25-w100, bm25-doc, windows=lexical, windows=all)"},
+		&cli.BoolFlag{Name: "no-lexical", Usage: "build no lexical windows (by default an index also holds BM25 over every window's chunks and over whole documents, fused as bm25-w100, bm25-doc, windows=lexical, windows=all)"},
+		&cli.BoolFlag{Name: "lexical", Usage: "build lexical windows (the default; kept for older command lines)"},
 		&cli.StringFlag{Name: "lexical-analyzer", Value: "english", Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
 		&cli.Float64Flag{Name: "bm25-k1", Value: lexical.DefaultBM25.K1, Usage: "BM25 k1 of the lexical windows"},
 		&cli.Float64Flag{Name: "bm25-b", Value: lexical.DefaultBM25.B, Usage: "BM25 b of the lexical windows (0 to 1)"},
 	}
 }
 
-// lexicalFlags maps --lexical and its settings to a configuration (nil
-// without --lexical); a setting without --lexical is a usage error.
+// lexicalFlags maps the lexical flags to a configuration: lexical windows
+// unless --no-lexical (nil); a lexical setting with --no-lexical is a usage
+// error.
 func lexicalFlags(c *cli.Context, cmd string) (*msrag.LexicalConfig, error) {
-	if !c.Bool("lexical") {
-		for _, name := range []string{"lexical-analyzer", "bm25-k1", "bm25-b"} {
+	if c.Bool("no-lexical") {
+		for _, name := range []string{"lexical", "lexical-analyzer", "bm25-k1", "bm25-b"} {
 			if c.IsSet(name) {
-				return nil, usagef("%s: --%s is for lexical windows: add --lexical", cmd, name)
+				return nil, usagef("%s: --%s is for lexical windows, which --no-lexical leaves out", cmd, name)
 			}
 		}
 		return nil, nil

@@ -49,7 +49,7 @@ func TestIndexSearchCLI(t *testing.T) {
 	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\nq2\tanaemia from iron deficiency\n"), 0o644)
 	idx := filepath.Join(dir, "idx")
 
-	code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", idx, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet")
+	code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", idx, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet", "--no-lexical")
 	if code != exitOK {
 		t.Fatalf("index: code %d: %s", code, errOut)
 	}
@@ -113,8 +113,8 @@ func TestIndexSearchCLI(t *testing.T) {
 	})
 	t.Run("lexical", func(t *testing.T) {
 		lex := filepath.Join(dir, "lex")
-		if code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", lex, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet", "--lexical"); code != exitOK {
-			t.Fatalf("index --lexical: code %d: %s", code, errOut)
+		if code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", lex, "--model", "hash-test-embedder", "--windows", "4,8", "--quiet"); code != exitOK {
+			t.Fatalf("index (lexical windows by default): code %d: %s", code, errOut)
 		}
 		code, out, errOut := runCLI(t, "", "search", "--index", lex, "--queries", queries, "--k", "1", "--fusion", "bm25-w4", "--format", "jsonl")
 		if code != exitOK {
@@ -152,7 +152,8 @@ func TestIndexSearchUsageErrors(t *testing.T) {
 		"bad format":         {"search", "--index", "x", "--queries", "q", "--format", "xml"},
 		"bad k":              {"search", "--index", "x", "--queries", "q", "--k", "0"},
 		"missing --queries":  {"search", "--index", "x"},
-		"k1 without lexical": {"index", "--corpus", "c", "--out", "x", "--bm25-k1", "1.2"},
+		"k1 with --no-lexical": {"index", "--corpus", "c", "--out", "x", "--no-lexical", "--bm25-k1", "1.2"},
+		"--lexical and --no-lexical": {"index", "--corpus", "c", "--out", "x", "--no-lexical", "--lexical"},
 		"bad analyzer":       {"index", "--corpus", "c", "--out", "x", "--lexical", "--lexical-analyzer", "klingon"},
 		"bad b":              {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-b", "1.5"},
 		"negative k1":        {"index", "--corpus", "c", "--out", "x", "--lexical", "--bm25-k1", "-1"},

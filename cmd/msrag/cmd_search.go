@@ -37,7 +37,7 @@ func init() {
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
-			&cli.StringFlag{Name: "fusion", Value: "rrf", Usage: "fusion rule (see above)"},
+			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index with lexical windows, rrf for one without)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
@@ -51,14 +51,18 @@ func init() {
 }
 
 // fusionHelp describes the fusion rules (msrag.ParseFusion).
-const fusionHelp = "  rrf                  RRF: every chunk adds 1/(rank + c), ranks from 0, c = 1 (default)\n" +
+const fusionHelp = "  rrf                  RRF over the dense sliding windows: every chunk adds 1/(rank + c), ranks from 0, c = 1\n" +
+	"  rrf:windows=all      RRF over the dense and the lexical channels (the default with lexical windows)\n" +
+	"  rrf:windows=lexical  RRF over the lexical channels (bm25-w100, ..., bm25-doc)\n" +
 	"  rrf:c=60,base=1      classic RRF; cap=3 counts at most 3 chunks of a document per window\n" +
 	"  docrrf               RRF over per-window document lists (each document at its best chunk)\n" +
 	"  combsum:norm=minmax  sum of per-window document scores, normalised (none, minmax, zscore)\n" +
 	"  combmnz:norm=zscore  CombSUM times the number of windows that found the document\n" +
 	"  maxp                 best chunk score over the windows\n" +
 	"  w100 (w=100), full   one window alone; full: documents embedded whole (an index built with --full)\n" +
-	"  any rule takes windows=100+200 (a subset) and weights=100:1/200:0.5 (not maxp)"
+	"  bm25-w100, bm25-doc  one lexical channel alone\n" +
+	"  any rule takes windows=100+200 (a subset), windows=dense|lexical|all, weights=100:1/200:0.5\n" +
+	"  and balance=kinds (each kind of channel the same total weight; not maxp)"
 
 // searchFlags checks what can be checked before the index is opened.
 func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) {
@@ -69,7 +73,7 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
 		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
 	}
-	if c.String("fusion-model") == "" {
+	if c.String("fusion-model") == "" && c.IsSet("fusion") {
 		f, err := msrag.ParseFusion(c.String("fusion"))
 		if err != nil {
 			return opts, 0, usagef("search: --fusion: %w", err)
@@ -104,6 +108,9 @@ func searchAction(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
+	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
+		opts.Fusion = ix.DefaultFusion()
+	}
 	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
 		return err
 	}
