@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures what lexical windows add to a build: builds the first N documents
-# of a BEIR corpus with and without --lexical, ROUNDS times alternating, and
+# of a BEIR corpus with and without lexical windows (--no-lexical), ROUNDS times alternating, and
 # prints each build's whole-process wall, user and system time and peak
 # memory, then the bytes of the dense and lexical files of the last builds.
 #
@@ -16,7 +16,7 @@ if [[ $corpus == *.gz ]]; then zcat "$corpus"; else cat "$corpus"; fi | head -n 
 for ((i = 1; i <= rounds; i++)); do
   for mode in dense lexical; do
     flag=()
-    [[ $mode == lexical ]] && flag=(--lexical)
+    [[ $mode == dense ]] && flag=(--no-lexical)
     rm -rf "$work/idx-$mode"
     /usr/bin/time -f "$mode wall %e s user %U s sys %S s maxrss %M KB" \
       "$msrag" index --corpus "$work/sub.jsonl" --out "$work/idx-$mode" --model "$model" \

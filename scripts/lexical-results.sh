@@ -7,6 +7,7 @@
 #
 #   scripts/lexical-results.sh [MODEL [WINDOWS]]
 #
+# DATASETS="scifact qmsum" runs some of them.
 # MODEL defaults to all-minilm-l6-v2-int8, WINDOWS to 64,128,254. Indices go
 # to $OUT/idx-DATASET (built on first use, with lexical windows), runs to
 # $OUT/DATASET-SPLIT, fusion models to $OUT/fusion-DATASET.json.
@@ -36,9 +37,17 @@ run() { # dataset train-split report-split
         --fusion-model "$out/fusion-$ds.json" "${common[@]}"
 }
 
-run scifact train test
-run nfcorpus train test
-run qmsum train dev
-"$bin" eval --dataset "$data/qmsum-lembed" --split test --index "$out/idx-qmsum-lembed" --out "$out/qmsum-lembed-test" \
-    --configs "$configs" --cv-folds 5 --cv-group '^(.+)-[gs][0-9]+$' "${common[@]}"
+lembed() {
+    "$bin" eval --dataset "$data/qmsum-lembed" --split test --index "$out/idx-qmsum-lembed" --out "$out/qmsum-lembed-test" \
+        --configs "$configs" --cv-folds 5 --cv-group '^(.+)-[gs][0-9]+$' "${common[@]}"
+}
+
+for ds in ${DATASETS:-scifact nfcorpus qmsum qmsum-lembed}; do
+    case $ds in
+    scifact | nfcorpus) run "$ds" train test ;;
+    qmsum) run qmsum train dev ;;
+    qmsum-lembed) lembed ;;
+    *) echo "unknown dataset $ds" >&2; exit 2 ;;
+    esac
+done
 echo "runs in $out; choose with: python3 scripts/lexical-select.py $out/*-train/results.json"

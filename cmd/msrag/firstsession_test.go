@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -58,15 +59,17 @@ func TestFirstSession(t *testing.T) {
 	if out, err := sub.CombinedOutput(); err != nil {
 		t.Fatalf("subset-dataset.sh: %v\n%s", err, out)
 	}
-	msrag := filepath.Join(bin, "msrag")
+	msragBin := filepath.Join(bin, "msrag")
 	session := [][]string{
 		{"index", "--corpus", "scifact-small", "--out", "idx", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254", "--full"},
 		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--out", "run.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
 		{"eval", "--dataset", "scifact-small", "--split", "test", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254", "--index", "idx", "--out", "eval"},
 	}
 	var logs []string
 	for _, args := range session {
-		cmd := exec.Command(msrag, args...)
+		cmd := exec.Command(msragBin, args...)
 		cmd.Dir, cmd.Env = work, []string{"HOME=" + home}
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -89,15 +92,28 @@ func TestFirstSession(t *testing.T) {
 			t.Errorf("msrag %s fetched again:\n%s", session[i+1][0], l)
 		}
 	}
-	if !strings.Contains(logs[2], "reusing index idx (built by msrag index") {
-		t.Errorf("eval did not reuse the index of msrag index:\n%s", logs[2])
+	if !strings.Contains(logs[4], "reusing index idx (built by msrag index") {
+		t.Errorf("eval did not reuse the index of msrag index:\n%s", logs[4])
 	}
-	if st, err := os.Stat(filepath.Join(work, "run.trec")); err != nil || st.Size() == 0 {
-		t.Errorf("search wrote no run: %v", err)
+	runs := map[string]string{}
+	for _, f := range []string{"run.trec", "dense.trec", "lexical.trec"} {
+		data, err := os.ReadFile(filepath.Join(work, f))
+		if err != nil || len(data) == 0 {
+			t.Errorf("search wrote no %s: %v", f, err)
+		}
+		runs[f] = string(data)
+	}
+	if runs["run.trec"] == runs["dense.trec"] || runs["run.trec"] == runs["lexical.trec"] {
+		t.Errorf("the default search ranks as one kind of channel alone, not as the hybrid")
 	}
 	e, err := report.ReadFile(filepath.Join(work, "eval", "results.json"))
 	if err != nil || e.Queries != 20 {
 		t.Fatalf("eval results: %v (%+v queries), want 20 queries", err, e)
+	}
+	for _, name := range []string{"rrf", "rrf:windows=lexical", msrag.DefaultHybrid, "oracle:dense", "oracle:lexical"} {
+		if e.Config(name) == nil {
+			t.Errorf("eval has no configuration %s", name)
+		}
 	}
 }
 
