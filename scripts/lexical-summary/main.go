@@ -1,0 +1,140 @@
+// Command lexical-summary writes docs/results.md's tables of dense, lexical
+// and hybrid retrieval from msrag eval runs (scripts/lexical-results.sh):
+// per run, nDCG@10 of each kind's best single channel (after the fact), each
+// kind's RRF, the default hybrid, the learned hybrid and the oracles, then
+// the paired comparisons that say whether the hybrid is better.
+//
+//	go run ./scripts/lexical-summary HYBRID LABEL=RESULTS...
+//
+// HYBRID is the default hybrid's configuration name (msrag.DefaultHybrid);
+// LABEL names a run's row ("SciFact test, all-MiniLM-L6-v2 int8"); RESULTS is
+// its results.json. The learned hybrid is the run's "learned" configuration,
+// else "learned-cv".
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/report"
+)
+
+const metric = "ndcg_cut_10"
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: lexical-summary HYBRID LABEL=RESULTS...")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "lexical-summary:", err)
+		os.Exit(1)
+	}
+}
+
+type row struct {
+	label string
+	e     *report.Eval
+}
+
+func run(hybrid string, args []string) error {
+	var rows []row
+	for _, a := range args {
+		label, path, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("%q: want LABEL=RESULTS", a)
+		}
+		e, err := report.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{label, e})
+	}
+	fmt.Println("| run | dense: best window | dense: rrf | lexical: best channel | lexical: rrf | hybrid: `" + hybrid + "` | hybrid: learned | oracle: dense | oracle: lexical | oracle: all |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		if err := means(r, hybrid); err != nil {
+			return err
+		}
+	}
+	fmt.Println()
+	fmt.Println("| run | hybrid − better of dense and lexical rrf | hybrid − dense rrf | hybrid − lexical rrf | learned − hybrid |")
+	fmt.Println("|---|---:|---:|---:|---:|")
+	for _, r := range rows {
+		if err := pairs(r, hybrid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func learned(e *report.Eval) *report.Config {
+	if c := e.Config("learned"); c != nil {
+		return c
+	}
+	return e.Config("learned-cv")
+}
+
+func cell(c *report.Config) string {
+	if c == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", 100*c.Results.Mean[metric])
+}
+
+func best(e *report.Eval, channels string) *report.Config {
+	var b *report.Config
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		if c.Kind == report.KindWindow && c.Channels == channels && (b == nil || c.Results.Mean[metric] > b.Results.Mean[metric]) {
+			b = c
+		}
+	}
+	return b
+}
+
+func means(r row, hybrid string) error {
+	e := r.e
+	h := e.Config(hybrid)
+	if h == nil {
+		return fmt.Errorf("%s: no configuration %s", r.label, hybrid)
+	}
+	bd, bl := best(e, report.ChannelsDense), best(e, report.ChannelsLexical)
+	fmt.Printf("| %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n", r.label,
+		cell(bd), bd.Name, cell(e.Config("rrf")), cell(bl), bl.Name, cell(e.Config(report.LexicalRRF)),
+		cell(h), cell(learned(e)), cell(e.Config("oracle:dense")), cell(e.Config("oracle:lexical")), cell(e.Config("oracle")))
+	return nil
+}
+
+func paired(a, b *report.Config) (string, error) {
+	if a == nil || b == nil {
+		return "—", nil
+	}
+	p, err := eval.Compare(a.Results, b.Results, metric)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%+.2f [%+.2f, %+.2f] %d/%d/%d", 100*p.Diff, 100*p.Lo, 100*p.Hi, p.Wins, p.Ties, p.Losses), nil
+}
+
+func pairs(r row, hybrid string) error {
+	e := r.e
+	h, dense, lex := e.Config(hybrid), e.Config("rrf"), e.Config(report.LexicalRRF)
+	better := dense
+	if lex.Results.Mean[metric] > dense.Results.Mean[metric] {
+		better = lex
+	}
+	var cells []string
+	for _, p := range [][2]*report.Config{{h, better}, {h, dense}, {h, lex}, {learned(e), h}} {
+		s, err := paired(p[0], p[1])
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.label, err)
+		}
+		cells = append(cells, s)
+	}
+	cells[0] += " (vs " + better.Name + ")"
+	fmt.Printf("| %s | %s |\n", r.label, strings.Join(cells, " | "))
+	return nil
+}
