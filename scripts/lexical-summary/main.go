@@ -52,8 +52,8 @@ func run(hybrid string, args []string) error {
 		}
 		rows = append(rows, row{label, e})
 	}
-	fmt.Println("| run | dense: best window | dense: rrf | lexical: best channel | lexical: rrf | hybrid: `" + hybrid + "` | hybrid: learned | oracle: dense | oracle: lexical | oracle: all |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| run | full | dense: best window | dense: rrf | lexical: best channel | lexical: rrf | hybrid: `" + hybrid + "` | hybrid: learned | oracle: dense | oracle: lexical | oracle: all |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		if err := means(r, hybrid); err != nil {
 			return err
@@ -102,7 +102,7 @@ func means(r row, hybrid string) error {
 		return fmt.Errorf("%s: no configuration %s", r.label, hybrid)
 	}
 	bd, bl := best(e, report.ChannelsDense), best(e, report.ChannelsLexical)
-	fmt.Printf("| %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n", r.label,
+	fmt.Printf("| %s | %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n", r.label, cell(e.Config("full")),
 		cell(bd), bd.Name, cell(e.Config("rrf")), cell(bl), bl.Name, cell(e.Config(report.LexicalRRF)),
 		cell(h), cell(learned(e)), cell(e.Config("oracle:dense")), cell(e.Config("oracle:lexical")), cell(e.Config("oracle")))
 	return nil
