@@ -215,6 +215,9 @@ type channelJSON struct {
 func (c Channel) MarshalJSON() ([]byte, error) {
 	w := c.Window
 	j := channelJSON{Name: c.Name(), Size: w.Size, Stride: w.Stride, Truncate: w.Truncate, Tail: tailOf(w)}
+	if c.WholeDoc() {
+		j.Tail = ""
+	}
 	if c.Kind != Dense {
 		j.Kind = c.Kind.String()
 	}
@@ -234,7 +237,9 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	switch {
 	case j.Kind == Lexical.String():
 		kind = Lexical
-		if j.Name == docLexicalName && j.Size == 0 && j.Stride == 0 && !j.Truncate && j.Tail == "" {
+		// Files written before the whole-document channel was written with
+		// no tail gave it "aligned".
+		if j.Name == docLexicalName && j.Size == 0 && j.Stride == 0 && !j.Truncate && (j.Tail == "" || j.Tail == tailAligned) {
 			*c = DocLexicalChannel()
 			return nil
 		}

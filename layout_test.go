@@ -65,6 +65,25 @@ func TestChannelJSON(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
 		}
 	}
+	// Lexical channels, the whole-document one included, read back as they
+	// were written (tune writes every channel of an index with them).
+	lex := l.WithLexical()
+	if data, err = json.Marshal(lex); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatalf("lexical layout %s: %v", data, err)
+	}
+	if d := back.Diff(lex); !d.Same() || d.Reordered || !back[len(back)-1].WholeDoc() {
+		t.Errorf("lexical round trip: %v", back)
+	}
+	if !strings.Contains(string(data), `{"kind":"lexical","name":"bm25-doc","size":0}`) {
+		t.Errorf("bm25-doc written as %s", data)
+	}
+	// As fusion models recorded it before: with the tail of an aligned window.
+	if err := json.Unmarshal([]byte(`[{"kind":"lexical","name":"bm25-doc","size":0,"tail":"aligned"}]`), &back); err != nil || !back[0].WholeDoc() {
+		t.Errorf("bm25-doc with a tail: %v, %+v", err, back)
+	}
 	// The full window's size is the model's; a file may leave it out.
 	if err := json.Unmarshal([]byte(`[{"name":"full","truncate":true}]`), &back); err != nil || !back[0].Window.Truncate {
 		t.Errorf("full without a size: %v, %+v", err, back)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/msrag/msrag/report"
 )
 
 // TestTuneRefusesNothingToLearn checks that tune stops, naming what is
@@ -56,5 +58,51 @@ func TestTuneRefusesNothingToLearn(t *testing.T) {
 				t.Errorf("%s was written", out)
 			}
 		})
+	}
+}
+
+// TestTuneLexicalEndToEnd tunes on an index with lexical windows (the
+// default) and evaluates the fusion model on other queries: the model
+// records every channel, the whole-document one included, and reads back.
+func TestTuneLexicalEndToEnd(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data, evalOut := filepath.Join(dir, "tiny"), filepath.Join(dir, "eval")
+	writeTinyDataset(t, data)
+	raw, err := os.ReadFile(filepath.Join(data, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	train, dev := []string{lines[0]}, []string{lines[0]}
+	for _, l := range lines[1:] {
+		if q := l[:strings.IndexByte(l, '\t')]; q < "q5" {
+			train = append(train, l)
+		} else {
+			dev = append(dev, l)
+		}
+	}
+	for name, ls := range map[string][]string{"train": train, "dev": dev} {
+		if err := os.WriteFile(filepath.Join(data, "qrels", name+".tsv"), []byte(strings.Join(ls, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	common := []string{"--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "20", "--window-k", "20", "--quiet"}
+	if code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "train", "--out", evalOut}, common...)...); code != exitOK {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	model := filepath.Join(dir, "fusion.json")
+	index := filepath.Join(evalOut, "index")
+	if code, _, stderr := runCLI(t, "", "tune", "--dataset", data, "--split", "train", "--index", index, "--out", model, "--folds", "2", "--quiet"); code != exitOK {
+		t.Fatalf("tune: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "dev")
+	code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "dev", "--index", index, "--out", out, "--fusion-model", model}, common...)...)
+	if code != exitOK {
+		t.Fatalf("eval --fusion-model of a lexical index: exit %d: %s", code, stderr)
+	}
+	e := readEval(t, out)
+	if l := e.Config("learned"); l == nil || l.Channels != report.ChannelsHybrid || !strings.Contains(l.Fusion, "bm25-doc") {
+		t.Fatalf("learned configuration %+v, want a hybrid over every channel", l)
 	}
 }
