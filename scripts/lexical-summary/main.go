@@ -4,15 +4,21 @@
 // kind's RRF, the default hybrid, the learned hybrid and the oracles, then
 // the paired comparisons that say whether the hybrid is better.
 //
-//	go run ./scripts/lexical-summary HYBRID LABEL=RESULTS...
+//	go run ./scripts/lexical-summary HYBRID LABEL=RESULTS[=FUSION]...
 //
 // HYBRID is the default hybrid's configuration name (msrag.DefaultHybrid);
 // LABEL names a run's row ("SciFact test, all-MiniLM-L6-v2 int8"); RESULTS is
-// its results.json. The learned hybrid is the run's "learned" configuration,
-// else "learned-cv".
+// its results.json; FUSION the fusion.json msrag tune wrote on the training
+// split. The learned hybrid is what tune chose on the training split: the
+// rule with its router when the router's cross-validated nDCG@10 beat the
+// rule's alone (choice.router.beats_none), else the rule: "learned" or
+// "learned+router", or for a cross-validated run "learned-cv" or
+// "learned+router-cv" by the choice in FUSION (another split's, e.g. QMSum
+// train's for LongEmbed QMSum).
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -35,22 +41,29 @@ func main() {
 }
 
 type row struct {
-	label string
-	e     *report.Eval
+	label  string
+	e      *report.Eval
+	router bool // the training split's choice: the rule with its router
 }
 
 func run(hybrid string, args []string) error {
 	var rows []row
 	for _, a := range args {
-		label, path, ok := strings.Cut(a, "=")
-		if !ok {
-			return fmt.Errorf("%q: want LABEL=RESULTS", a)
+		parts := strings.Split(a, "=")
+		if len(parts) < 2 || len(parts) > 3 {
+			return fmt.Errorf("%q: want LABEL=RESULTS[=FUSION]", a)
 		}
-		e, err := report.ReadFile(path)
+		e, err := report.ReadFile(parts[1])
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{label, e})
+		r := row{label: parts[0], e: e}
+		if len(parts) == 3 {
+			if r.router, err = routerChosen(parts[2]); err != nil {
+				return err
+			}
+		}
+		rows = append(rows, r)
 	}
 	fmt.Println("| run | full | dense: best window | dense: rrf | lexical: best channel | lexical: rrf | hybrid: `" + hybrid + "` | hybrid: learned | oracle: dense | oracle: lexical | oracle: all |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -70,11 +83,35 @@ func run(hybrid string, args []string) error {
 	return nil
 }
 
-func learned(e *report.Eval) *report.Config {
-	if c := e.Config("learned"); c != nil {
+// routerChosen reads whether tune chose the router on its training split.
+func routerChosen(path string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	var m struct {
+		Choice struct {
+			Router *struct {
+				BeatsNone bool `json:"beats_none"`
+			} `json:"router"`
+		} `json:"choice"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return m.Choice.Router != nil && m.Choice.Router.BeatsNone, nil
+}
+
+// learned is the learned hybrid the training split chose.
+func learned(r row) *report.Config {
+	name := "learned"
+	if r.router {
+		name = "learned+router"
+	}
+	if c := r.e.Config(name); c != nil {
 		return c
 	}
-	return e.Config("learned-cv")
+	return r.e.Config(name + "-cv")
 }
 
 func cell(c *report.Config) string {
@@ -102,9 +139,13 @@ func means(r row, hybrid string) error {
 		return fmt.Errorf("%s: no configuration %s", r.label, hybrid)
 	}
 	bd, bl := best(e, report.ChannelsDense), best(e, report.ChannelsLexical)
-	fmt.Printf("| %s | %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n", r.label, cell(e.Config("full")),
+	lc, ln := learned(r), ""
+	if lc != nil {
+		ln = " (" + lc.Name + ")"
+	}
+	fmt.Printf("| %s | %s | %s (%s) | %s | %s (%s) | %s | %s | %s%s | %s | %s | %s |\n", r.label, cell(e.Config("full")),
 		cell(bd), bd.Name, cell(e.Config("rrf")), cell(bl), bl.Name, cell(e.Config(report.LexicalRRF)),
-		cell(h), cell(learned(e)), cell(e.Config("oracle:dense")), cell(e.Config("oracle:lexical")), cell(e.Config("oracle")))
+		cell(h), cell(lc), ln, cell(e.Config("oracle:dense")), cell(e.Config("oracle:lexical")), cell(e.Config("oracle")))
 	return nil
 }
 
@@ -127,7 +168,7 @@ func pairs(r row, hybrid string) error {
 		better = lex
 	}
 	var cells []string
-	for _, p := range [][2]*report.Config{{h, better}, {h, dense}, {h, lex}, {learned(e), h}} {
+	for _, p := range [][2]*report.Config{{h, better}, {h, dense}, {h, lex}, {learned(r), h}} {
 		s, err := paired(p[0], p[1])
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.label, err)
