@@ -12,6 +12,9 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
+	if !ix.Dense() && f.dense() {
+		return errNoDense(f, ix.where())
+	}
 	if err := ix.checkLexical(f); err != nil {
 		return err
 	}
@@ -64,13 +67,20 @@ func (f Fusion) lexical() bool {
 
 // Select returns the positions, in layout, of the channels f fuses: those it
 // names, those of the group it names (dense, lexical, all), or every dense
-// sliding window. It fails unless every channel f names, weighs or routes is
+// sliding window (every lexical channel in the layout of an index without
+// dense windows, which refuses a dense channel). It fails unless every channel f names, weighs or routes is
 // one of layout's.
 func (f Fusion) Select(layout Layout) ([]int, error) {
+	if layout.lexicalOnly() && f.dense() {
+		return nil, fmt.Errorf("msrag: fusion %s: the index has no dense windows (built with --model none), only %s: %w", f, layout, ErrNoDense)
+	}
 	group := ""
-	if len(f.Windows) == 0 {
+	switch {
+	case len(f.Windows) == 0 && layout.lexicalOnly():
+		group = groupLexical
+	case len(f.Windows) == 0:
 		group = groupDense
-	} else if slices.Contains(channelGroups, f.Windows[0]) {
+	case slices.Contains(channelGroups, f.Windows[0]):
 		group = f.Windows[0]
 	}
 	var sel []int
