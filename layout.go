@@ -135,6 +135,12 @@ func (l Layout) WithLexical() Layout {
 	return append(out, DocLexicalChannel())
 }
 
+// Lexical returns the lexical channels of l (in order): the layout of an
+// index without dense windows whose index with them would be l.
+func (l Layout) Lexical() Layout {
+	return slices.DeleteFunc(slices.Clone(l), func(c Channel) bool { return c.Kind != Lexical })
+}
+
 // Dense returns the dense channels of l (in order).
 func (l Layout) Dense() Layout {
 	return slices.DeleteFunc(slices.Clone(l), func(c Channel) bool { return c.Kind != Dense })

@@ -63,7 +63,7 @@ func (ix *Index) Dense() bool { return !ix.man.Model.None() }
 
 // errNoDense is the error for a dense channel asked of the index in where.
 func errNoDense(f Fusion, where string) error {
-	return fmt.Errorf("msrag: fusion %s: index %s has no dense windows: it was built with --model none (msrag.Config.Tokenizer): %w", f, where, ErrNoDense)
+	return fmt.Errorf("msrag: fusion %s: index %s has no dense windows: it was built with --model none: %w", f, where, ErrNoDense)
 }
 
 // dense reports whether f names a dense channel (a window, the full one,
