@@ -253,3 +253,38 @@ func TestEvalNoModelCLI(t *testing.T) {
 		t.Errorf("eval with another tokenizer file: code %d, want the index refused:\n%s", code, stderr)
 	}
 }
+
+// TestNoModelShardsCLI checks that shards built with --model none search
+// together exactly as the index of the whole corpus: the same TREC run.
+func TestNoModelShardsCLI(t *testing.T) {
+	tok := testfiles.BERTUncased(t, t.TempDir())
+	ds := noModelCorpus(t, 90)
+	root := t.TempDir()
+	index := func(out string, extra ...string) {
+		args := append([]string{"index", "--corpus", filepath.Join(ds, "corpus.jsonl"), "--out", out, "--model", "none", "--tokenizer", tok,
+			"--windows", "8,16,32", "--block-lines", "7", "--quiet"}, extra...)
+		if code, _, errOut := runCLI(t, "", args...); code != exitOK {
+			t.Fatalf("index %v: code %d: %s", extra, code, errOut)
+		}
+	}
+	index(filepath.Join(root, "whole"))
+	var shards []string
+	for i := range 3 {
+		shards = append(shards, filepath.Join(root, "shards", fmt.Sprint(i)))
+		index(shards[i], "--shard", fmt.Sprintf("%d/3", i))
+	}
+	queries := filepath.Join(ds, "queries.jsonl")
+	for _, fusion := range []string{"rrf", "bm25-w8", "bm25-doc", "combsum:norm=zscore"} {
+		code, one, errOut := runCLI(t, "", "search", "--index", filepath.Join(root, "whole"), "--queries", queries, "--k", "20", "--window-k", "30", "--fusion", fusion)
+		if code != exitOK {
+			t.Fatalf("search: %s", errOut)
+		}
+		code, sharded, errOut := runCLI(t, "", "search", "--index", strings.Join(shards, ","), "--queries", queries, "--k", "20", "--window-k", "30", "--fusion", fusion)
+		if code != exitOK {
+			t.Fatalf("search of the shards: %s", errOut)
+		}
+		if one == "" || one != sharded {
+			t.Errorf("%s: the shards' run differs from the whole index's", fusion)
+		}
+	}
+}
