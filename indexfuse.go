@@ -144,7 +144,7 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ix.hitsOf(ch, sel, rk), nil
+	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms), nil
 }
 
 // FuseHits fuses ch into k documents per query (document indices below ndocs)
@@ -232,8 +232,9 @@ func valueOr(m map[string]float64, k string, def float64) float64 {
 	return def
 }
 
-// hitsOf turns a fused ranking into Hits with their evidence.
-func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking) [][]Hit {
+// hitsOf turns a fused ranking into Hits with their evidence (with terms,
+// the query terms of each lexical chunk).
+func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) [][]Hit {
 	out := make([][]Hit, ch.NQ)
 	for q := range ch.NQ {
 		docs, scores := rk.Query(q)
@@ -246,7 +247,7 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking) [][]Hit {
 				p := q*ch.Hits[wi].K + int(e.Pos)
 				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
 					Start: ch.Start[wi][p], End: ch.End[wi][p]}
-				if ch.Layout[wi].Kind == Lexical {
+				if terms && ch.Layout[wi].Kind == Lexical {
 					evs[j].Terms = ix.lexicalTerms(ch, wi, q, p)
 				}
 			}

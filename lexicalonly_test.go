@@ -264,3 +264,39 @@ func TestLexicalOnlyShardsSearchLikeOneIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipTerms checks that SearchOptions.SkipTerms changes nothing but the
+// lexical evidence's terms, which it leaves out.
+func TestSkipTerms(t *testing.T) {
+	docs := scifactDocs(t, 40)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 10)
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	with, err := ix.Search(context.Background(), queries, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.SkipTerms = true
+	without, err := ix.Search(context.Background(), queries, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := 0
+	for q := range with {
+		for i := range with[q] {
+			for j := range with[q][i].Evidence {
+				if without[q][i].Evidence[j].Terms != nil {
+					t.Fatalf("query %d: terms %q with SkipTerms", q, without[q][i].Evidence[j].Terms)
+				}
+				terms += len(with[q][i].Evidence[j].Terms)
+				with[q][i].Evidence[j].Terms = nil
+			}
+		}
+		if !sameRanking(with[q], without[q]) {
+			t.Errorf("query %d: %v with SkipTerms, %v without", q, ids(without[q]), ids(with[q]))
+		}
+	}
+	if terms == 0 {
+		t.Error("no evidence terms without SkipTerms")
+	}
+}

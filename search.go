@@ -24,6 +24,11 @@ type SearchOptions struct {
 	WindowK int
 	// Fusion is the rule that turns the windows' chunk lists into documents.
 	Fusion Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// lexical chunk holds decodes those terms' postings again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {

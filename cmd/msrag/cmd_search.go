@@ -114,6 +114,7 @@ func searchAction(c *cli.Context) error {
 		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
 	opts = clampSearch(c, ix, opts)
+	opts.SkipTerms = format == output.TREC // the TREC format shows no evidence
 	qpath, err := queriesPath(c.String("queries"))
 	if err != nil {
 		return err
