@@ -236,9 +236,11 @@ func valueOr(m map[string]float64, k string, def float64) float64 {
 // the query terms of each lexical chunk).
 func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) [][]Hit {
 	out := make([][]Hit, ch.NQ)
+	var refs []termRef
 	for q := range ch.NQ {
 		docs, scores := rk.Query(q)
 		row := make([]Hit, 0, len(docs))
+		refs = refs[:0]
 		for r, d := range docs {
 			ev := rk.EvidenceOf(q, r)
 			evs := make([]Evidence, len(ev))
@@ -248,11 +250,12 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) 
 				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
 					Start: ch.Start[wi][p], End: ch.End[wi][p]}
 				if terms && ch.Layout[wi].Kind == Lexical {
-					evs[j].Terms = ix.lexicalTerms(ch, wi, q, p)
+					refs = append(refs, termRef{hit: r, ev: j, ci: wi, p: p})
 				}
 			}
 			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
 		}
+		ix.lexicalTerms(ch, q, row, refs)
 		out[q] = row
 	}
 	return out
