@@ -189,7 +189,7 @@ func TestNoModelUsageErrors(t *testing.T) {
 		want string
 	}{
 		"no tokenizer":    {base, "--model none needs --tokenizer"},
-		"lexical off":     {append(base, "--tokenizer", tok, "--lexical=false"), "--lexical=false leaves nothing"},
+		"lexical off":     {append(base, "--tokenizer", tok, "--lexical=false"), "leaves nothing to build"},
 		"full window":     {append(base, "--tokenizer", tok, "--full"), "--full needs a model"},
 		"factory":         {append(base, "--tokenizer", tok, "--factory", "HNSW32"), "--factory needs a model"},
 		"late":            {append(base, "--tokenizer", tok, "--embedding", "late"), "--embedding late needs a model"},
