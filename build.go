@@ -149,7 +149,8 @@ type Config struct {
 	Lock *IndexLock
 	Wait bool
 	// Lexical, when set, makes lexical windows beside the dense ones
-	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none.
+	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none (with Tokenizer,
+	// DefaultLexical).
 	Lexical *LexicalConfig
 
 	// prepareHook, when set by a test, is called for every document before

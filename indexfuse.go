@@ -68,8 +68,8 @@ func (f Fusion) lexical() bool {
 // Select returns the positions, in layout, of the channels f fuses: those it
 // names, those of the group it names (dense, lexical, all), or every dense
 // sliding window (every lexical channel in the layout of an index without
-// dense windows, which refuses a dense channel). It fails unless every channel f names, weighs or routes is
-// one of layout's.
+// dense windows, which refuses a dense channel). It fails unless every
+// channel f names, weighs or routes is one of layout's.
 func (f Fusion) Select(layout Layout) ([]int, error) {
 	if layout.lexicalOnly() && f.dense() {
 		return nil, fmt.Errorf("msrag: fusion %s: the index has no dense windows (built with --model none), only %s: %w", f, layout, ErrNoDense)
