@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
+	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/build"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
@@ -88,10 +89,20 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 var DefaultWindows = chunk.Sizes(100, 200, 500)
 
 // Config says how to build an index. The zero value of every field but
-// Embedder has a documented default.
+// Embedder (or Tokenizer) has a documented default.
 type Config struct {
-	// Embedder embeds the chunks; required.
+	// Embedder embeds the chunks; required unless Tokenizer is set.
 	Embedder Embedder
+	// Tokenizer, with no Embedder, makes an index without dense windows:
+	// the windows are cut by its tokens exactly as a build with a model of
+	// that tokenizer cuts them (no model maximum: a window may be of any
+	// size, and there is no full window), each gets its chunk table and
+	// lexical window (Lexical, default DefaultLexical()) and the documents
+	// their whole-document one; no FAISS index is made and nothing is
+	// embedded. Its manifest's model is NoModel (Index.Dense is false), and
+	// it searches by the query texts alone, fusing the lexical channels.
+	// Factory, Metric, TrainSize, BatchTokens and Embedding do not apply.
+	Tokenizer *WindowTokenizer
 	// Out is the index directory. It is written to a temporary sibling and
 	// renamed into place when complete, under the directory's lock (see
 	// LockIndex). Empty: the index is kept in memory only.
@@ -138,7 +149,8 @@ type Config struct {
 	Lock *IndexLock
 	Wait bool
 	// Lexical, when set, makes lexical windows beside the dense ones
-	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none.
+	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none (with Tokenizer,
+	// DefaultLexical).
 	Lexical *LexicalConfig
 
 	// prepareHook, when set by a test, is called for every document before
@@ -167,8 +179,17 @@ type BuildStats struct {
 }
 
 func (c Config) withDefaults() (Config, error) {
-	if c.Embedder == nil {
-		return c, errors.New("msrag: Config.Embedder is required")
+	switch {
+	case c.Embedder == nil && c.Tokenizer == nil:
+		return c, errors.New("msrag: Config.Embedder is required (or Config.Tokenizer, for an index without dense windows)")
+	case c.Embedder != nil && c.Tokenizer != nil:
+		return c, errors.New("msrag: Config.Tokenizer is for an index without an embedder; the embedder's tokenizer cuts the windows")
+	case c.Tokenizer != nil && (c.Tokenizer.Tokenizer == nil || c.Tokenizer.SHA256 == ""):
+		return c, errors.New("msrag: Config.Tokenizer has no tokenizer or sha256 (LoadWindowTokenizer makes one)")
+	case c.Tokenizer != nil && (c.Embedding != Independent || slices.ContainsFunc(c.Windows, func(w chunk.Window) bool { return w.Truncate })):
+		return c, errors.New("msrag: an index without an embedder has no late embedding and no full window (there is no model maximum)")
+	case c.Tokenizer != nil && c.Lexical == nil:
+		c.Lexical = DefaultLexical()
 	}
 	if len(c.Windows) == 0 {
 		c.Windows = DefaultWindows
@@ -194,7 +215,7 @@ func (c Config) withDefaults() (Config, error) {
 		lc := *c.Lexical
 		c.Lexical = &lc
 	}
-	if c.Factory == "" {
+	if c.Factory == "" && c.Embedder != nil {
 		c.Factory = "Flat"
 	}
 	if c.TrainSize <= 0 {
@@ -216,6 +237,9 @@ func newBuilder(cfg Config) (*build.Builder, error) {
 		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
 		Late: cfg.Embedding == Late, LateOverlap: cfg.LateOverlap, LateEdges: cfg.LateEdges,
 		PrepareHook: cfg.prepareHook, Lexical: cfg.Lexical != nil,
+	}
+	if cfg.Tokenizer != nil {
+		bc.Tokenizer = cfg.Tokenizer.Tokenizer
 	}
 	if cfg.Lexical != nil {
 		bc.Analyzer = cfg.Lexical.Analyzer
@@ -245,7 +269,6 @@ func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
-		Model:         modelInfoOf(cfg.Embedder),
 		Factory:       cfg.Factory,
 		Metric:        cfg.Metric.String(),
 		Docs:          int64(len(res.IDs)),
@@ -256,7 +279,10 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 		Shard:         cfg.Shard,
 		Embedding:     cfg.Embedding.String(),
 		Created:       time.Now().UTC().Truncate(time.Second),
-		Batching:      EmbedderBatching(cfg.Embedder),
+	}
+	if err := setModel(man, cfg); err != nil {
+		build.CloseWindows(res.Windows)
+		return nil, err
 	}
 	built := CurrentBuild()
 	man.Build = &built
@@ -267,10 +293,14 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	windows := make([]*window, len(res.Windows))
 	for i, w := range res.Windows {
 		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks, lex: w.Lexical}
-		man.Windows = append(man.Windows, WindowInfo{
-			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: w.Index.Ntotal(),
-			IndexFile: w.Spec.Name() + ".faiss", ChunksFile: w.Spec.Name() + ".chunks.parquet",
-		})
+		wi := WindowInfo{
+			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: int64(w.Chunks.Len()),
+			ChunksFile: w.Spec.Name() + ".chunks.parquet",
+		}
+		if w.Index != nil {
+			wi.IndexFile = w.Spec.Name() + ".faiss"
+		}
+		man.Windows = append(man.Windows, wi)
 	}
 	man.Lexical = lexicalInfo(cfg.Lexical, res)
 	ix := &Index{man: man, emb: cfg.Embedder, lex: lexicalOf(man, ""),
@@ -280,6 +310,22 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// setModel records the model of cfg in man: the embedder's, or for an index
+// without dense windows NoModel and its tokenizer (format
+// NoModelFormatVersion, no FAISS settings).
+func setModel(man *Manifest, cfg Config) error {
+	if cfg.Embedder != nil {
+		man.Model, man.Batching = modelInfoOf(cfg.Embedder), EmbedderBatching(cfg.Embedder)
+		return nil
+	}
+	var err error
+	if man.Model, err = noModelInfo(cfg.Tokenizer); err != nil {
+		return fmt.Errorf("msrag: %w", err)
+	}
+	man.FormatVersion, man.Factory, man.Metric, man.Embedding = indexfile.NoModelFormatVersion, "", "", NoModel
+	return nil
 }
 
 // stride is what the manifest records as a window's stride: its step, 0 for
@@ -316,8 +362,10 @@ func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 			return fmt.Errorf("msrag: build stopped: %w", ctx.Err())
 		}
 		wi := &man.Windows[i]
-		if wi.IndexSHA256, err = st.Create(wi.IndexFile, func(out io.Writer) error { _, err := w.index.WriteTo(out); return err }); err != nil {
-			return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
+		if w.index != nil { // nil: an index without dense windows
+			if wi.IndexSHA256, err = st.Create(wi.IndexFile, func(out io.Writer) error { _, err := w.index.WriteTo(out); return err }); err != nil {
+				return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
+			}
 		}
 		if wi.ChunkSHA256, err = st.Create(wi.ChunksFile, func(out io.Writer) error { return store.WriteChunkTable(out, w.chunks) }); err != nil {
 			return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)

@@ -19,6 +19,13 @@
 //     [ParseFusion] reads from text: a fuse.Rule, the channels of the
 //     index's [Layout] it fuses, and an optional query router learned on
 //     training queries (package tune writes it in a fusion model file).
+//   - An index may have lexical windows beside the dense ones
+//     ([Config].Lexical: BM25 over the same chunks, package lexical), or
+//     only those: [Config].Tokenizer with no Embedder ([LoadWindowTokenizer])
+//     cuts the windows by a tokenizer's tokens, embeds nothing and writes
+//     no FAISS index; such an index ([Index.Dense] false) opens and searches
+//     without a model, fusing its lexical channels, and refuses dense ones
+//     ([ErrNoDense]).
 //   - [Embedder] is the model behind an index (package embed states the
 //     contract and keeps the registry of embedder kinds; [OpenEmbedder]
 //     opens a model by name with the kind that claims it, [ReopenEmbedder]

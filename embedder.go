@@ -36,6 +36,9 @@ func OpenEmbedder(ctx context.Context, name string, opts embed.Options) (Embedde
 // opts.Extra). The caller closes it; checking it against the index is
 // Open's business.
 func ReopenEmbedder(ctx context.Context, m ModelInfo, opts embed.Options) (Embedder, error) {
+	if m.None() {
+		return nil, fmt.Errorf("msrag: the index has no model (built with --model none): its queries are not embedded: %w", ErrNoDense)
+	}
 	if m.Origin.Kind == "" {
 		return OpenEmbedder(ctx, m.Name, opts)
 	}

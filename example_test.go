@@ -11,7 +11,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	_ "github.com/msrag/msrag/onnx" // registers the in-process ONNX kind
+	"github.com/msrag/msrag/onnx" // registers the in-process ONNX kind
 )
 
 // Build an index of a small corpus at two window sizes, write it to a
@@ -63,4 +63,56 @@ func Example() {
 	// Output:
 	// coffee: rank 1, 6 chunks voted
 	// anaemia: rank 1, 6 chunks voted
+}
+
+// Build an index of lexical windows only, with no model: the windows are
+// cut by all-minilm-l6-v2's tokenizer (fetched by make setup) as a build
+// with that model would cut them, and the index searches by the query
+// texts alone, fusing its lexical channels.
+func Example_lexicalOnly() {
+	ctx := context.Background()
+	dir, err := onnx.ResolveModel("all-minilm-l6-v2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	tok, err := msrag.LoadWindowTokenizer("all-minilm-l6-v2", filepath.Join(dir, onnx.TokenizerFile))
+	if err != nil {
+		log.Fatal(err)
+	}
+	work, _ := os.MkdirTemp("", "msrag-example")
+	defer os.RemoveAll(work)
+	docs := `{"_id": "anaemia", "title": "Iron", "text": "Iron deficiency is the most common cause of anaemia worldwide."}
+{"_id": "sleep", "title": "Sleep", "text": "Adults who sleep less than six hours a night report more headaches."}
+{"_id": "coffee", "title": "Coffee", "text": "Moderate coffee drinking was not linked to heart disease in the cohort."}
+`
+	os.WriteFile(filepath.Join(work, "corpus.jsonl"), []byte(docs), 0o644)
+	src, err := corpus.Open(filepath.Join(work, "corpus.jsonl"), corpus.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer src.Close()
+	ix, err := msrag.Build(ctx, src, msrag.Config{Tokenizer: tok, Out: filepath.Join(work, "index"), Windows: chunk.Sizes(4, 8)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix.Close()
+
+	ix, err = msrag.Open(filepath.Join(work, "index")) // no model is opened
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+	hits, err := ix.Search(ctx, []string{"coffee and heart disease", "how many hours of sleep"}, msrag.SearchOptions{K: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("dense windows:", ix.Dense(), "; channels:", ix.Layout())
+	// Each query's words are in one document only.
+	for _, h := range hits {
+		fmt.Println(h[0].DocID)
+	}
+	// Output:
+	// dense windows: false ; channels: bm25-w4, bm25-w8, bm25-doc
+	// coffee
+	// sleep
 }

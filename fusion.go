@@ -27,7 +27,8 @@ type Fusion struct {
 	// Windows names the channels fused ("w100", "full", "bm25-w100",
 	// "bm25-doc"), or is one group: "dense" (every dense sliding window),
 	// "lexical" (every lexical channel) or "all" (both); empty means every
-	// dense sliding window of the index.
+	// dense sliding window of the index, or every lexical channel of an
+	// index without dense windows.
 	Windows []string
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.

@@ -12,6 +12,9 @@ import (
 // CheckFusion fails unless every window f fuses or weighs is a window of the
 // index, so that a search can be refused before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
+	if !ix.Dense() && f.dense() {
+		return errNoDense(f, ix.where())
+	}
 	if err := ix.checkLexical(f); err != nil {
 		return err
 	}
@@ -64,13 +67,20 @@ func (f Fusion) lexical() bool {
 
 // Select returns the positions, in layout, of the channels f fuses: those it
 // names, those of the group it names (dense, lexical, all), or every dense
-// sliding window. It fails unless every channel f names, weighs or routes is
-// one of layout's.
+// sliding window (every lexical channel in the layout of an index without
+// dense windows, which refuses a dense channel). It fails unless every
+// channel f names, weighs or routes is one of layout's.
 func (f Fusion) Select(layout Layout) ([]int, error) {
+	if layout.lexicalOnly() && f.dense() {
+		return nil, fmt.Errorf("msrag: fusion %s: the index has no dense windows (built with --model none), only %s: %w", f, layout, ErrNoDense)
+	}
 	group := ""
-	if len(f.Windows) == 0 {
+	switch {
+	case len(f.Windows) == 0 && layout.lexicalOnly():
+		group = groupLexical
+	case len(f.Windows) == 0:
 		group = groupDense
-	} else if slices.Contains(channelGroups, f.Windows[0]) {
+	case slices.Contains(channelGroups, f.Windows[0]):
 		group = f.Windows[0]
 	}
 	var sel []int
@@ -154,7 +164,7 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ix.hitsOf(ch, sel, rk), nil
+	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms), nil
 }
 
 // FuseHits fuses ch into k documents per query (document indices below ndocs)
@@ -257,12 +267,15 @@ func valueOr(m map[string]float64, k string, def float64) float64 {
 	return def
 }
 
-// hitsOf turns a fused ranking into Hits with their evidence.
-func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking) [][]Hit {
+// hitsOf turns a fused ranking into Hits with their evidence (with terms,
+// the query terms of each lexical chunk).
+func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) [][]Hit {
 	out := make([][]Hit, ch.NQ)
+	var refs []termRef
 	for q := range ch.NQ {
 		docs, scores := rk.Query(q)
 		row := make([]Hit, 0, len(docs))
+		refs = refs[:0]
 		for r, d := range docs {
 			ev := rk.EvidenceOf(q, r)
 			evs := make([]Evidence, len(ev))
@@ -271,12 +284,13 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking) [][]Hit {
 				p := q*ch.Hits[wi].K + int(e.Pos)
 				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
 					Start: ch.Start[wi][p], End: ch.End[wi][p]}
-				if ch.Layout[wi].Kind == Lexical {
-					evs[j].Terms = ix.lexicalTerms(ch, wi, q, p)
+				if terms && ch.Layout[wi].Kind == Lexical {
+					refs = append(refs, termRef{hit: r, ev: j, ci: wi, p: p})
 				}
 			}
 			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
 		}
+		ix.lexicalTerms(ch, q, row, refs)
 		out[q] = row
 	}
 	return out

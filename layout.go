@@ -111,11 +111,15 @@ func layoutOf(ws []WindowInfo) Layout {
 
 // Layout returns the index's channels, in index order: the dense windows,
 // then, when the index has lexical windows, the lexical channel of each
-// window in the same order and the whole-document one.
+// window in the same order and the whole-document one. An index without
+// dense windows (Index.Dense) has the lexical channels only.
 func (ix *Index) Layout() Layout {
 	l := layoutOf(ix.man.Windows)
-	if ix.man.Lexical == nil {
+	switch {
+	case ix.man.Lexical == nil:
 		return l
+	case !ix.Dense():
+		return l.WithLexical()[len(l):]
 	}
 	return l.WithLexical()
 }
@@ -129,6 +133,12 @@ func (l Layout) WithLexical() Layout {
 		out = append(out, LexicalChannel(c.Window))
 	}
 	return append(out, DocLexicalChannel())
+}
+
+// Lexical returns the lexical channels of l (in order): the layout of an
+// index without dense windows whose index with them would be l.
+func (l Layout) Lexical() Layout {
+	return slices.DeleteFunc(slices.Clone(l), func(c Channel) bool { return c.Kind != Lexical })
 }
 
 // Dense returns the dense channels of l (in order).

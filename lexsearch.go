@@ -64,19 +64,41 @@ type channelTrace struct {
 	shard, rows []int32 // parallel to the channel's Hits.Docs
 }
 
-// lexicalTerms returns the terms of query q that hit p (a position in
-// channel ci's hits) holds; nil when ch has no trace of it.
-func (ix *Index) lexicalTerms(ch *ChunkHits, ci, q, p int) []string {
-	if ch.lex == nil || ix.lex == nil || ci >= len(ch.lex.channels) || ch.lex.channels[ci].rows == nil {
-		return nil
+// termRef is a lexical evidence chunk of a query's hits whose terms are
+// wanted: hit and ev place it in the hits, ci and p in the chunk lists.
+type termRef struct{ hit, ev, ci, p int }
+
+// lexicalTerms sets the Terms of the evidence refs names in row (query q's
+// hits) to the query terms each chunk holds. The chunks are explained
+// together per channel and shard (lexical.Index.Holds), so that each
+// query term's postings are decoded once for all of them; a channel
+// without a trace of the search is left without terms.
+func (ix *Index) lexicalTerms(ch *ChunkHits, q int, row []Hit, refs []termRef) {
+	if ch.lex == nil || ix.lex == nil || len(refs) == 0 {
+		return
 	}
-	tr := &ch.lex.channels[ci]
-	lx := ix.lexShards(ch.Layout[ci])[tr.shard[p]].ix
-	m, err := lx.Explain(ch.lex.terms[q], int(tr.rows[p]), ix.lex.bm25, &tr.stats)
-	if err != nil {
-		return nil
+	type group struct {
+		ci    int
+		shard int32
 	}
-	return mapSlice(m, func(m lexical.Match) string { return m.Term })
+	groups := map[group][]int{} // positions in refs
+	for i, r := range refs {
+		if r.ci < len(ch.lex.channels) && ch.lex.channels[r.ci].rows != nil {
+			g := group{r.ci, ch.lex.channels[r.ci].shard[r.p]}
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for g, list := range groups {
+		tr := &ch.lex.channels[g.ci]
+		rows := mapSlice(list, func(i int) int { return int(tr.rows[refs[i].p]) })
+		held, err := ix.lexShards(ch.Layout[g.ci])[g.shard].ix.Holds(ch.lex.terms[q], rows)
+		if err != nil {
+			continue
+		}
+		for k, i := range list {
+			row[refs[i].hit].Evidence[refs[i].ev].Terms = held[k]
+		}
+	}
 }
 
 // lexShard is one shard's lexical index of a channel and how its rows map

@@ -59,7 +59,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("msrag: %w", err)
 		}
-		if _, err := ParseEmbedding(man.Embedding); err != nil {
+		if _, err := ParseEmbedding(man.Embedding); err != nil && !man.Model.None() {
 			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
 		}
 		if i == 0 {
@@ -85,8 +85,16 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 }
 
 // attachEmbedder sets the index's embedder, opening the manifest's model when
-// opts has none, and checks it is the model the index was built with.
+// opts has none, and checks it is the model the index was built with. An
+// index without dense windows takes none.
 func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
+	if !ix.Dense() {
+		if ix.emb != nil {
+			return fmt.Errorf("msrag: index %s has no dense windows (built with --model none): it is searched without an embedder, and was given %s: %w",
+				dir, ix.emb.Spec().Name, ErrNoDense)
+		}
+		return nil
+	}
 	if ix.emb == nil {
 		eo := opts.EmbedderOptions
 		if eo.GPUs == nil {
@@ -105,6 +113,9 @@ func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 func (ix *Index) toGPU(devices []int) error {
 	for _, sh := range ix.shards {
 		for _, w := range sh.windows {
+			if w.index == nil {
+				continue // no dense windows: nothing to move
+			}
 			g, err := w.index.ToGPU(devices...)
 			if err != nil {
 				return fmt.Errorf("msrag: moving window %s of %s to GPUs %v: %w", w.spec.Name(), sh.where(), devices, err)
@@ -222,9 +233,9 @@ func openShard(dir string, man *Manifest, skipVerify bool) (_ *shard, err error)
 	return sh, nil
 }
 
-// read reads a window's FAISS index and chunk table and checks them against
-// the manifest.
-func (w *window) read(dir string, man *Manifest, wi WindowInfo, sum func(string) string) error {
+// readFAISS reads a window's FAISS index and checks it against the
+// manifest.
+func (w *window) readFAISS(dir string, man *Manifest, wi WindowInfo, sum func(string) string) error {
 	err := store.ReadFile(dir, wi.IndexFile, sum(wi.IndexSHA256), func(r io.Reader, size int64) (err error) {
 		w.index, err = faiss.ReadFrom(r, size)
 		return err
@@ -235,10 +246,22 @@ func (w *window) read(dir string, man *Manifest, wi WindowInfo, sum func(string)
 	if w.index.Ntotal() != wi.Vectors || w.index.Dim() != man.Model.Dims {
 		return fmt.Errorf("%s holds %d vectors of %d dims, the manifest says %d of %d: %w", wi.IndexFile, w.index.Ntotal(), w.index.Dim(), wi.Vectors, man.Model.Dims, ErrIndexMismatch)
 	}
+	return nil
+}
+
+// read reads a window's FAISS index (none in an index without dense
+// windows) and chunk table and checks them against the manifest.
+func (w *window) read(dir string, man *Manifest, wi WindowInfo, sum func(string) string) error {
+	if !man.Model.None() {
+		if err := w.readFAISS(dir, man, wi, sum); err != nil {
+			return err
+		}
+	}
 	var data []byte
 	if err := store.ReadFile(dir, wi.ChunksFile, sum(wi.ChunkSHA256), store.ReadAll(&data)); err != nil {
 		return err
 	}
+	var err error
 	if w.chunks, err = store.ReadChunkTable(data); err != nil {
 		return fmt.Errorf("%s: %w", wi.ChunksFile, err)
 	}

@@ -24,6 +24,11 @@ type SearchOptions struct {
 	WindowK int
 	// Fusion is the rule that turns the windows' chunk lists into documents.
 	Fusion Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// lexical chunk holds decodes those terms' postings again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -36,14 +41,14 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	return o
 }
 
-// MaxWindowK returns the most chunk vectors any window holds over all
-// shards (at least 1): no window's list can be longer.
+// MaxWindowK returns the most chunks any window holds over all shards (at
+// least 1): no window's list can be longer.
 func (ix *Index) MaxWindowK() int {
 	most := int64(1)
 	for wi := range ix.man.Windows {
 		var n int64
 		for _, sh := range ix.shards {
-			n += sh.windows[wi].index.Ntotal()
+			n += int64(sh.windows[wi].chunks.Len())
 		}
 		most = max(most, n)
 	}
@@ -102,13 +107,15 @@ type ChunkHits struct {
 	lex *lexicalTrace
 }
 
-// Search embeds the queries once, searches every window and fuses the results.
+// Search embeds the queries once, searches every window and fuses the
+// results. An index without dense windows embeds nothing: it searches its
+// lexical channels with the query texts.
 func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
-	ch, err := ix.searchChunks(ctx, queries, opts.WindowK, opts.Fusion.lexical())
+	ch, err := ix.searchChunks(ctx, queries, opts.WindowK, opts.Fusion.lexical() || !ix.Dense())
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +126,9 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
 	if err := checkQueries(queries); err != nil {
 		return nil, err
+	}
+	if !ix.Dense() {
+		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoDense)
 	}
 	return ix.emb.Embed(ctx, queries, embed.Query)
 }
@@ -150,6 +160,9 @@ func (ix *Index) searchChunks(ctx context.Context, queries []string, windowK int
 	if len(queries) == 0 {
 		return ix.newChunkHits(0), nil
 	}
+	if !ix.Dense() {
+		return ix.searchTexts(ctx, queries, windowK)
+	}
 	vecs, err := ix.EmbedQueries(ctx, queries)
 	if err != nil {
 		return nil, err
@@ -166,8 +179,24 @@ func (ix *Index) searchChunks(ctx context.Context, queries []string, windowK int
 	return ch, nil
 }
 
+// searchTexts searches the lexical channels of an index without dense
+// windows with the query texts: nothing is embedded.
+func (ix *Index) searchTexts(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
+	if err := checkQueries(queries); err != nil {
+		return nil, err
+	}
+	ch := ix.newChunkHits(len(queries))
+	if err := ix.SearchLexical(ctx, queries, ch, windowK); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
 func (ix *Index) onGPU() bool {
-	return len(ix.shards) > 0 && len(ix.shards[0].windows) > 0 && ix.shards[0].windows[0].index.OnGPU()
+	if len(ix.shards) == 0 || len(ix.shards[0].windows) == 0 || ix.shards[0].windows[0].index == nil {
+		return false
+	}
+	return ix.shards[0].windows[0].index.OnGPU()
 }
 
 func (ix *Index) newChunkHits(nq int) *ChunkHits {
@@ -183,6 +212,9 @@ func (ix *Index) newChunkHits(nq int) *ChunkHits {
 // lists are merged by score (see mergeShards). windowK is clamped as Clamp
 // clamps SearchOptions.WindowK.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
+	if !ix.Dense() {
+		return nil, fmt.Errorf("msrag: index %s has no dense windows to search by vector (built with --model none): %w", ix.where(), ErrNoDense)
+	}
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	dims := ix.man.Model.Dims
 	if len(vecs)%dims != 0 {

@@ -28,7 +28,8 @@ type BatchTimes struct {
 }
 
 // SearchBatches embeds and searches queries o.Batch at a time (the lexical
-// channels too, when the index has usable ones: SearchLexical) and hands each
+// channels too, when the index has usable ones: SearchLexical; an index
+// without dense windows embeds nothing, and o.Queries is not used) and hands each
 // batch's chunk lists to fn with the position of its first query. An error,
 // fn's too, names the batch's queries (from 1).
 func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
@@ -42,6 +43,15 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 	for lo := 0; lo < len(queries); lo += o.Batch {
 		batch := queries[lo:min(lo+o.Batch, len(queries))]
 		err := func() error {
+			if !ix.Dense() { // the query texts alone: nothing to embed
+				t0 := time.Now()
+				ch, err := ix.searchTexts(ctx, batch, o.WindowK)
+				if err != nil {
+					return err
+				}
+				tm.Search += time.Since(t0)
+				return fn(lo, ch)
+			}
 			t0 := time.Now()
 			vecs, err := ix.embedQueries(ctx, batch, o.Queries)
 			if err != nil {

@@ -65,6 +65,11 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	} else if !ok {
 		return nil, fmt.Sprintf("it was built from another corpus (%s, %d bytes, sha256 %s)", rec.Path, rec.Size, rec.SHA256), nil
 	}
+	if m, err := msrag.ReadManifest(spec.Index); err != nil {
+		return nil, "it does not open: " + err.Error(), nil
+	} else if why := modelMismatch(m, spec); why != "" {
+		return nil, why, nil
+	}
 	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: spec.Embedder}, spec.Index)
 	if err != nil {
 		if errors.Is(err, msrag.ErrIndexMismatch) {
@@ -121,9 +126,30 @@ func lexicalMismatch(m msrag.Manifest, spec Spec) string {
 	return ""
 }
 
+// modelMismatch says, before the index is opened, why its model is not
+// the one spec asks for: an index without dense windows for an evaluation
+// of a model, one with them for an evaluation without, or windows cut by
+// another tokenizer; "" when it is.
+func modelMismatch(m *msrag.Manifest, spec Spec) string {
+	switch {
+	case spec.Tokenizer == nil && m.Model.None():
+		return "it has no dense windows (built with --model none)"
+	case spec.Tokenizer == nil:
+		return ""
+	case !m.Model.None():
+		return fmt.Sprintf("it has dense windows of model %s, and this evaluation has no model", m.Model.Name)
+	case m.Model.TokenizerSHA256 != spec.Tokenizer.SHA256:
+		return fmt.Sprintf("its windows were cut by a tokenizer of sha256 %s, not by %s (sha256 %s)", m.Model.TokenizerSHA256, spec.Tokenizer.Name, spec.Tokenizer.SHA256)
+	}
+	return ""
+}
+
 // embeddingMismatch says why an index's embedding is not the one spec
-// asks for, or "" when it is.
+// asks for, or "" when it is (an evaluation without a model embeds none).
 func embeddingMismatch(m msrag.Manifest, spec Spec) string {
+	if spec.Tokenizer != nil {
+		return ""
+	}
 	have, err := msrag.ParseEmbedding(m.Embedding)
 	switch {
 	case err != nil:
@@ -159,7 +185,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	}
 	t0 := time.Now()
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
-		Embedder: spec.Embedder, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
+		Embedder: spec.Embedder, Tokenizer: spec.Tokenizer, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
 		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap, LateEdges: spec.LateEdges,
 		Lexical: spec.Lexical,
 	})

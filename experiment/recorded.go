@@ -40,6 +40,9 @@ func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		if err != nil {
 			return nil, "it does not open: " + err.Error(), nil
 		}
+		if why := modelMismatch(m, spec); why != "" {
+			return nil, why, nil
+		}
 		if len(m.Inputs) == 0 {
 			return nil, "its manifest " + filepath.Join(d, "manifest.json") + " records no inputs (built before msrag recorded them, or from a Parquet or Arrow corpus)", nil
 		}

@@ -210,6 +210,9 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
 		Embedding: spec.Embedding.String(),
 	}
+	if spec.Tokenizer != nil {
+		e.Embedding = msrag.NoModel
+	}
 	e.Build = msrag.CurrentBuild()
 	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion
 	e.Index.Batching, e.Index.Build = ix.Batching(), m.Build

@@ -29,6 +29,14 @@ type Spec struct {
 	Index string
 	// Embedder is the model; the caller opens and closes it.
 	Embedder msrag.Embedder
+	// Tokenizer, instead of Embedder, evaluates an index without dense
+	// windows (msrag.Config.Tokenizer): the windows cut by its tokens, their
+	// lexical channels (Lexical, default msrag.DefaultLexical()) and
+	// bm25-doc, no full window. Its configurations fuse the lexical
+	// channels (rrf is rrf:windows=lexical there; default
+	// NoModelConfigs); a fusion model and cross-validation, which need
+	// query vectors, are refused.
+	Tokenizer *msrag.WindowTokenizer
 	// Windows are the sliding windows; the index also gets the full window.
 	Windows []chunk.Window
 	// Embedding and LateOverlap say how the index embeds its windows (see
@@ -86,8 +94,12 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: Spec.Dataset is required")
 	case s.Out == "":
 		return s, errors.New("experiment: Spec.Out is required")
-	case s.Embedder == nil:
-		return s, errors.New("experiment: Spec.Embedder is required")
+	case s.Embedder == nil && s.Tokenizer == nil:
+		return s, errors.New("experiment: Spec.Embedder is required (or Spec.Tokenizer, for lexical windows only)")
+	case s.Embedder != nil && s.Tokenizer != nil:
+		return s, errors.New("experiment: Spec.Tokenizer is for an evaluation without an embedder")
+	case s.Tokenizer != nil && (s.FusionModel != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
+		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no fusion model, cross-validation or late embedding: they need query vectors")
 	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
 		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
 	}
@@ -112,22 +124,49 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
+	if s.Tokenizer != nil && s.Lexical == nil {
+		s.Lexical = msrag.DefaultLexical()
+	}
 	var err error
 	if len(s.Configs) == 0 {
-		s.Configs, err = ParseConfigs(DefaultConfigs, s.layout())
+		def := DefaultConfigs
+		if s.Tokenizer != nil {
+			def = NoModelConfigs
+		}
+		s.Configs, err = ParseConfigs(def, s.layout())
 	}
 	return s, err
 }
 
+// NoModelConfigs is what an evaluation without a model (Spec.Tokenizer)
+// evaluates unless told otherwise: DefaultConfigs without full, which an
+// index without a model does not have.
+const NoModelConfigs = "windows,rrf,maxp,oracle"
+
 // indexWindows are the windows of the evaluation index: the sliding ones and
-// the full window.
+// the full window (none without a model).
 func (s Spec) indexWindows() []chunk.Window {
+	if s.Tokenizer != nil {
+		return slices.Clone(s.Windows)
+	}
 	return append(slices.Clone(s.Windows), chunk.Full)
 }
 
 // layout is the evaluation index's layout: the sliding windows and the full
-// window, and their lexical channels with Lexical.
-func (s Spec) layout() msrag.Layout { return EvalLayout(s.Windows, s.Lexical != nil) }
+// window, and their lexical channels with Lexical; without a model, the
+// lexical channels only (NoModelLayout).
+func (s Spec) layout() msrag.Layout {
+	if s.Tokenizer != nil {
+		return NoModelLayout(s.Windows)
+	}
+	return EvalLayout(s.Windows, s.Lexical != nil)
+}
+
+// NoModelLayout is the layout of an evaluation index without a model: the
+// lexical channels of the sliding windows and bm25-doc.
+func NoModelLayout(windows []chunk.Window) msrag.Layout {
+	return msrag.LayoutOf(windows).WithLexical().Lexical()
+}
 
 // EvalLayout is the layout of an evaluation index of the sliding windows:
 // those and the full window, and with lexical their lexical channels and

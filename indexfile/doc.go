@@ -9,6 +9,13 @@
 // registry) and the kind's parameters, which this package stores without
 // interpreting them.
 //
+// Format 4 ([NoModelFormatVersion]) is format 3 for an index without dense
+// windows (lexical windows only, cut by a tokenizer with no model): its
+// model's name and origin kind are [NoModel], its windows have no FAISS
+// file. It is written only for such an index, so that an msrag reading
+// formats 1 to 3 refuses it by its version; every other index is written as
+// format 3.
+//
 // Format 3 ([FormatVersion]) records the origin. Format 2 recorded a model
 // behind an embedding server in a "remote" section and format 1 called the
 // truncated window "full"; both are read and converted as they are decoded

@@ -8,18 +8,34 @@ import (
 // ManifestName is the manifest's file name inside an index directory.
 const ManifestName = "manifest.json"
 
-// FormatVersion is the on-disk format this msrag writes. Versions 1 and 2 are
-// read too (see the package documentation).
+// FormatVersion is the on-disk format this msrag writes for an index with
+// dense windows. Versions 1 and 2 are read too (see the package
+// documentation).
 const FormatVersion = 3
+
+// NoModelFormatVersion is the format of an index without dense windows
+// (ModelInfo.None), the newest this msrag reads: an msrag that reads only
+// formats 1 to 3 refuses such an index by its version instead of failing on
+// its missing vectors. An index with dense windows is still written as
+// FormatVersion, which every msrag since the origin was recorded reads.
+const NoModelFormatVersion = 4
+
+// NoModel is the model name and origin kind of an index without dense
+// windows: its windows were cut by a tokenizer alone (ModelInfo's
+// TokenizerSHA256) and hold lexical windows only.
+const NoModel = "none"
 
 // Manifest is manifest.json: what an index holds and how it was made.
 type Manifest struct {
-	// FormatVersion is the format the index was written in (1 to 3).
+	// FormatVersion is the format the index was written in (1 to 3, or 4
+	// for an index without dense windows).
 	FormatVersion int `json:"format_version"`
-	// Model is the embedding model the windows were embedded with.
+	// Model is the embedding model the windows were embedded with; in an
+	// index without dense windows its name and origin kind are NoModel and
+	// it records only the tokenizer that cut the windows (ModelInfo.None).
 	Model ModelInfo `json:"model"`
 	// Factory is the FAISS index factory string ("Flat", "HNSW32", ...)
-	// and Metric its metric ("ip" or "l2").
+	// and Metric its metric ("ip" or "l2"); both "" without dense windows.
 	Factory string `json:"factory"`
 	Metric  string `json:"metric"`
 	// Windows are the index's windows, each with its files.
@@ -37,8 +53,8 @@ type Manifest struct {
 	// Shard names the part of a corpus this index holds ("2/4"), if any.
 	Shard string `json:"shard,omitempty"`
 	// Embedding is how the windows were embedded: "late", or "independent"
-	// (or absent, as before it was recorded). Late describes a late build's
-	// segments.
+	// (or absent, as before it was recorded), or NoModel for an index
+	// without dense windows. Late describes a late build's segments.
 	Embedding string    `json:"embedding"`
 	Late      *LateInfo `json:"late,omitempty"`
 	// Lexical describes the lexical (BM25) windows: absent in an index built
@@ -97,10 +113,12 @@ type WindowInfo struct {
 	// "short" (where the stride puts it, fewer tokens); absent: "short", as
 	// every index before the tail was recorded.
 	Tail string `json:"tail,omitempty"`
-	// Vectors is the number of vectors (chunks) of the window.
+	// Vectors is the number of vectors (chunks) of the window; in an index
+	// without dense windows, the number of chunks (rows of ChunksFile).
 	Vectors int64 `json:"vectors"`
 	// IndexFile is the window's FAISS index and ChunksFile its chunk table
 	// (a row per vector: document, token span), each with its sha256.
+	// IndexFile and IndexSHA256 are "" in an index without dense windows.
 	IndexFile   string `json:"index_file"`
 	IndexSHA256 string `json:"index_sha256"`
 	ChunksFile  string `json:"chunks_file"`

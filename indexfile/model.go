@@ -33,6 +33,10 @@ type ModelInfo struct {
 	Origin Origin `json:"origin,omitzero"`
 }
 
+// None reports whether m is the model of an index without dense windows:
+// origin kind NoModel, no vectors.
+func (m ModelInfo) None() bool { return m.Origin.Kind == NoModel }
+
 // Origin is how an embedder was opened: the name of its kind in package
 // embed's registry and the kind's parameters, stored as the kind wrote them.
 type Origin struct {

@@ -3,6 +3,7 @@ package lexical
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/msrag/msrag/fuse"
 )
@@ -43,6 +44,44 @@ func (ix *Index) Explain(query []string, row int, p BM25, st *Stats) ([]Match, e
 		f := float64(tf)
 		norm := p.K1 * (1 - p.B + p.B*float64(ix.docLen[row])/(float64(tokens)/float64(n)))
 		out = append(out, Match{Term: ix.term(tw.id), TF: tf, Score: tw.w * f / (f + norm)})
+	}
+	return out, nil
+}
+
+// Holds returns, for each of rows, the terms of query it holds, in order of
+// first appearance in the query, each once: the terms of Explain's matches.
+// It decodes the postings of each query term once for all the rows, so that
+// explaining the many chunks shown for a query costs about what searching
+// it did, not that times the chunks. A row out of range is an error.
+func (ix *Index) Holds(query []string, rows []int) ([][]string, error) {
+	order := make([]int, len(rows)) // rows' positions, by row
+	for i, r := range rows {
+		if r < 0 || r >= len(ix.docLen) {
+			return nil, fmt.Errorf("lexical: explain row %d of an index of %d rows", r, len(ix.docLen))
+		}
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return rows[a] - rows[b] })
+	out := make([][]string, len(rows))
+	seen := map[int]bool{}
+	for _, t := range query {
+		id := ix.lookup(t)
+		if id < 0 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		p, r, j := ix.postings(id), int64(-1), 0
+		for len(p) > 0 && j < len(order) {
+			d, k := binary.Uvarint(p)
+			_, k2 := binary.Uvarint(p[k:])
+			p, r = p[k+k2:], r+int64(d)
+			for j < len(order) && int64(rows[order[j]]) < r {
+				j++
+			}
+			for ; j < len(order) && int64(rows[order[j]]) == r; j++ {
+				out[order[j]] = append(out[order[j]], t)
+			}
+		}
 	}
 	return out, nil
 }

@@ -531,3 +531,35 @@ func TestLongQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestHolds checks Holds against the documents' own words: for rows in any
+// order, repeated, the query's distinct terms each holds, in query order.
+func TestHolds(t *testing.T) {
+	docs := randomDocs(5, 300, 60)
+	ix := build(t, docs)
+	qs := queriesOf(docs, 20)
+	rows := []int{7, 0, 299, 7, 150, 3, 42, 298}
+	for _, q := range qs {
+		if len(q) > 0 {
+			q = append(q, q[0], "no-such-term") // a repeated term, an unknown one
+		}
+		got, err := ix.Holds(q, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			var want []string
+			for _, term := range q {
+				if slices.Contains(docs[r], term) && !slices.Contains(want, term) {
+					want = append(want, term)
+				}
+			}
+			if !slices.Equal(got[i], want) {
+				t.Errorf("query %q row %d: %q, want %q", q, r, got[i], want)
+			}
+		}
+	}
+	if _, err := ix.Holds(qs[0], []int{300}); err == nil {
+		t.Error("row 300 of 300: no error")
+	}
+}

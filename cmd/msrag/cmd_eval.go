@@ -42,7 +42,10 @@ func init() {
 			"--embedding independent,late evaluates both embeddings (each in OUT/MODE, its index in\n" +
 			"OUT/MODE/index, or --index for independent and INDEX-late for late), embeds the queries once\n" +
 			"for both, and writes OUT/modes.md and modes.json: every configuration under each embedding,\n" +
-			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.\n\n" + remoteHelp,
+			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.\n\n" +
+			"--model none --tokenizer NAME evaluates an index of lexical windows only (msrag index --model none):\n" +
+			"windows, rrf, maxp and oracle are over its lexical channels (bm25-w100, ..., bm25-doc), and full, which\n" +
+			"needs a model, is not among the default configurations (naming it is refused).\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
@@ -100,11 +103,22 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	if err != nil {
 		return experiment.Spec{}, err
 	}
-	configs, err := experiment.ParseConfigs(c.String("configs"), experiment.EvalLayout(windows, lex != nil))
+	layout, configText := experiment.EvalLayout(windows, lex != nil), c.String("configs")
+	var tok *msrag.WindowTokenizer
+	if noModel(c) {
+		if tok, err = windowTokenizer(c, "eval"); err != nil {
+			return experiment.Spec{}, err
+		}
+		layout = experiment.NoModelLayout(windows)
+		if !c.IsSet("configs") {
+			configText = experiment.NoModelConfigs
+		}
+	}
+	configs, err := experiment.ParseConfigs(configText, layout)
 	if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
-	spec := experiment.Spec{Lexical: lex,
+	spec := experiment.Spec{Lexical: lex, Tokenizer: tok,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
 		Windows: windows, Configs: configs, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
 		Rebuild: c.Bool("rebuild"), Wait: c.Bool("wait"), Workers: c.Int("workers"), Corpus: corpusOptions(c),
@@ -147,10 +161,12 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if spec.Embedder, err = openEmbedder(c, c.String("model")); err != nil {
-		return err
+	if spec.Tokenizer == nil {
+		if spec.Embedder, err = openEmbedder(c, c.String("model")); err != nil {
+			return err
+		}
+		defer spec.Embedder.Close()
 	}
-	defer spec.Embedder.Close()
 	var bar *progressBar
 	if !c.Bool("quiet") {
 		spec.Log = c.App.ErrWriter

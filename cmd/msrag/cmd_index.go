@@ -29,7 +29,10 @@ func init() {
 			"of one directory apart: the second fails at once naming the first, or waits with --wait.\n\n" +
 			"With --shard i/n only the corpus units that fall to shard i are indexed (Parquet row groups,\n" +
 			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
-			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...\n\n" + remoteHelp,
+			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...\n\n" +
+			"--model none --tokenizer NAME (a model name as msrag tokenize --model takes, or a tokenizer.json path)\n" +
+			"builds lexical windows only: the windows cut by that tokenizer's tokens as a model of it would cut\n" +
+			"them, each with its chunk table and BM25 index, plus bm25-doc; no FAISS index, no model run.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
@@ -96,6 +99,12 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 		Out: c.String("out"), Windows: windows, Factory: c.String("factory"), Metric: metric,
 		Workers: c.Int("workers"), Wait: c.Bool("wait"), Embedding: modes[0], LateOverlap: lf.overlap, LateEdges: lf.edges,
 	}
+	if noModel(c) {
+		if cfg.Tokenizer, err = windowTokenizer(c, "index"); err != nil {
+			return msrag.Config{}, corpus.Options{}, err
+		}
+		cfg.Factory, cfg.Metric = "", 0
+	}
 	if cfg.Lexical, err = lexicalFlags(c, "index"); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
@@ -144,20 +153,22 @@ func indexAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	emb, err := openEmbedder(c, c.String("model"))
-	if err != nil {
-		return err
-	}
-	defer emb.Close()
-	if err := faiss.CheckFactory(cfg.Factory, emb.Spec().Dims); err != nil {
-		return usagef("index: --factory: %w (the model's vectors have %d dims)", err, emb.Spec().Dims)
+	if cfg.Tokenizer == nil {
+		emb, err := openEmbedder(c, c.String("model"))
+		if err != nil {
+			return err
+		}
+		defer emb.Close()
+		if err := faiss.CheckFactory(cfg.Factory, emb.Spec().Dims); err != nil {
+			return usagef("index: --factory: %w (the model's vectors have %d dims)", err, emb.Spec().Dims)
+		}
+		cfg.Embedder = emb
 	}
 	src, err := openCorpusReader(c.String("corpus"), copts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	cfg.Embedder = emb
 	if copts.Shard.N > 1 {
 		describeShard(c.App.ErrWriter, c.String("corpus"), copts)
 	}
@@ -173,10 +184,16 @@ func indexAction(c *cli.Context) error {
 	}
 	defer ix.Close()
 	st := src.Stats()
+	if cfg.Embedder == nil {
+		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (lexical windows only, cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
+			cfg.Out, cfg.Tokenizer.Name, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
+			windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond))
+		return nil
+	}
 	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
-	printRemoteStats(c.App.ErrWriter, "index", emb)
+	printRemoteStats(c.App.ErrWriter, "index", cfg.Embedder)
 	return nil
 }
 

@@ -30,6 +30,9 @@ func init() {
 			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"window\", \"full\", \"chunk_rank\",\n" +
 			"\"chunk_score\", \"start\", \"end\"}]}]}, ranks from 1, byte spans into the document's title + \" \" +\n" +
 			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
+			"An index built with --model none (lexical windows only) is searched without a model: the queries\n" +
+			"are only analysed, the default rule fuses its lexical channels (rrf is rrf:windows=lexical there)\n" +
+			"and a rule naming a dense window is refused.\n\n" +
 			"An index built with a model behind a server is searched through a server of the same model:\n" +
 			"the one the index recorded, or those of --endpoints; the API key, if any, comes from $" + remote.APIKeyEnv + ".",
 		Flags: append([]cli.Flag{
@@ -118,6 +121,7 @@ func searchAction(c *cli.Context) error {
 		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
 	opts = clampSearch(c, ix, opts)
+	opts.SkipTerms = format == output.TREC // the TREC format shows no evidence
 	qpath, err := queriesPath(c.String("queries"))
 	if err != nil {
 		return err
@@ -173,7 +177,8 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 }
 
 // openIndex opens the index (or shards) named by --index with the model its
-// manifest names, opened with the device flags.
+// manifest names, opened with the device flags; an index built with --model
+// none opens without a model.
 func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	dirs, err := indexDirs(arg)
 	if err != nil {
@@ -182,6 +187,9 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	man, err := msrag.ReadManifest(dirs[0])
 	if err != nil {
 		return nil, err
+	}
+	if man.Model.None() { // lexical windows only: no model to open, nothing on GPUs
+		return msrag.OpenWith(msrag.OpenOptions{SkipVerify: c.Bool("skip-verify")}, dirs...)
 	}
 	emb, err := reopenEmbedder(c, man.Model)
 	if err != nil {

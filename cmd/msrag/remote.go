@@ -25,7 +25,7 @@ const remoteHelp = "A model behind an embedding server is --model KIND:URL[#MODE
 // may reach a server (search reopens the index's model with them).
 func remoteClientFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "tokenizer", Usage: "server models: tokenizer.json that cuts the windows (search: default the path the index recorded; its sha256 must match)"},
+		&cli.StringFlag{Name: "tokenizer", Usage: "server models: tokenizer.json that cuts the windows (search: default the path the index recorded; its sha256 must match); --model none: the tokenizer that cuts them, a tokenizer.json or a model name"},
 		&cli.StringFlag{Name: "endpoints", Usage: "server models: more base URLs of servers of the same model, comma-separated, used round-robin (search: replaces the URLs the index recorded)"},
 		&cli.IntFlag{Name: "concurrency", Usage: "server models: requests in flight (0: 2 per endpoint)"},
 		&cli.IntFlag{Name: "batch-texts", Usage: "server models: most texts per request (0: 32, or TEI's max_client_batch_size)"},

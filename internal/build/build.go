@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -14,12 +15,18 @@ import (
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/lexical"
+	"github.com/msrag/msrag/tokenizer"
 )
 
 // Config is one build's settings, defaults already applied by the caller.
 type Config struct {
-	// Embedder embeds the chunks (independent embedding).
+	// Embedder embeds the chunks (independent embedding). Nil makes a build
+	// of lexical windows only: Tokenizer cuts the windows, Lexical must be
+	// set, no FAISS index is made and nothing is embedded.
 	Embedder embed.Embedder
+	// Tokenizer cuts the windows of a build without an embedder (with one,
+	// the embedder's tokenizer does, and Tokenizer must be nil).
+	Tokenizer *tokenizer.Tokenizer
 	// Windows are the windows to cut; chunk.New checks them against the
 	// embedder's model.
 	Windows []chunk.Window
@@ -73,8 +80,8 @@ type Progress struct {
 type Result struct {
 	IDs, Titles []string  // the documents, in input order
 	Windows     []*Window // in the order of the chunker's windows
-	Unique      int64     // unique chunks embedded
-	Tokens      int64     // content tokens embedded
+	Unique      int64     // unique chunks embedded (or, without an embedder, cut)
+	Tokens      int64     // content tokens embedded (or cut)
 	Skipped     int64     // records the reader skipped
 	EmbedBusy   time.Duration
 	// DocLexical is the whole-document lexical index of a Lexical build
@@ -112,9 +119,18 @@ type Builder struct {
 
 // New checks cfg's windows against the embedder's model (and, for a Late
 // build, that the model can be late-chunked) and makes an empty
-// FAISS index and chunk table per window. The caller closes the Builder.
+// FAISS index and chunk table per window; without an embedder, a chunk
+// table and a lexical index per window. The caller closes the Builder.
 func New(cfg Config) (*Builder, error) {
-	spec := cfg.Embedder.Spec()
+	var spec embed.Spec
+	switch {
+	case cfg.Embedder != nil && cfg.Tokenizer != nil:
+		return nil, errors.New("msrag: a build with an embedder cuts its windows with the embedder's tokenizer: give no other tokenizer")
+	case cfg.Embedder != nil:
+		spec = cfg.Embedder.Spec()
+	case cfg.Tokenizer == nil || !cfg.Lexical || cfg.Late:
+		return nil, errors.New("msrag: a build without an embedder needs a tokenizer and lexical windows, and cannot be late")
+	}
 	ch, err := chunk.New(chunk.Config{
 		Windows:       cfg.Windows,
 		MaxTokens:     spec.MaxTokens,
@@ -131,12 +147,13 @@ func New(cfg Config) (*Builder, error) {
 		}
 	}
 	for _, w := range ch.Config().Windows {
-		fi, err := faiss.New(spec.Dims, cfg.Factory, cfg.Metric)
-		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
+		win := &Window{Spec: w, Chunks: &store.ChunkTable{}}
+		if cfg.Embedder != nil {
+			if win.Index, err = faiss.New(spec.Dims, cfg.Factory, cfg.Metric); err != nil {
+				b.Close()
+				return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
+			}
 		}
-		win := &Window{Spec: w, Index: fi, Chunks: &store.ChunkTable{}}
 		if cfg.Lexical {
 			win.lex = &lexical.Builder{}
 		}

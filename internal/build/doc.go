@@ -17,7 +17,13 @@
 //	         chunk as they come)
 //	add      each vector to the index of every window that lists its chunk
 //
-// and hands back a [Result]: the documents in input order, the filled
+// A build without an embedder (Config.Tokenizer instead, lexical windows
+// only) cuts the windows with that tokenizer exactly as a build with an
+// embedder whose tokenizer it is would, makes no FAISS index, and has no
+// embed stage: each chunk's row and terms go to its windows' chunk tables
+// and lexical indices.
+//
+// [Builder.Run] hands back a [Result]: the documents in input order, the filled
 // [Window]s and the counters. What the windows become (an index in memory, a
 // published directory) is the caller's: package build writes no file.
 //

@@ -24,6 +24,9 @@ import (
 //	embed    one batch at a time (the embedder uses every core itself)
 //	add      each vector to the index of every window that lists its chunk
 //
+// A build without an embedder has no embed stage: order hands its batches
+// to add, which adds the chunks' rows and terms only.
+//
 // The slots bound the batches between read and order to 2*Workers+2: when a
 // worker is slow the reader waits, instead of the reorder buffer growing.
 func (b *Builder) run(ctx context.Context, src corpus.Reader) error {
@@ -55,7 +58,11 @@ func (b *Builder) run(ctx context.Context, src corpus.Reader) error {
 		return nil
 	})
 	g.Go(func() error { return closeOnSuccess(toEmbed, b.order(ctx, prepped, slots, toEmbed)) })
-	g.Go(func() error { return closeOnSuccess(toAdd, b.embed(ctx, toEmbed, toAdd)) })
+	if b.cfg.Embedder == nil { // lexical windows only: nothing to embed
+		toAdd = toEmbed
+	} else {
+		g.Go(func() error { return closeOnSuccess(toAdd, b.embed(ctx, toEmbed, toAdd)) })
+	}
 	g.Go(func() error { return b.add(ctx, toAdd) })
 	return g.Wait()
 }
@@ -217,7 +224,10 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 			break
 		}
 		for i, it := range bt.items {
-			v := bt.vecs[i*dims : (i+1)*dims]
+			var v []float32
+			if bt.vecs != nil {
+				v = bt.vecs[i*dims : (i+1)*dims]
+			}
 			for wi, w := range b.windows {
 				if it.member&(1<<wi) == 0 {
 					continue
@@ -228,14 +238,25 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 					}
 				}
 				w.Chunks.Add(it.doc, it.tokStart, it.tokEnd, it.byteStart, it.byteEnd)
+				if w.Index == nil {
+					continue
+				}
 				if err := w.push(v, b.cfg.TrainSize); err != nil {
 					return err
 				}
 			}
 		}
 		b.unique += int64(len(bt.items))
+		if b.cfg.Embedder == nil { // nothing embedded them: count them here
+			b.chunks.Add(int64(len(bt.items)))
+			b.tokens.Add(bt.tokens)
+			b.report()
+		}
 	}
 	for _, w := range b.windows {
+		if w.Index == nil {
+			continue
+		}
 		if err := w.flush(true); err != nil {
 			return err
 		}

@@ -16,7 +16,10 @@ import (
 func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *docBatch) error {
 	var res chunk.Result
 	var spans []chunk.Span
-	tok := b.cfg.Embedder.Tokenizer()
+	tok := b.cfg.Tokenizer
+	if b.cfg.Embedder != nil {
+		tok = b.cfg.Embedder.Tokenizer()
+	}
 	var lex *lexical.Tokenizer
 	if b.cfg.Lexical {
 		lex = b.cfg.Analyzer.NewTokenizer()

@@ -13,7 +13,9 @@ import (
 // chunks behind its vectors, the vectors not yet added, and in a Lexical
 // build the lexical index of the same chunk rows.
 type Window struct {
-	Spec   chunk.Window
+	Spec chunk.Window
+	// Index is the window's FAISS index; nil in a build without an
+	// embedder.
 	Index  *faiss.Index
 	Chunks *store.ChunkTable
 	// Lexical is the window's lexical index once Run has built it (nil

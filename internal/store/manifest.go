@@ -29,9 +29,14 @@ type (
 // ManifestName is the manifest's file name inside an index directory.
 const ManifestName = indexfile.ManifestName
 
-// FormatVersion is the on-disk format this code writes; versions 1 and 2
-// are read too (indexfile converts them as they are decoded).
+// FormatVersion is the on-disk format this code writes for an index with
+// dense windows; versions 1 and 2 are read too (indexfile converts them as
+// they are decoded).
 const FormatVersion = indexfile.FormatVersion
+
+// NoModelFormatVersion is the format of an index without dense windows, the
+// newest read.
+const NoModelFormatVersion = indexfile.NoModelFormatVersion
 
 // ErrMismatch is wrapped by errors about an index that does not match its
 // manifest, its files or the model it is opened with.
@@ -54,8 +59,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("%s: format version %d, this msrag reads 1 to %d: %w", path, m.FormatVersion, FormatVersion, ErrMismatch)
+	if m.FormatVersion < 1 || m.FormatVersion > NoModelFormatVersion {
+		return nil, fmt.Errorf("%s: format version %d, this msrag reads 1 to %d: %w", path, m.FormatVersion, NoModelFormatVersion, ErrMismatch)
 	}
 	if len(m.Windows) == 0 {
 		return nil, fmt.Errorf("%s: no windows: %w", path, ErrMismatch)
@@ -83,7 +88,11 @@ func validate(m *Manifest) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrBadManifest)
 	}
-	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+	if m.Model.None() {
+		if err := validateNoModel(m); err != nil {
+			return err
+		}
+	} else if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
 		return bad("model.dims %d, want 1 to %d", m.Model.Dims, maxDims)
 	}
 	if m.Model.MaxTokens < 0 {
@@ -105,7 +114,7 @@ func validate(m *Manifest) error {
 		return err
 	}
 	for i, w := range m.Windows {
-		if err := validateWindow(w, files, i); err != nil {
+		if err := validateWindow(w, files, i, !m.Model.None()); err != nil {
 			return err
 		}
 	}
@@ -114,6 +123,28 @@ func validate(m *Manifest) error {
 	}
 	if m.Lexical != nil {
 		return validateLexical(m, files)
+	}
+	return nil
+}
+
+// validateNoModel checks a manifest of an index without dense windows:
+// format 4, no vectors, no FAISS settings, lexical windows. Its windows
+// have no FAISS file (validateWindow).
+func validateNoModel(m *Manifest) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s (an index without dense windows, model %q): %w", fmt.Sprintf(format, args...), indexfile.NoModel, ErrBadManifest)
+	}
+	switch {
+	case m.FormatVersion < NoModelFormatVersion:
+		return bad("format version %d, want %d", m.FormatVersion, NoModelFormatVersion)
+	case m.Model.Name != indexfile.NoModel:
+		return bad("model.name %q", m.Model.Name)
+	case m.Model.Dims != 0 || m.Model.ModelSHA256 != "" || m.Factory != "" || m.Metric != "" || m.Late != nil:
+		return bad("model.dims %d, model_sha256 %q, factory %q, metric %q, late: want none of them", m.Model.Dims, m.Model.ModelSHA256, m.Factory, m.Metric)
+	case m.Model.TokenizerSHA256 == "":
+		return bad("no model.tokenizer_sha256")
+	case m.Lexical == nil:
+		return bad("no lexical section")
 	}
 	return nil
 }
@@ -147,8 +178,9 @@ func validateLexical(m *Manifest, files map[string]string) error {
 }
 
 // validateWindow checks window i of a manifest; files collects the file
-// names seen so far.
-func validateWindow(w WindowInfo, files map[string]string, i int) error {
+// names seen so far. A window of an index without dense windows (dense
+// false) has no FAISS file.
+func validateWindow(w WindowInfo, files map[string]string, i int, dense bool) error {
 	field := fmt.Sprintf("windows[%d]", i)
 	switch {
 	case w.Size < 0 || w.Size == 0 && !w.Truncate:
@@ -160,7 +192,11 @@ func validateWindow(w WindowInfo, files map[string]string, i int) error {
 	case w.Tail != "" && w.Tail != "aligned" && w.Tail != "short":
 		return fmt.Errorf("%s: tail %q, want aligned or short: %w", field, w.Tail, ErrBadManifest)
 	}
-	if err := plainFile(files, field+".index_file", w.IndexFile); err != nil {
+	if !dense {
+		if w.IndexFile != "" || w.IndexSHA256 != "" {
+			return fmt.Errorf("%s: index_file %q in an index without dense windows: %w", field, w.IndexFile, ErrBadManifest)
+		}
+	} else if err := plainFile(files, field+".index_file", w.IndexFile); err != nil {
 		return err
 	}
 	return plainFile(files, field+".chunks_file", w.ChunksFile)

@@ -1,0 +1,81 @@
+package msrag
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/msrag/msrag/indexfile"
+	"github.com/msrag/msrag/tokenizer"
+)
+
+// WindowTokenizer is the tokenizer that cuts the windows of an index
+// without dense windows (Config.Tokenizer): a tokenizer.json, the name it
+// was asked for by (a model's name or the file's path, recorded in the
+// manifest) and the file's sha256 (the index's identity of it).
+type WindowTokenizer struct {
+	Name      string
+	SHA256    string
+	Tokenizer *tokenizer.Tokenizer
+}
+
+// LoadWindowTokenizer reads the tokenizer.json at path, hashing it; name is
+// what the manifest records of it (a model name, or path itself).
+func LoadWindowTokenizer(name, path string) (*WindowTokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: tokenizer %s: %w", name, err)
+	}
+	tok, err := tokenizer.FromJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: tokenizer %s (%s): %w", name, path, err)
+	}
+	sum := sha256.Sum256(data)
+	return &WindowTokenizer{Name: name, SHA256: hex.EncodeToString(sum[:]), Tokenizer: tok}, nil
+}
+
+// NoModel is the model name an index without dense windows records
+// (indexfile.NoModel), and what msrag index --model takes for it.
+const NoModel = indexfile.NoModel
+
+// ErrNoDense is wrapped by the error for a dense channel (or a query
+// embedding) asked of an index without dense windows.
+var ErrNoDense = errors.New("no dense windows")
+
+// noModelInfo is the model section of an index without dense windows: no
+// model, the tokenizer that cut its windows.
+func noModelInfo(t *WindowTokenizer) (ModelInfo, error) {
+	access, err := indexfile.MakeParams(map[string]string{"tokenizer": t.Name})
+	if err != nil {
+		return ModelInfo{}, err
+	}
+	return ModelInfo{Name: NoModel, TokenizerSHA256: t.SHA256, Origin: indexfile.Origin{Kind: NoModel, Access: access}}, nil
+}
+
+// Dense reports whether the index has dense windows: false for one built
+// without a model (Config.Tokenizer, msrag index --model none), which holds
+// lexical windows only and searches without embedding its queries.
+func (ix *Index) Dense() bool { return !ix.man.Model.None() }
+
+// errNoDense is the error for a dense channel asked of the index in where.
+func errNoDense(f Fusion, where string) error {
+	return fmt.Errorf("msrag: fusion %s: index %s has no dense windows: it was built with --model none: %w", f, where, ErrNoDense)
+}
+
+// dense reports whether f names a dense channel (a window, the full one,
+// the groups dense and all) or routes by query vectors.
+func (f Fusion) dense() bool {
+	return f.Router != nil || slices.ContainsFunc(f.Windows, func(w string) bool {
+		return w == groupDense || w == groupAll || !slices.Contains(channelGroups, w) && !strings.HasPrefix(w, lexicalPrefix)
+	})
+}
+
+// lexicalOnly reports whether layout has no dense channel and some lexical
+// one: the layout of an index without dense windows.
+func (l Layout) lexicalOnly() bool {
+	return len(l) > 0 && len(l.Dense()) == 0
+}
