@@ -213,6 +213,9 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 	if spec.Tokenizer != nil {
 		e.Embedding = msrag.NoModel
 	}
+	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == msrag.DefaultHybrid }) {
+		e.DefaultHybrid = msrag.DefaultHybrid
+	}
 	e.Build = msrag.CurrentBuild()
 	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion
 	e.Index.Batching, e.Index.Build = ix.Batching(), m.Build

@@ -78,6 +78,9 @@ type Eval struct {
 	Configs []Config `json:"configs"`
 	// Oracle says how the oracle configuration was formed; nil without one.
 	Oracle *Oracle `json:"oracle,omitempty"`
+	// DefaultHybrid names the configuration of msrag's default hybrid rule
+	// (msrag.DefaultHybrid) when the run has it.
+	DefaultHybrid string `json:"default_hybrid,omitempty"`
 	// PairedMetric is the metric of the configurations' paired comparisons.
 	PairedMetric string `json:"paired_metric,omitempty"`
 	// MTEB says how the run is named in MTEB's result files; nil when

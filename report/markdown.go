@@ -271,6 +271,9 @@ func (e *Eval) kindsTable() *table {
 	rrfs := map[string]string{ChannelsDense: "rrf", ChannelsLexical: LexicalRRF, ChannelsHybrid: "rrf:windows=all"}
 	oracles := map[string]string{ChannelsDense: KindOracle + ":dense", ChannelsLexical: KindOracle + ":lexical", ChannelsHybrid: KindOracle}
 	t := &table{head: []string{"channels", "best single channel", "rrf", "oracle (upper bound)"}, right: []bool{false, true, true, true}}
+	if e.DefaultHybrid != "" && e.DefaultHybrid != rrfs[ChannelsHybrid] {
+		t.head, t.right = append(t.head, "default hybrid"), append(t.right, true)
+	}
 	for _, k := range channelKinds {
 		best := e.bestOf(m, func(c *Config) bool { return c.Kind == KindWindow && (k == ChannelsHybrid || c.Channels == k) })
 		bestCell := "—"
@@ -281,7 +284,14 @@ func (e *Eval) kindsTable() *table {
 		if r := e.Config(rrfs[k]); r != nil {
 			rrfCell = r.cell(m) + " (" + r.Name + ")"
 		}
-		t.rows = append(t.rows, []string{k, bestCell, rrfCell, e.Config(oracles[k]).cell(m)})
+		row := []string{k, bestCell, rrfCell, e.Config(oracles[k]).cell(m)}
+		if len(t.head) > len(row) {
+			row = append(row, "—")
+			if k == ChannelsHybrid {
+				row[len(row)-1] = e.Config(e.DefaultHybrid).cell(m) + " (" + e.DefaultHybrid + ")"
+			}
+		}
+		t.rows = append(t.rows, row)
 	}
 	return t
 }

@@ -251,6 +251,17 @@ func TestWriteKinds(t *testing.T) {
 	if !strings.Contains(sum.String(), kinds) {
 		t.Errorf("the summary lacks the kinds table:\n%s", sum.String())
 	}
+	// A default hybrid other than RRF over every channel gets its column.
+	e.Configs = append(e.Configs, report.Config{Name: "combsum:windows=all", Kind: "combsum", Channels: report.ChannelsHybrid, Results: ndcg(0.61)})
+	e.DefaultHybrid = "combsum:windows=all"
+	md.Reset()
+	if err := report.WriteMarkdown(&md, e); err != nil {
+		t.Fatal(err)
+	}
+	if w := "| dense | 50.00 (w20) | 55.25 (rrf) | 58.00 | — |\n| lexical | 55.00 (bm25-doc) | 50.00 (rrf:windows=lexical) | 62.00 | — |\n" +
+		"| hybrid | 55.00 (bm25-doc) | 60.00 (rrf:windows=all) | 70.00 | 61.00 (combsum:windows=all) |\n"; !strings.Contains(md.String(), w) {
+		t.Errorf("report.md lacks\n%s\nreport.md:\n%s", w, md.String())
+	}
 	var plain bytes.Buffer
 	report.WriteMarkdown(&plain, tinyEval())
 	if strings.Contains(plain.String(), "Dense, lexical and hybrid") {
