@@ -62,7 +62,7 @@ func (f Fusion) single() bool {
 // DefaultHybrid is the fusion of dense and lexical channels an index with
 // both ranks by unless told otherwise (Index.DefaultFusion), chosen on
 // training splits only (docs/results.md, "Lexical windows").
-const DefaultHybrid = "rrf:windows=all"
+const DefaultHybrid = "combsum:norm=minmax,windows=all"
 
 // Groups of channels windows= may name instead of a list.
 const (
