@@ -108,8 +108,9 @@ const (
 //	          channels, each one's lexical channel (bm25-w100, ...) and
 //	          bm25-doc
 //	hybrid    in a layout with lexical channels, RRF over them
-//	          (rrf:windows=lexical) and msrag.DefaultHybrid; nothing in
-//	          one without
+//	          (rrf:windows=lexical), RRF over every channel
+//	          (rrf:windows=all) and msrag.DefaultHybrid; nothing in one
+//	          without
 //	oracle    the oracle over those single channels (it adds them) and, in
 //	          a layout with both kinds, the oracle of each kind
 //	          (oracle:dense, oracle:lexical), which can also be asked alone
@@ -171,7 +172,7 @@ func (p *configParser) token(tok string) error {
 		p.singles()
 	case "hybrid":
 		if p.lexical() {
-			return p.rules("rrf:windows=lexical", msrag.DefaultHybrid)
+			return p.rules("rrf:windows=lexical", "rrf:windows=all", msrag.DefaultHybrid)
 		}
 	case report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})

@@ -24,7 +24,7 @@ func TestParseConfigsLexical(t *testing.T) {
 		{false, "windows,rrf,oracle", []string{"w100", "w200", "rrf", "oracle"}},
 		{true, "windows,rrf,oracle", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "oracle", "oracle:dense", "oracle:lexical"}},
 		{false, DefaultConfigs, []string{"w100", "w200", "rrf", "maxp", "full", "oracle"}},
-		{true, DefaultConfigs, []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "rrf:windows=lexical", msrag.DefaultHybrid, "maxp", "full", "oracle", "oracle:dense", "oracle:lexical"}},
+		{true, DefaultConfigs, []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", msrag.DefaultHybrid, "maxp", "full", "oracle", "oracle:dense", "oracle:lexical"}},
 		{true, "oracle:lexical", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "oracle:lexical"}},
 		{true, "rrf:windows=all,rrf:windows=lexical,bm25-full", []string{"rrf:windows=all", "rrf:windows=lexical", "bm25-full"}},
 	} {
