@@ -357,20 +357,7 @@ func TestLexicalShardsSearchLikeOneIndex(t *testing.T) {
 	defer sharded.Close()
 	queries := lexicalQueries(docs, 40)
 	for _, fusion := range []string{"bm25-w16", "bm25-w64", "bm25-doc", "rrf:windows=lexical", "rrf:windows=all", "combsum:windows=all,norm=zscore"} {
-		f := mustFusion(t, fusion)
-		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for q := range a {
-			if len(a[q]) == 0 || !sameRanking(a[q], b[q]) {
-				t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
-			}
-		}
+		sameSearch(t, one, sharded, queries, fusion)
 	}
 }
 
@@ -535,6 +522,26 @@ func TestBalanceKinds(t *testing.T) {
 		}
 		if !differs {
 			t.Errorf("%s: balance=kinds scores as the unweighted rule", rule)
+		}
+	}
+}
+
+// sameSearch fails unless the sharded index ranks every query as the one
+// index does with fusion (and finds something for each).
+func sameSearch(t *testing.T, one, sharded *Index, queries []string, fusion string) {
+	t.Helper()
+	f := mustFusion(t, fusion)
+	a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range a {
+		if len(a[q]) == 0 || !sameRanking(a[q], b[q]) {
+			t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
 		}
 	}
 }

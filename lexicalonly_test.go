@@ -248,20 +248,7 @@ func TestLexicalOnlyShardsSearchLikeOneIndex(t *testing.T) {
 	defer sharded.Close()
 	queries := lexicalQueries(docs, 40)
 	for _, fusion := range []string{"rrf", "bm25-w16", "bm25-doc", "combsum:norm=zscore"} {
-		f := mustFusion(t, fusion)
-		a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for q := range a {
-			if len(a[q]) == 0 || !sameRanking(a[q], b[q]) {
-				t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
-			}
-		}
+		sameSearch(t, one, sharded, queries, fusion)
 	}
 }
 
