@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
@@ -237,8 +238,8 @@ func BenchmarkSearch(b *testing.B) {
 	b.Run("stage=faiss", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			for _, w := range ix.shards[0].windows {
-				if _, _, err := w.index.Search(vecs, searchK(opts.WindowK, w.index)); err != nil {
+			for _, w := range ix.shards[0].windows() {
+				if _, _, err := w.index.Search(vecs, int(min(int64(opts.WindowK+channel.TieMargin), w.index.Ntotal()))); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
@@ -63,7 +65,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		return nil, nil, err
 	}
 	if len(res.IDs) == 0 && cfg.Shard == "" {
-		build.CloseWindows(res.Windows)
+		build.CloseBuilders(res.Builders)
 		return nil, nil, fmt.Errorf("msrag: the corpus has no documents: %w", corpus.ErrEmpty)
 	}
 	ix, err := newIndex(cfg, res)
@@ -152,10 +154,21 @@ type Config struct {
 	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none (with Tokenizer,
 	// DefaultLexical).
 	Lexical *LexicalConfig
+	// Channels are channels of kinds beyond dense and lexical (package
+	// channel), each kind once, with its parameters; the index records them
+	// in its manifest's channels section (format 5).
+	Channels []ChannelConfig
 
 	// prepareHook, when set by a test, is called for every document before
 	// it is tokenized (build.Config.PrepareHook).
 	prepareHook func(id string) error
+}
+
+// ChannelConfig is a kind of channel a build makes and its parameters (nil:
+// the kind's defaults).
+type ChannelConfig struct {
+	Kind   ChannelKind
+	Params any
 }
 
 // Progress is a snapshot of a build's counters. It has the fields of
@@ -209,11 +222,14 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("msrag: a late overlap or edges are for late embedding only, and the embedding is %v", c.Embedding)
 	}
 	if c.Lexical != nil {
-		if err := c.Lexical.check(); err != nil {
-			return c, err
+		if err := c.Lexical.Check(); err != nil {
+			return c, fmt.Errorf("msrag: %w", err)
 		}
 		lc := *c.Lexical
 		c.Lexical = &lc
+	}
+	if err := c.checkChannels(); err != nil {
+		return c, err
 	}
 	if c.Factory == "" && c.Embedder != nil {
 		c.Factory = "Flat"
@@ -230,19 +246,52 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// checkChannels refuses a kind of Channels given twice, or one of the
+// built-in kinds (Embedder and Lexical make those).
+func (c Config) checkChannels() error {
+	for i, ch := range c.Channels {
+		switch {
+		case ch.Kind == nil:
+			return fmt.Errorf("msrag: Config.Channels[%d] has no kind", i)
+		case ch.Kind == Dense || ch.Kind == Lexical:
+			return fmt.Errorf("msrag: Config.Channels[%d]: %s channels come from Config.Embedder and Config.Lexical", i, ch.Kind.Name())
+		}
+		for _, o := range c.Channels[:i] {
+			if o.Kind == ch.Kind {
+				return fmt.Errorf("msrag: Config.Channels: kind %s given twice", ch.Kind.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// kinds are the kinds of channel the build makes, with their parameters:
+// dense with a model, lexical with Lexical, then Channels.
+func (c Config) kinds() []build.KindSpec {
+	var out []build.KindSpec
+	if c.Embedder != nil {
+		out = append(out, build.KindSpec{Kind: Dense, Params: dense.Params{Factory: c.Factory, Metric: c.Metric, TrainSize: c.TrainSize}})
+	}
+	if c.Lexical != nil {
+		out = append(out, build.KindSpec{Kind: Lexical, Params: *c.Lexical})
+	}
+	for _, ch := range c.Channels {
+		out = append(out, build.KindSpec{Kind: ch.Kind, Params: ch.Params})
+	}
+	slices.SortStableFunc(out, func(a, b build.KindSpec) int { return a.Kind.Order() - b.Kind.Order() })
+	return out
+}
+
 // newBuilder hands cfg (defaults applied) to package build.
 func newBuilder(cfg Config) (*build.Builder, error) {
 	bc := build.Config{
-		Embedder: cfg.Embedder, Windows: cfg.Windows, Factory: cfg.Factory, Metric: cfg.Metric,
-		TrainSize: cfg.TrainSize, BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
+		Embedder: cfg.Embedder, Windows: cfg.Windows, Kinds: cfg.kinds(),
+		BatchTokens: cfg.BatchTokens, Workers: cfg.Workers, Units: cfg.Units,
 		Late: cfg.Embedding == Late, LateOverlap: cfg.LateOverlap, LateEdges: cfg.LateEdges,
-		PrepareHook: cfg.prepareHook, Lexical: cfg.Lexical != nil,
+		PrepareHook: cfg.prepareHook,
 	}
 	if cfg.Tokenizer != nil {
 		bc.Tokenizer = cfg.Tokenizer.Tokenizer
-	}
-	if cfg.Lexical != nil {
-		bc.Analyzer = cfg.Lexical.Analyzer
 	}
 	if progress := cfg.Progress; progress != nil {
 		bc.Progress = func(p build.Progress) { progress(Progress(p)) }
@@ -264,8 +313,8 @@ func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 	return st, nil
 }
 
-// newIndex turns the filled windows of res into an Index, which then owns
-// them (and closes them if it fails).
+// newIndex turns what the build made into an Index, which then owns it:
+// each kind's builder finished into its part of the one shard.
 func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
@@ -281,7 +330,7 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 		Created:       time.Now().UTC().Truncate(time.Second),
 	}
 	if err := setModel(man, cfg); err != nil {
-		build.CloseWindows(res.Windows)
+		build.CloseBuilders(res.Builders)
 		return nil, err
 	}
 	built := CurrentBuild()
@@ -290,26 +339,50 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 		man.Late = &store.LateInfo{SegmentTokens: res.Segment, SequenceTokens: cfg.Embedder.Spec().MaxTokens,
 			Overlap: res.Overlap, Edges: cfg.LateEdges.String()}
 	}
-	windows := make([]*window, len(res.Windows))
 	for i, w := range res.Windows {
-		windows[i] = &window{spec: w.Spec, index: w.Index, chunks: w.Chunks, lex: w.Lexical}
-		wi := WindowInfo{
-			Size: w.Spec.Size, Stride: stride(w.Spec), Truncate: w.Spec.Truncate, Tail: tailOf(w.Spec), Vectors: int64(w.Chunks.Len()),
-			ChunksFile: w.Spec.Name() + ".chunks.parquet",
-		}
-		if w.Index != nil {
-			wi.IndexFile = w.Spec.Name() + ".faiss"
-		}
-		man.Windows = append(man.Windows, wi)
+		man.Windows = append(man.Windows, WindowInfo{
+			Size: w.Size, Stride: indexfile.StrideOf(w), Truncate: w.Truncate, Tail: indexfile.TailOf(w), Vectors: int64(res.Tables[i].Len()),
+			ChunksFile: w.Name() + ".chunks.parquet",
+		})
 	}
-	man.Lexical = lexicalInfo(cfg.Lexical, res)
-	ix := &Index{man: man, emb: cfg.Embedder, lex: lexicalOf(man, ""),
-		shards: []*shard{{ids: res.IDs, titles: res.Titles, windows: windows, docLex: res.DocLexical}}}
+	sh := &shard{ids: res.IDs, titles: res.Titles, specs: res.Windows, tables: res.Tables}
+	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{sh}}
+	var kinds []channel.Kind
+	for _, k := range cfg.kinds() {
+		kinds = append(kinds, k.Kind)
+	}
+	ix.setKinds(kinds)
 	if err := ix.indexDocs(); err != nil {
+		build.CloseBuilders(res.Builders)
+		return nil, err
+	}
+	if err := finishKinds(sh, man, res); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// finishKinds finishes every kind's builder into its part of sh and
+// records the kinds in man (their files not yet written).
+func finishKinds(sh *shard, man *Manifest, res *build.Result) error {
+	src := sh.source(man, res.Windows)
+	for i, kb := range res.Builders {
+		p, err := kb.Finish(src)
+		if err != nil {
+			build.CloseBuilders(res.Builders[i:])
+			return err
+		}
+		sh.parts = append(sh.parts, p)
+		if err := p.Write(nil, man); err != nil {
+			build.CloseBuilders(res.Builders[i+1:])
+			return err
+		}
+	}
+	if len(man.Channels) > 0 {
+		man.FormatVersion = indexfile.ChannelsFormatVersion
+	}
+	return nil
 }
 
 // setModel records the model of cfg in man: the embedder's, or for an index
@@ -328,15 +401,6 @@ func setModel(man *Manifest, cfg Config) error {
 	return nil
 }
 
-// stride is what the manifest records as a window's stride: its step, 0 for
-// the full window.
-func stride(w chunk.Window) int {
-	if w.Truncate {
-		return 0
-	}
-	return w.Step()
-}
-
 func statsOf(res *build.Result, ix *Index, start time.Time) *BuildStats {
 	st := &BuildStats{
 		Docs: int64(len(res.IDs)), Skipped: res.Skipped, UniqueChunks: res.Unique,
@@ -349,7 +413,8 @@ func statsOf(res *build.Result, ix *Index, start time.Time) *BuildStats {
 }
 
 // publish writes the index's files into the stage, each hashed as it is
-// written, and moves the directory into place.
+// written (the documents, every window's chunk table, every kind's files),
+// and moves the directory into place.
 func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 	man, sh := ix.man, ix.shards[0]
 	var err error
@@ -357,22 +422,17 @@ func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 	if err != nil {
 		return fmt.Errorf("msrag: %w", err)
 	}
-	for i, w := range sh.windows {
+	for i, t := range sh.tables {
+		wi := &man.Windows[i]
+		if wi.ChunkSHA256, err = st.Create(wi.ChunksFile, func(out io.Writer) error { return store.WriteChunkTable(out, t) }); err != nil {
+			return fmt.Errorf("msrag: window %s: %w", wi.Window().Name(), err)
+		}
+	}
+	for _, p := range sh.parts {
 		if ctx.Err() != nil {
 			return fmt.Errorf("msrag: build stopped: %w", ctx.Err())
 		}
-		wi := &man.Windows[i]
-		if w.index != nil { // nil: an index without dense windows
-			if wi.IndexSHA256, err = st.Create(wi.IndexFile, func(out io.Writer) error { _, err := w.index.WriteTo(out); return err }); err != nil {
-				return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
-			}
-		}
-		if wi.ChunkSHA256, err = st.Create(wi.ChunksFile, func(out io.Writer) error { return store.WriteChunkTable(out, w.chunks) }); err != nil {
-			return fmt.Errorf("msrag: window %s: %w", w.spec.Name(), err)
-		}
-	}
-	if man.Lexical != nil {
-		if err := publishLexical(st, man.Lexical, sh); err != nil {
+		if err := p.Write(st, man); err != nil {
 			return err
 		}
 	}

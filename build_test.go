@@ -492,7 +492,7 @@ func TestTailRecorded(t *testing.T) {
 	}
 	// Before the tail was recorded: no "tail" field, short tails.
 	old := WindowInfo{Size: 16, Stride: 16}
-	if w := windowOf(old); !w.ShortTail || w.Size != 16 || w.Stride != 0 {
+	if w := old.Window(); !w.ShortTail || w.Size != 16 || w.Stride != 0 {
 		t.Errorf("a window without a recorded tail reads as %+v, want a short tail", w)
 	}
 }

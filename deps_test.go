@@ -50,6 +50,7 @@ var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/corpus":            true,
 	"github.com/msrag/msrag/internal/cache":    true,
 	"github.com/msrag/msrag/fuse":              true,
+	"github.com/msrag/msrag/chunk":             true,
 }
 
 type listedPackage struct {

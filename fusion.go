@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
@@ -25,10 +26,11 @@ type Fusion struct {
 	// collapsed to documents by their best.
 	fuse.Rule
 	// Windows names the channels fused ("w100", "full", "bm25-w100",
-	// "bm25-doc"), or is one group: "dense" (every dense sliding window),
-	// "lexical" (every lexical channel) or "all" (both); empty means every
-	// dense sliding window of the index, or every lexical channel of an
-	// index without dense windows.
+	// "bm25-doc"), or is one group: a kind's name, its channels that its
+	// group fuses ("dense": every dense sliding window, "lexical": every
+	// lexical channel), or "all" (every kind's); empty means the group of
+	// the index's first kind (the dense sliding windows, or the lexical
+	// channels of an index without dense windows).
 	Windows []string
 	// Weights weighs windows by name; a window not named weighs 1. Not with
 	// MaxP.
@@ -56,22 +58,13 @@ func Single(window string) Fusion {
 
 // single reports whether f is one window alone.
 func (f Fusion) single() bool {
-	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !slices.Contains(channelGroups, f.Windows[0])
+	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
 }
 
 // DefaultHybrid is the fusion of dense and lexical channels an index with
 // both ranks by unless told otherwise (Index.DefaultFusion), chosen on
 // training splits only (docs/results.md, "Lexical windows").
 const DefaultHybrid = "combsum:norm=minmax,windows=all"
-
-// Groups of channels windows= may name instead of a list.
-const (
-	groupDense   = "dense"
-	groupLexical = "lexical"
-	groupAll     = "all"
-)
-
-var channelGroups = []string{groupDense, groupLexical, groupAll}
 
 // ParseFusion reads a fusion rule:
 //
@@ -119,36 +112,21 @@ func ParseFusion(s string) (Fusion, error) {
 	return f, nil
 }
 
-// singleWindow recognises "w100", "w=100", "full", and their lexical
-// channels "bm25-w100" (or "bm25-100"), "bm25-full", and "bm25-doc".
+// singleWindow recognises one channel alone: "w100", "w=100", "full",
+// "bm25-w100" (or "bm25-100"), "bm25-doc", any registered kind's channel;
+// a bare number is a list of windows, not a channel.
 func singleWindow(s string) (string, bool) {
-	if s == "full" || s == docLexicalName {
-		return s, true
-	}
-	if rest, ok := strings.CutPrefix(s, lexicalPrefix); ok {
-		if w, err := windowName(rest); err == nil && !strings.HasPrefix(w, lexicalPrefix) {
-			return lexicalPrefix + w, true
-		}
+	if strings.Trim(s, "0123456789") == "" {
 		return "", false
 	}
-	rest, ok := strings.CutPrefix(s, "w")
-	rest = strings.TrimPrefix(rest, "=")
-	if n, err := strconv.Atoi(rest); ok && err == nil && n > 0 {
-		return "w" + rest, true
-	}
-	return "", false
+	n, err := channel.ParseName(s)
+	return n, err == nil
 }
 
-// windowName turns "100", "w100" or "full" into a window's name.
+// windowName turns "100", "w100", "full", "bm25-100", ... into a channel's
+// name.
 func windowName(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if w, ok := singleWindow(s); ok {
-		return w, nil
-	}
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return "w" + s, nil
-	}
-	return "", fmt.Errorf("%q is not a window (want a size such as 100, full, bm25-100 or bm25-doc)", s)
+	return channel.ParseName(s)
 }
 
 // set applies one PARAM=VALUE: the rule's own parameters parse in fuse, the
@@ -198,7 +176,7 @@ const balanceKinds = "kinds"
 
 func (f *Fusion) setWindows(list string) error {
 	f.Windows = nil
-	if g := strings.TrimSpace(list); slices.Contains(channelGroups, g) {
+	if g := strings.TrimSpace(list); channel.IsGroup(g) {
 		f.Windows = []string{g}
 		return nil
 	}
@@ -257,6 +235,97 @@ func (f Fusion) validate() error {
 		}
 	}
 	return nil
+}
+
+// kinds returns the kinds of the channels and groups f names (for the group
+// "all", those of layout, and when layout has one kind the first
+// registered kind it lacks: "all" fuses several); the first kind of
+// layout when it names none.
+func (f Fusion) kinds(layout Layout) []channel.Kind {
+	var out []channel.Kind
+	add := func(k channel.Kind) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	if len(f.Windows) == 0 && len(layout) > 0 {
+		add(layout[0].Kind)
+	}
+	for _, w := range f.Windows {
+		if w == channel.All {
+			for _, k := range layout.Kinds() {
+				add(k)
+			}
+			if len(out) < 2 {
+				if i := slices.IndexFunc(channel.Kinds(), func(k channel.Kind) bool { return !layout.Has(k) }); i >= 0 {
+					add(channel.Kinds()[i])
+				}
+			}
+		} else if k, ok := channel.Lookup(w); ok {
+			add(k)
+		} else if k, ok := channel.KindOf(w); ok {
+			add(k)
+		}
+	}
+	return out
+}
+
+// Select returns the positions, in layout, of the channels f fuses: those
+// it names, those the group it names fuses (a kind's: channel.Channel's
+// Grouped; "all": every kind's, of an index of several kinds), or, when it
+// names none, the group of the layout's first kind (the dense sliding
+// windows; an index without dense windows, its lexical channels). It fails
+// unless every channel f names, weighs or routes is one of layout's.
+func (f Fusion) Select(layout Layout) ([]int, error) {
+	for _, k := range f.kinds(layout) {
+		if !layout.Has(k) {
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Absent())
+		}
+	}
+	group := ""
+	switch {
+	case len(f.Windows) == 0 && len(layout) > 0:
+		group = layout[0].Kind.Name()
+	case len(f.Windows) > 0 && channel.IsGroup(f.Windows[0]):
+		group = f.Windows[0]
+	}
+	var sel []int
+	for i, c := range layout {
+		if group != "" && c.Grouped(group) {
+			sel = append(sel, i)
+		}
+	}
+	switch {
+	case group == channel.All && len(layout.Kinds()) < 2:
+		return nil, fmt.Errorf("msrag: fusion %s: windows=all fuses channels of several kinds, and the index has one (%s)", f, layout)
+	case group != "" && len(sel) == 0:
+		return nil, fmt.Errorf("msrag: fusion %s: the index has no channel that windows=%s fuses (it has %s)", f, group, layout)
+	}
+	for _, w := range f.Windows {
+		if group != "" {
+			break
+		}
+		i := layout.Index(w)
+		if i < 0 {
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
+		}
+		sel = append(sel, i)
+	}
+	fused := make(Layout, len(sel))
+	for i, wi := range sel {
+		fused[i] = layout[wi]
+	}
+	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
+		for w := range m {
+			if fused.Index(w) < 0 {
+				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
+			}
+		}
+	}
+	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
+		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
+	}
+	return sel, nil
 }
 
 // String returns the fusion in the form ParseFusion reads, parameters in a

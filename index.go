@@ -2,28 +2,31 @@ package msrag
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
-	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
-	"github.com/msrag/msrag/lexical"
 )
 
-// Index is a multi-scale index: for each window a FAISS index and the table
-// of the chunks behind its vectors, over one or more shards. Search is safe for
-// concurrent use; Close must not run concurrently with it.
+// Index is a multi-scale index: its channels (package channel: for each
+// window a FAISS index and, with lexical windows, a BM25 index, and the
+// table of the chunks behind both), over one or more shards. Search is safe
+// for concurrent use; Close must not run concurrently with it.
 type Index struct {
 	dir    string // first shard's directory; empty for an index kept in memory
 	man    *Manifest
 	emb    Embedder
 	ownEmb bool // Close closes emb (Open made it)
+	// kinds are the index's kinds of channel in layout order, layout its
+	// channels, and first[i] the position of kinds[i]'s first channel.
+	kinds  []channel.Kind
+	layout Layout
+	first  []int
 	shards []*shard
-	// lex is the lexical windows' analyzer and parameters; nil for an index
-	// without lexical windows.
-	lex *lexicalState
 
 	// ids holds every document id over all shards, sorted: a document's index
 	// in search results is its position here, so rankings (ties included) do
@@ -31,47 +34,82 @@ type Index struct {
 	ids []string
 }
 
-// shard is one index directory: its documents and windows. Document i of the
-// shard is document gidx[i] of the Index.
+// shard is one index directory: its documents, the chunk table of every
+// window, and every kind's part of it. Document i of the shard is document
+// gidx[i] of the Index.
 type shard struct {
-	dir     string
-	ids     []string
-	titles  []string
-	gidx    []int32
-	windows []*window
-	// docLex is the whole-document lexical index (a row per document of
-	// ids), nil without lexical windows.
-	docLex *lexical.Index
+	dir    string
+	ids    []string
+	titles []string
+	gidx   []int32
+	specs  []chunk.Window      // the windows, in manifest order
+	tables []*store.ChunkTable // per window
+	parts  []channel.Shard     // per kind, in Index.kinds's order
 	// docEnd is each document's byte end (docEnds), made on first use.
 	docEnd     []int64
 	docEndOnce sync.Once
 }
 
+// setKinds sets the index's kinds and its layout over its windows.
+func (ix *Index) setKinds(kinds []channel.Kind) {
+	ix.kinds = kinds
+	ix.layout, ix.first = nil, nil
+	ws := ix.Windows()
+	for _, k := range kinds {
+		ix.first = append(ix.first, len(ix.layout))
+		ix.layout = append(ix.layout, channel.LayoutOf([]channel.Kind{k}, ws)...)
+	}
+}
+
+// Layout returns the index's channels, in index order: each kind's in turn
+// (the dense windows, then, with lexical windows, the lexical channel of
+// each window in the same order and the whole-document one).
+func (ix *Index) Layout() Layout { return slices.Clone(ix.layout) }
+
+// source is what a kind opens or finishes its part of sh from: the rows of
+// every window and of the whole documents, mapped to the index's documents.
+func (sh *shard) source(man *Manifest, windows []chunk.Window) *channel.Source {
+	src := &channel.Source{Where: sh.where(), Manifest: man, Windows: windows, Docs: docRows{sh}}
+	for _, t := range sh.tables {
+		src.Rows = append(src.Rows, windowRows{sh, t})
+	}
+	return src
+}
+
+// windowRows maps a window's rows to the index's documents and byte spans.
+type windowRows struct {
+	sh *shard
+	t  *store.ChunkTable
+}
+
+func (r windowRows) Len() int                      { return r.t.Len() }
+func (r windowRows) Doc(row int32) int32           { return r.sh.gidx[r.t.Doc[row]] }
+func (r windowRows) Span(row int32) (int64, int64) { return r.t.ByteStart[row], r.t.ByteEnd[row] }
+
+// docRows maps the rows of a whole-document channel (one per document of
+// the shard) to the index's documents; a row spans its document from 0 to
+// the end of its last token.
+type docRows struct{ sh *shard }
+
+func (r docRows) Len() int            { return len(r.sh.ids) }
+func (r docRows) Doc(row int32) int32 { return r.sh.gidx[row] }
+func (r docRows) Span(row int32) (int64, int64) {
+	return 0, r.sh.docEnds()[row]
+}
+
 // docEnds returns the byte end of each document of the shard: the end of
 // its last token, the furthest any of its chunks reaches (a sliding
-// window's last chunk ends at the document's end). The whole-document
-// lexical channel's hits span from 0 to it.
+// window's last chunk ends at the document's end).
 func (sh *shard) docEnds() []int64 {
 	sh.docEndOnce.Do(func() {
 		sh.docEnd = make([]int64, len(sh.ids))
-		for _, w := range sh.windows {
-			ct := w.chunks
+		for _, ct := range sh.tables {
 			for r, d := range ct.Doc {
 				sh.docEnd[d] = max(sh.docEnd[d], ct.ByteEnd[r])
 			}
 		}
 	})
 	return sh.docEnd
-}
-
-// window is one window of a shard: its FAISS index and chunk table.
-type window struct {
-	spec   chunk.Window
-	index  *faiss.Index
-	chunks *store.ChunkTable
-	// lex is the lexical index of the same chunk rows, nil without lexical
-	// windows.
-	lex *lexical.Index
 }
 
 // indexDocs sorts the document ids of all shards and numbers each shard's
@@ -108,12 +146,22 @@ func (sh *shard) where() string {
 	return sh.dir
 }
 
-func closeWindows(ws []*window) {
-	for _, w := range ws {
-		if w != nil && w.index != nil {
-			w.index.Close()
+// close frees every kind's part of the shard.
+func (sh *shard) close() {
+	for _, p := range sh.parts {
+		if p != nil {
+			p.Close()
 		}
 	}
+	sh.parts = nil
+}
+
+// where names the index in messages: its directory, or "in memory".
+func (ix *Index) where() string {
+	if ix.dir == "" {
+		return "in memory"
+	}
+	return ix.dir
 }
 
 // Manifest returns a copy of the index's manifest (the first shard's, for a
@@ -134,39 +182,9 @@ func (ix *Index) Manifest() Manifest {
 func (ix *Index) Windows() []chunk.Window {
 	out := make([]chunk.Window, len(ix.man.Windows))
 	for i, w := range ix.man.Windows {
-		out[i] = windowOf(w)
+		out[i] = w.Window()
 	}
 	return out
-}
-
-// windowOf is the chunk.Window a manifest entry describes.
-func windowOf(w WindowInfo) chunk.Window {
-	if w.Truncate {
-		return chunk.Window{Size: w.Size, Truncate: true}
-	}
-	out := chunk.Window{Size: w.Size, ShortTail: w.Tail != tailAligned}
-	if w.Stride != w.Size {
-		out.Stride = w.Stride
-	}
-	return out
-}
-
-// Tails a manifest records.
-const (
-	tailAligned = "aligned"
-	tailShort   = "short"
-)
-
-// tailOf is what the manifest records of a window's tail ("" for the full
-// window).
-func tailOf(w chunk.Window) string {
-	switch {
-	case w.Truncate:
-		return ""
-	case w.ShortTail:
-		return tailShort
-	}
-	return tailAligned
 }
 
 // NumDocs returns the number of documents over all shards.
@@ -182,15 +200,29 @@ func (ix *Index) Embedder() Embedder { return ix.emb }
 // Dir returns the directory the index was opened from or written to.
 func (ix *Index) Dir() string { return ix.dir }
 
-// Close frees the FAISS indices (and the embedder when Open created it). It is
-// safe to call twice.
+// MaxWindowK returns the most rows any channel holds over all shards (a
+// window's chunks, or the documents; at least 1): no channel's list can be
+// longer.
+func (ix *Index) MaxWindowK() int {
+	most := int64(max(ix.NumDocs(), 1))
+	for wi := range ix.man.Windows {
+		var n int64
+		for _, sh := range ix.shards {
+			n += int64(sh.tables[wi].Len())
+		}
+		most = max(most, n)
+	}
+	return int(min(most, math.MaxInt32))
+}
+
+// Close frees every channel's resources (and the embedder when Open created
+// it). It is safe to call twice.
 func (ix *Index) Close() error {
 	if ix == nil {
 		return nil
 	}
 	for _, s := range ix.shards {
-		closeWindows(s.windows)
-		s.windows = nil
+		s.close()
 	}
 	if ix.ownEmb {
 		ix.emb.Close()

@@ -2,31 +2,74 @@ package msrag
 
 import (
 	"fmt"
-	"slices"
-	"strings"
+
+	"github.com/msrag/msrag/channel"
 
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
 
-// CheckFusion fails unless every window f fuses or weighs is a window of the
-// index, so that a search can be refused before any query is embedded.
+// CheckFusion fails unless every channel f fuses or weighs is a channel of
+// the index, of a kind it can search, so that a search can be refused
+// before any query is embedded.
 func (ix *Index) CheckFusion(f Fusion) error {
-	if !ix.Dense() && f.dense() {
-		return errNoDense(f, ix.where())
+	for _, k := range f.kinds(ix.layout) {
+		if !ix.layout.Has(k) {
+			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, ix.where(), k.Name(), k.Absent())
+		}
 	}
-	if err := ix.checkLexical(f); err != nil {
+	if _, err := f.Select(ix.layout); err != nil {
 		return err
 	}
-	if _, err := f.Select(ix.Layout()); err != nil {
-		return err
+	for _, k := range ix.fusionKinds(f) {
+		if err := ix.usable(slicesIndex(ix.kinds, k)); err != nil {
+			return err
+		}
 	}
 	if f.Router != nil {
+		if !ix.Dense() {
+			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, ix.where(), ErrNoDense)
+		}
 		if err := checkRouter(f.Router, ix.man.Model.Dims); err != nil {
 			return fmt.Errorf("msrag: fusion %s: %w", f, err)
 		}
 	}
 	return nil
+}
+
+// fusionKinds returns the kinds of the channels f fuses.
+func (ix *Index) fusionKinds(f Fusion) []channel.Kind {
+	sel, err := f.Select(ix.layout)
+	if err != nil {
+		return nil
+	}
+	var out []channel.Kind
+	for _, i := range sel {
+		if !containsKind(out, ix.layout[i].Kind) {
+			out = append(out, ix.layout[i].Kind)
+		}
+	}
+	return out
+}
+
+// fusionNeeds returns what a search for f reads of the queries: what its
+// channels need, and their vectors for a router.
+func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
+	sel, _ := f.Select(ix.layout)
+	n := ix.layout.Needs(sel)
+	if f.Router != nil {
+		n |= channel.QueryVectors
+	}
+	return n
+}
+
+func slicesIndex(ks []channel.Kind, k channel.Kind) int {
+	for i, x := range ks {
+		if x == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // checkRouter fails unless r is a valid router for queries of dims
@@ -38,117 +81,17 @@ func checkRouter(r *router.Model, dims int) error {
 	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
-// checkLexical refuses a fusion of lexical channels on an index without
-// them, or whose analyzer this msrag does not produce.
-func (ix *Index) checkLexical(f Fusion) error {
-	if !f.lexical() {
-		return nil
-	}
-	if ix.lex == nil {
-		return fmt.Errorf("msrag: fusion %s: index %s has no lexical windows: it was built before they existed or with --no-lexical: %w", f, ix.where(), ErrNoLexical)
-	}
-	return ix.lex.err
-}
-
-// where names the index in messages: its directory, or "in memory".
-func (ix *Index) where() string {
-	if ix.dir == "" {
-		return "in memory"
-	}
-	return ix.dir
-}
-
-// lexical reports whether f fuses a lexical channel.
-func (f Fusion) lexical() bool {
-	return slices.ContainsFunc(f.Windows, func(w string) bool {
-		return w == groupLexical || w == groupAll || strings.HasPrefix(w, lexicalPrefix)
-	})
-}
-
-// Select returns the positions, in layout, of the channels f fuses: those it
-// names, those of the group it names (dense, lexical, all), or every dense
-// sliding window (every lexical channel in the layout of an index without
-// dense windows, which refuses a dense channel). It fails unless every
-// channel f names, weighs or routes is one of layout's.
-func (f Fusion) Select(layout Layout) ([]int, error) {
-	if layout.lexicalOnly() && f.dense() {
-		return nil, fmt.Errorf("msrag: fusion %s: the index has no dense windows (built with --model none), only %s: %w", f, layout, ErrNoDense)
-	}
-	group := ""
-	switch {
-	case len(f.Windows) == 0 && layout.lexicalOnly():
-		group = groupLexical
-	case len(f.Windows) == 0:
-		group = groupDense
-	case slices.Contains(channelGroups, f.Windows[0]):
-		group = f.Windows[0]
-	}
-	var sel []int
-	if group != "" {
-		for i, c := range layout {
-			if inGroup(c, group) {
-				sel = append(sel, i)
-			}
-		}
-		lexical := slices.ContainsFunc(layout, func(c Channel) bool { return c.Kind == Lexical })
-		if len(sel) == 0 || group == groupAll && !lexical {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no channel of %s (it has %s)", f, groupDesc[group], layout)
-		}
-	}
-	for _, w := range f.Windows {
-		if group != "" {
-			break
-		}
-		i := layout.Index(w)
-		if i < 0 {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
-		}
-		sel = append(sel, i)
-	}
-	fused := make(Layout, len(sel))
-	for i, wi := range sel {
-		fused[i] = layout[wi]
-	}
-	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
-		for w := range m {
-			if fused.Index(w) < 0 {
-				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
-			}
-		}
-	}
-	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
-		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
-	}
-	return sel, nil
-}
-
-var groupDesc = map[string]string{groupDense: "the dense sliding windows", groupLexical: "the lexical channels", groupAll: "the lexical channels to fuse with the dense sliding windows"}
-
-// inGroup reports whether channel c is one of group's: the dense sliding
-// windows, the lexical channels, or both.
-func inGroup(c Channel, group string) bool {
-	dense := c.Kind == Dense && !c.Window.Truncate
-	switch group {
-	case groupDense:
-		return dense
-	case groupLexical:
-		return c.Kind == Lexical
-	}
-	return dense || c.Kind == Lexical
-}
-
 // DefaultFusion is the fusion the index ranks by unless told otherwise:
-// DefaultHybrid when it has dense and lexical channels, RRF over the
+// DefaultHybrid when it has channels of several kinds, RRF over the
 // channels of its one kind otherwise.
 func (ix *Index) DefaultFusion() Fusion {
-	l := ix.Layout()
-	dense, lexical := len(l.Dense()) > 0, len(l.Dense()) < len(l)
+	kinds := ix.layout.Kinds()
 	s := "rrf"
 	switch {
-	case dense && lexical:
+	case len(kinds) > 1:
 		s = DefaultHybrid
-	case lexical:
-		s = "rrf:windows=" + groupLexical
+	case len(kinds) == 1 && kinds[0] != Dense:
+		s = "rrf:windows=" + kinds[0].Name()
 	}
 	f, err := ParseFusion(s)
 	if err != nil {
@@ -180,7 +123,7 @@ func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, err
 	for i, wi := range sel {
 		hits[i] = ch.Hits[wi]
 		if h := hits[i]; ch.NQ > 0 && (h.K <= 0 || len(h.Docs) != ch.NQ*h.K) {
-			return nil, nil, fmt.Errorf("msrag: fusion %s: channel %s was not searched (a lexical channel needs the query texts: SearchLexical)", f, ch.Layout[wi].Name())
+			return nil, nil, fmt.Errorf("msrag: fusion %s: channel %s was not searched for these queries", f, ch.Layout[wi].Name())
 		}
 	}
 	fo, err := fuseOptions(f, ch, sel, hits, k)
@@ -268,10 +211,10 @@ func valueOr(m map[string]float64, k string, def float64) float64 {
 }
 
 // hitsOf turns a fused ranking into Hits with their evidence (with terms,
-// the query terms of each lexical chunk).
+// what explains each chunk: the query terms of a lexical one).
 func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) [][]Hit {
 	out := make([][]Hit, ch.NQ)
-	var refs []termRef
+	var refs []evidenceRef
 	for q := range ch.NQ {
 		docs, scores := rk.Query(q)
 		row := make([]Hit, 0, len(docs))
@@ -284,13 +227,13 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) 
 				p := q*ch.Hits[wi].K + int(e.Pos)
 				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
 					Start: ch.Start[wi][p], End: ch.End[wi][p]}
-				if terms && ch.Layout[wi].Kind == Lexical {
-					refs = append(refs, termRef{hit: r, ev: j, ci: wi, p: p})
-				}
+				refs = append(refs, evidenceRef{hit: r, ev: j, ci: wi, p: p})
 			}
 			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
 		}
-		ix.lexicalTerms(ch, q, row, refs)
+		if terms {
+			ix.explain(ch, q, row, refs)
+		}
 		out[q] = row
 	}
 	return out

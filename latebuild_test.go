@@ -19,7 +19,7 @@ import (
 // vector want gives for its chunk (document id and content tokens).
 func rowVectors(ix *Index, wi int, want func(doc string, tokens chunk.Span) []float32) []float32 {
 	sh := ix.shards[0]
-	t := sh.windows[wi].chunks
+	t := sh.windows()[wi].chunks
 	var out []float32
 	for r := range t.Len() {
 		out = append(out, want(sh.ids[t.Doc[r]], chunk.Span{Start: int(t.TokStart[r]), End: int(t.TokEnd[r])})...)
@@ -34,7 +34,7 @@ func rowVectors(ix *Index, wi int, want func(doc string, tokens chunk.Span) []fl
 func checkRows(t *testing.T, ix *Index, minCos float64, want func(doc string, tokens chunk.Span) []float32) float64 {
 	t.Helper()
 	lowest := 1.0
-	for wi, w := range ix.shards[0].windows {
+	for wi, w := range ix.shards[0].windows() {
 		vecs := rowVectors(ix, wi, want)
 		const k = 10
 		dist, labels, err := w.index.Search(vecs, k)
@@ -104,7 +104,7 @@ func TestLateBuildPoolsEveryWindowsTokens(t *testing.T) {
 	for _, d := range docs {
 		content += int64(len(tokens[d.ID]))
 	}
-	for _, w := range ix.shards[0].windows {
+	for _, w := range ix.shards[0].windows() {
 		for r := range w.chunks.Len() {
 			windowed += int64(w.chunks.TokEnd[r] - w.chunks.TokStart[r])
 		}

@@ -218,7 +218,7 @@ func TestLateMatchesReference(t *testing.T) {
 func checkReference(t *testing.T, ix *Index, g *lateGolden) {
 	t.Helper()
 	split := 0
-	for _, w := range ix.shards[0].windows {
+	for _, w := range ix.shards[0].windows() {
 		var rows []int64
 		var vecs []float32
 		var which []int
@@ -254,7 +254,7 @@ func checkWholeDocuments(t *testing.T, ix *Index, emb Embedder, docs []testDoc, 
 	t.Helper()
 	tokens := docIDs(emb, docs)
 	checked := 0
-	for _, w := range ix.shards[0].windows {
+	for _, w := range ix.shards[0].windows() {
 		var rows []int64
 		var chunks []embed.Chunk
 		for _, d := range docs {

@@ -67,7 +67,7 @@ func TestChannelJSON(t *testing.T) {
 	}
 	// Lexical channels, the whole-document one included, read back as they
 	// were written (tune writes every channel of an index with them).
-	lex := l.WithLexical()
+	lex := LayoutOf(l.Windows(), Dense, Lexical)
 	if data, err = json.Marshal(lex); err != nil {
 		t.Fatal(err)
 	}

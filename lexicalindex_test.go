@@ -2,7 +2,6 @@ package msrag
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/hashembed"
@@ -68,7 +68,7 @@ func TestLexicalStoredAndOpened(t *testing.T) {
 	for _, d := range docs {
 		text[d.ID] = d.Title + " " + d.Text
 	}
-	for wi, w := range sh.windows {
+	for wi, w := range sh.windows() {
 		f := l.Windows[wi]
 		if f.File != w.spec.Name()+".bm25" || f.Rows != man.Windows[wi].Vectors || len(f.SHA256) != 64 {
 			t.Errorf("window %s: manifest records %+v", w.spec.Name(), f)
@@ -90,7 +90,7 @@ func TestLexicalStoredAndOpened(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !bytes.Equal(lexicalBytes(t, sh.docLex), lexicalBytes(t, want.Build())) || l.Doc.Rows != int64(len(docs)) {
+	if !bytes.Equal(lexicalBytes(t, sh.docLex()), lexicalBytes(t, want.Build())) || l.Doc.Rows != int64(len(docs)) {
 		t.Error("the document lexical index is not the terms of the whole texts")
 	}
 }
@@ -155,8 +155,8 @@ func TestLexicalOpenChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if ix.lex == nil || !errors.Is(ix.lex.err, lexical.ErrAnalyzer) || !errors.Is(ix.lex.err, ErrIndexMismatch) {
-			t.Fatalf("analyzer of another version: %v", ix.lex)
+		if err := ix.usable(slicesIndex(ix.kinds, Lexical)); !errors.Is(err, lexical.ErrAnalyzer) || !errors.Is(err, ErrIndexMismatch) {
+			t.Fatalf("analyzer of another version: %v", err)
 		}
 	})
 	t.Run("corrupted file", func(t *testing.T) {
@@ -203,12 +203,12 @@ func TestLexicalHostileDocuments(t *testing.T) {
 	sh := ix.shards[0]
 	wantLen := map[string]int{"stop": 0, "run": 0, "long": 3, "plain": 3}
 	for i, id := range sh.ids {
-		if got := sh.docLex.DocLen(i); got != wantLen[id] {
+		if got := sh.docLex().DocLen(i); got != wantLen[id] {
 			t.Errorf("document %s: %d terms, want %d", id, got, wantLen[id])
 		}
 	}
-	if sh.docLex.DF(long) != 1 {
-		t.Errorf("the 1,000-character word is in %d documents, want 1", sh.docLex.DF(long))
+	if sh.docLex().DF(long) != 1 {
+		t.Errorf("the 1,000-character word is in %d documents, want 1", sh.docLex().DF(long))
 	}
 }
 
@@ -240,17 +240,17 @@ func TestLexicalChannelSearch(t *testing.T) {
 		t.Fatalf("layout %s has no lexical w32", ix.Layout())
 	}
 	sh := ix.shards[0]
-	w := sh.windows[wi]
+	w := sh.windows()[wi]
 	for q, text := range queries {
 		terms := lexical.English.Terms(text)
 		all, err := w.lex.Search([][]string{terms}, w.lex.Docs(), lexical.DefaultBM25, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []chunkHit
+		var want []channel.Hit
 		for j, r := range all.Rows {
 			if r >= 0 {
-				want = append(want, chunkHit{doc: sh.gidx[w.chunks.Doc[r]], score: all.Scores[j], start: w.chunks.ByteStart[r], end: w.chunks.ByteEnd[r]})
+				want = append(want, channel.Hit{Doc: sh.gidx[w.chunks.Doc[r]], Score: all.Scores[j], Start: w.chunks.ByteStart[r], End: w.chunks.ByteEnd[r]})
 			}
 		}
 		sortCanonical(want)
@@ -258,11 +258,11 @@ func TestLexicalChannelSearch(t *testing.T) {
 			t.Fatalf("query %d matches no chunk", q)
 		}
 		for len(want) < windowK {
-			want = append(want, chunkHit{doc: -1})
+			want = append(want, channel.Hit{Doc: -1})
 		}
 		for r := range windowK {
 			i := q*windowK + r
-			got := chunkHit{doc: ch.Hits[ci].Docs[i], score: ch.Hits[ci].Scores[i], start: ch.Start[ci][i], end: ch.End[ci][i]}
+			got := channel.Hit{Doc: ch.Hits[ci].Docs[i], Score: ch.Hits[ci].Scores[i], Start: ch.Start[ci][i], End: ch.End[ci][i]}
 			if got != want[r] {
 				t.Fatalf("query %d rank %d: %+v, want %+v", q, r, got, want[r])
 			}
@@ -315,10 +315,8 @@ func TestLexicalChannelSearch(t *testing.T) {
 	}
 }
 
-func sortCanonical(hs []chunkHit) {
-	slices.SortFunc(hs, func(a, b chunkHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc, b.doc), cmp.Compare(a.start, b.start))
-	})
+func sortCanonical(hs []channel.Hit) {
+	slices.SortFunc(hs, channel.Compare)
 }
 
 // TestLexicalShardsSearchLikeOneIndex checks that lexical channels, alone

@@ -3,12 +3,10 @@ package msrag
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -44,7 +42,7 @@ const NoModel = indexfile.NoModel
 
 // ErrNoDense is wrapped by the error for a dense channel (or a query
 // embedding) asked of an index without dense windows.
-var ErrNoDense = errors.New("no dense windows")
+var ErrNoDense = dense.ErrNone
 
 // noModelInfo is the model section of an index without dense windows: no
 // model, the tokenizer that cut its windows.
@@ -60,22 +58,3 @@ func noModelInfo(t *WindowTokenizer) (ModelInfo, error) {
 // without a model (Config.Tokenizer, msrag index --model none), which holds
 // lexical windows only and searches without embedding its queries.
 func (ix *Index) Dense() bool { return !ix.man.Model.None() }
-
-// errNoDense is the error for a dense channel asked of the index in where.
-func errNoDense(f Fusion, where string) error {
-	return fmt.Errorf("msrag: fusion %s: index %s has no dense windows: it was built with --model none: %w", f, where, ErrNoDense)
-}
-
-// dense reports whether f names a dense channel (a window, the full one,
-// the groups dense and all) or routes by query vectors.
-func (f Fusion) dense() bool {
-	return f.Router != nil || slices.ContainsFunc(f.Windows, func(w string) bool {
-		return w == groupDense || w == groupAll || !slices.Contains(channelGroups, w) && !strings.HasPrefix(w, lexicalPrefix)
-	})
-}
-
-// lexicalOnly reports whether layout has no dense channel and some lexical
-// one: the layout of an index without dense windows.
-func (l Layout) lexicalOnly() bool {
-	return len(l) > 0 && len(l.Dense()) == 0
-}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
 )
 
@@ -63,11 +64,16 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
 		}
 		if i == 0 {
-			ix.man, ix.lex = man, lexicalOf(man, dir)
-		} else if err := sameLayout(ix.man, man, dirs[0], dir); err != nil {
+			ix.man = man
+			kinds, err := channel.KindsOf(man)
+			if err != nil {
+				return nil, fmt.Errorf("msrag: index %s: %w", dir, err)
+			}
+			ix.setKinds(kinds)
+		} else if err := checkShard(ix.man, man, dirs[0], dir); err != nil {
 			return nil, err
 		}
-		sh, err := openShard(dir, man, opts.SkipVerify)
+		sh, err := openShard(dir, man, ix.Windows(), ix.kinds, opts.SkipVerify)
 		if err != nil {
 			return nil, err
 		}
@@ -109,19 +115,21 @@ func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 	return checkEmbedder(ix.man, ix.emb, dir)
 }
 
-// toGPU replaces every window's index by a copy on the GPUs.
+// gpuMover is a kind's part of a shard that can move to GPUs (the dense
+// windows' FAISS indices).
+type gpuMover interface {
+	ToGPU(devices []int) error
+}
+
+// toGPU moves every kind's part that can go to GPUs there.
 func (ix *Index) toGPU(devices []int) error {
 	for _, sh := range ix.shards {
-		for _, w := range sh.windows {
-			if w.index == nil {
-				continue // no dense windows: nothing to move
+		for _, p := range sh.parts {
+			if g, ok := p.(gpuMover); ok {
+				if err := g.ToGPU(devices); err != nil {
+					return fmt.Errorf("msrag: %w", err)
+				}
 			}
-			g, err := w.index.ToGPU(devices...)
-			if err != nil {
-				return fmt.Errorf("msrag: moving window %s of %s to GPUs %v: %w", w.spec.Name(), sh.where(), devices, err)
-			}
-			w.index.Close()
-			w.index = g
 		}
 	}
 	return nil
@@ -159,57 +167,33 @@ func sameOrigin(got, want ModelInfo) bool {
 		got.QueryPrefix == want.QueryPrefix && got.PassagePrefix == want.PassagePrefix
 }
 
-// sameLayout fails unless two shards were built the same way.
-func sameLayout(a, b *Manifest, da, db string) error {
-	if !a.Model.SameModel(b.Model) {
-		return fmt.Errorf("msrag: shards %s and %s were built with different models (%s, %s): %w", da, db, a.Model.Name, b.Model.Name, ErrIndexMismatch)
+// windowsOf returns the windows a manifest records, in order.
+func windowsOf(m *Manifest) []chunk.Window {
+	out := make([]chunk.Window, len(m.Windows))
+	for i, w := range m.Windows {
+		out[i] = w.Window()
 	}
-	if ea, eb := embeddingOf(a), embeddingOf(b); ea != eb {
-		return fmt.Errorf("msrag: shards %s and %s were embedded differently (%s, %s); search them apart: %w", da, db, ea, eb, ErrIndexMismatch)
-	}
-	if ba, bb := recordedBatching(a), recordedBatching(b); ba != bb {
-		return fmt.Errorf("msrag: shards %s and %s were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s: %w",
-			da, db, ba, bb, ba, ErrIndexMismatch)
-	}
-	if a.Metric != b.Metric {
-		return fmt.Errorf("msrag: shards %s and %s have different windows or metrics: %w", da, db, ErrIndexMismatch)
-	}
-	if d := layoutOf(a.Windows).Diff(layoutOf(b.Windows)); !d.Same() || d.Reordered {
-		return fmt.Errorf("msrag: shards %s and %s have different windows: %w", da, db, ErrIndexMismatch)
-	}
-	return sameLexical(a, b, da, db)
+	return out
 }
 
-// embeddingOf describes how an index's windows were embedded: the mode,
-// and a late index's segments.
-func embeddingOf(m *Manifest) string {
-	e, err := ParseEmbedding(m.Embedding)
-	if err != nil {
-		return m.Embedding
-	}
-	if l := m.Late; l != nil {
-		return fmt.Sprintf("%s (segments of %d tokens, overlap %d, edges %s)", e, l.SegmentTokens, l.Overlap, l.Edges)
-	}
-	return e.String()
-}
-
-// openShard reads one index directory, checking every file against the
-// manifest as it is read.
-func openShard(dir string, man *Manifest, skipVerify bool) (_ *shard, err error) {
-	sh := &shard{dir: dir}
+// openShard reads one index directory: its documents and chunk tables,
+// then every kind's part, each file checked against the manifest as it is
+// read.
+func openShard(dir string, man *Manifest, windows []chunk.Window, kinds []channel.Kind, skipVerify bool) (_ *shard, err error) {
+	sh := &shard{dir: dir, specs: windows}
 	defer func() {
 		if err != nil {
-			closeWindows(sh.windows)
+			sh.close()
 		}
 	}()
-	sum := func(s string) string {
+	read := func(name, sha string, fn func(io.Reader, int64) error) error {
 		if skipVerify {
-			return ""
+			sha = ""
 		}
-		return s
+		return store.ReadFile(dir, name, sha, fn)
 	}
 	var data []byte
-	if err := store.ReadFile(dir, man.DocsFile, sum(man.DocsSHA256), store.ReadAll(&data)); err != nil {
+	if err := read(man.DocsFile, man.DocsSHA256, store.ReadAll(&data)); err != nil {
 		return nil, fmt.Errorf("msrag: index %s: %w", dir, err)
 	}
 	if sh.ids, sh.titles, err = store.ReadDocTable(data); err != nil {
@@ -218,60 +202,43 @@ func openShard(dir string, man *Manifest, skipVerify bool) (_ *shard, err error)
 	if int64(len(sh.ids)) != man.Docs {
 		return nil, fmt.Errorf("msrag: index %s: %s has %d documents, the manifest says %d: %w", dir, man.DocsFile, len(sh.ids), man.Docs, ErrIndexMismatch)
 	}
-	for _, wi := range man.Windows {
-		w := &window{spec: windowOf(wi)}
-		sh.windows = append(sh.windows, w)
-		if err := w.read(dir, man, wi, sum); err != nil {
-			return nil, fmt.Errorf("msrag: index %s: window %s: %w", dir, w.spec.Name(), err)
+	for i, wi := range man.Windows {
+		t, err := readChunkTable(wi, man.Docs, read)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: index %s: window %s: %w", dir, windows[i].Name(), err)
 		}
+		sh.tables = append(sh.tables, t)
 	}
-	if man.Lexical != nil {
-		if err := readLexical(dir, man, sh, sum); err != nil {
-			return nil, err
+	src := sh.source(man, windows)
+	src.Read = read
+	for _, k := range kinds {
+		p, err := k.Open(src)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: index %s: %w", dir, err)
 		}
+		sh.parts = append(sh.parts, p)
 	}
 	return sh, nil
 }
 
-// readFAISS reads a window's FAISS index and checks it against the
+// readChunkTable reads a window's chunk table and checks it against the
 // manifest.
-func (w *window) readFAISS(dir string, man *Manifest, wi WindowInfo, sum func(string) string) error {
-	err := store.ReadFile(dir, wi.IndexFile, sum(wi.IndexSHA256), func(r io.Reader, size int64) (err error) {
-		w.index, err = faiss.ReadFrom(r, size)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if w.index.Ntotal() != wi.Vectors || w.index.Dim() != man.Model.Dims {
-		return fmt.Errorf("%s holds %d vectors of %d dims, the manifest says %d of %d: %w", wi.IndexFile, w.index.Ntotal(), w.index.Dim(), wi.Vectors, man.Model.Dims, ErrIndexMismatch)
-	}
-	return nil
-}
-
-// read reads a window's FAISS index (none in an index without dense
-// windows) and chunk table and checks them against the manifest.
-func (w *window) read(dir string, man *Manifest, wi WindowInfo, sum func(string) string) error {
-	if !man.Model.None() {
-		if err := w.readFAISS(dir, man, wi, sum); err != nil {
-			return err
-		}
-	}
+func readChunkTable(wi WindowInfo, docs int64, read func(string, string, func(io.Reader, int64) error) error) (*store.ChunkTable, error) {
 	var data []byte
-	if err := store.ReadFile(dir, wi.ChunksFile, sum(wi.ChunkSHA256), store.ReadAll(&data)); err != nil {
-		return err
+	if err := read(wi.ChunksFile, wi.ChunkSHA256, store.ReadAll(&data)); err != nil {
+		return nil, err
 	}
-	var err error
-	if w.chunks, err = store.ReadChunkTable(data); err != nil {
-		return fmt.Errorf("%s: %w", wi.ChunksFile, err)
+	t, err := store.ReadChunkTable(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", wi.ChunksFile, err)
 	}
-	if int64(w.chunks.Len()) != wi.Vectors {
-		return fmt.Errorf("%s has %d rows for %d vectors: %w", wi.ChunksFile, w.chunks.Len(), wi.Vectors, ErrIndexMismatch)
+	if int64(t.Len()) != wi.Vectors {
+		return nil, fmt.Errorf("%s has %d rows for %d vectors: %w", wi.ChunksFile, t.Len(), wi.Vectors, ErrIndexMismatch)
 	}
-	for r, d := range w.chunks.Doc {
-		if d < 0 || int64(d) >= man.Docs {
-			return fmt.Errorf("%s row %d names document %d of %d: %w", wi.ChunksFile, r, d, man.Docs, ErrIndexMismatch)
+	for r, d := range t.Doc {
+		if d < 0 || int64(d) >= docs {
+			return nil, fmt.Errorf("%s row %d names document %d of %d: %w", wi.ChunksFile, r, d, docs, ErrIndexMismatch)
 		}
 	}
-	return nil
+	return t, nil
 }

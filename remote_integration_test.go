@@ -159,7 +159,7 @@ func checkStoredVectors(t *testing.T, ix *Index, corpusPath, python string) {
 			n++
 		}
 	}
-	for _, w := range ix.shards[0].windows {
+	for _, w := range ix.shards[0].windows() {
 		ct := w.chunks
 		texts := make([]string, ct.Len())
 		for i := range texts {

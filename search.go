@@ -3,15 +3,11 @@ package msrag
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/faiss"
-	"github.com/msrag/msrag/fuse"
 )
 
 // SearchOptions says how to search. The zero value searches every window for
@@ -39,20 +35,6 @@ func (o SearchOptions) withDefaults() SearchOptions {
 		o.WindowK = 100
 	}
 	return o
-}
-
-// MaxWindowK returns the most chunks any window holds over all shards (at
-// least 1): no window's list can be longer.
-func (ix *Index) MaxWindowK() int {
-	most := int64(1)
-	for wi := range ix.man.Windows {
-		var n int64
-		for _, sh := range ix.shards {
-			n += int64(sh.windows[wi].chunks.Len())
-		}
-		most = max(most, n)
-	}
-	return int(min(most, math.MaxInt32))
 }
 
 // Clamp returns opts with its defaults filled in, K at most the number of
@@ -89,48 +71,73 @@ type Evidence struct {
 	Terms []string
 }
 
-// ChunkHits is what every window's index returned for a batch of queries, with
-// chunks already mapped to documents: the input of fusion. One ChunkHits can be
-// fused many ways without searching again.
-type ChunkHits struct {
-	NQ     int
-	Layout Layout      // the index's channels
-	Hits   []fuse.Hits // per channel; Docs are document indices, -1 for none
-	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
-	Start, End [][]int64
-	// Queries holds the query vectors searched (NQ rows of Dims), which a
-	// learned router reads.
-	Queries []float32
-	Dims    int
-
-	// lex is what explains the lexical channels' hits (SearchLexical).
-	lex *lexicalTrace
-}
-
-// Search embeds the queries once, searches every window and fuses the
-// results. An index without dense windows embeds nothing: it searches its
-// lexical channels with the query texts.
+// Search searches every channel the fusion reads (embedding the queries
+// once when one of them needs vectors) and fuses the results. An index
+// without dense windows embeds nothing: it searches its lexical channels
+// with the query texts.
 func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
-	ch, err := ix.searchChunks(ctx, queries, opts.WindowK, opts.Fusion.lexical() || !ix.Dense())
+	q, err := ix.Queries(ctx, queries, nil, ix.fusionNeeds(opts.Fusion))
+	if err != nil {
+		return nil, err
+	}
+	ch, err := ix.SearchQueries(ctx, q, opts.WindowK, ix.fusionKinds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
 	return ix.Fuse(ch, opts)
 }
 
+// SearchChunks embeds the queries (when the index has a model) and returns
+// the windowK best rows of every channel it can search.
+func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
+	q, err := ix.Queries(ctx, queries, nil, ix.layout.Needs(allOf(ix.layout)))
+	if err != nil {
+		return nil, err
+	}
+	return ix.SearchQueries(ctx, q, windowK, nil)
+}
+
+// SearchVectors searches the channels that need nothing but the queries'
+// vectors (the dense windows) with already embedded queries, NQ rows of
+// the model's dims; the other channels are left unsearched.
+func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
+	if !ix.Dense() {
+		return nil, fmt.Errorf("msrag: index %s has no dense windows to search by vector (built with --model none): %w", ix.where(), ErrNoDense)
+	}
+	dims := ix.man.Model.Dims
+	if len(vecs)%dims != 0 {
+		return nil, fmt.Errorf("msrag: %d floats is not a whole number of %d-dim vectors", len(vecs), dims)
+	}
+	var kinds []channel.Kind
+	for _, k := range ix.kinds {
+		if !k.Needs().Has(channel.QueryTexts) {
+			kinds = append(kinds, k)
+		}
+	}
+	return ix.SearchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, windowK, kinds)
+}
+
 // EmbedQueries embeds a batch of queries with the index's model (query role).
 func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
+	return ix.embedQueries(ctx, queries, nil)
+}
+
+// embedQueries embeds queries with e, or the index's model when e is nil.
+func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder) ([]float32, error) {
 	if err := checkQueries(queries); err != nil {
 		return nil, err
 	}
 	if !ix.Dense() {
 		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoDense)
 	}
-	return ix.emb.Embed(ctx, queries, embed.Query)
+	if e == nil {
+		e = ix.emb
+	}
+	return e.Embed(ctx, queries, embed.Query)
 }
 
 // checkQueries refuses an empty query.
@@ -143,123 +150,172 @@ func checkQueries(queries []string) error {
 	return nil
 }
 
-// SearchChunks embeds the queries and returns each channel's top windowK
-// chunks: SearchVectors, then SearchLexical with the texts when the index
-// has lexical windows.
-func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
-	return ix.searchChunks(ctx, queries, windowK, ix.lexicalUsable())
-}
-
-// lexicalUsable reports whether the index has lexical windows it can
-// search (built with them, by an analyzer this msrag produces).
-func (ix *Index) lexicalUsable() bool { return ix.lex != nil && ix.lex.err == nil }
-
-// searchChunks is SearchChunks, searching the lexical channels only when
-// lex is set (a dense fusion does not wait for them).
-func (ix *Index) searchChunks(ctx context.Context, queries []string, windowK int, lex bool) (*ChunkHits, error) {
-	if len(queries) == 0 {
-		return ix.newChunkHits(0), nil
-	}
-	if !ix.Dense() {
-		return ix.searchTexts(ctx, queries, windowK)
-	}
-	vecs, err := ix.EmbedQueries(ctx, queries)
-	if err != nil {
+// Queries makes the batch of queries the kinds search: the texts and, when
+// need asks for them and the index has a model, their vectors by e (nil:
+// the index's model).
+func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
+	if err := checkQueries(texts); err != nil {
 		return nil, err
 	}
-	ch, err := ix.SearchVectors(ctx, vecs, windowK)
-	if err != nil {
-		return nil, err
-	}
-	if lex {
-		if err := ix.SearchLexical(ctx, queries, ch, windowK); err != nil {
+	q := &channel.Queries{Texts: texts}
+	if need.Has(channel.QueryVectors) && ix.Dense() && len(texts) > 0 {
+		vecs, err := ix.embedQueries(ctx, texts, e)
+		if err != nil {
 			return nil, err
 		}
+		q.Vectors, q.Dims = vecs, ix.man.Model.Dims
 	}
-	return ch, nil
+	return q, nil
 }
 
-// searchTexts searches the lexical channels of an index without dense
-// windows with the query texts: nothing is embedded.
-func (ix *Index) searchTexts(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
-	if err := checkQueries(queries); err != nil {
-		return nil, err
+// allOf returns every position of l.
+func allOf(l Layout) []int {
+	out := make([]int, len(l))
+	for i := range l {
+		out[i] = i
 	}
-	ch := ix.newChunkHits(len(queries))
-	if err := ix.SearchLexical(ctx, queries, ch, windowK); err != nil {
-		return nil, err
-	}
-	return ch, nil
+	return out
 }
 
-func (ix *Index) onGPU() bool {
-	if len(ix.shards) == 0 || len(ix.shards[0].windows) == 0 || ix.shards[0].windows[0].index == nil {
-		return false
-	}
-	return ix.shards[0].windows[0].index.OnGPU()
-}
-
-func (ix *Index) newChunkHits(nq int) *ChunkHits {
-	layout := ix.Layout()
-	nw := len(layout)
-	return &ChunkHits{NQ: nq, Layout: layout, Hits: make([]fuse.Hits, nw),
-		Start: make([][]int64, nw), End: make([][]int64, nw)}
-}
-
-// SearchVectors searches every dense window (in parallel) with already
-// embedded queries and maps the chunks to documents; the lexical channels,
-// which need the query texts, are left to SearchLexical. With several shards, each window's
-// lists are merged by score (see mergeShards). windowK is clamped as Clamp
-// clamps SearchOptions.WindowK.
-func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
-	if !ix.Dense() {
-		return nil, fmt.Errorf("msrag: index %s has no dense windows to search by vector (built with --model none): %w", ix.where(), ErrNoDense)
-	}
-	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
-	dims := ix.man.Model.Dims
-	if len(vecs)%dims != 0 {
-		return nil, fmt.Errorf("msrag: %d floats is not a whole number of %d-dim vectors", len(vecs), dims)
-	}
-	if windowK > faiss.MaxGPUK && ix.onGPU() {
-		return nil, fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d); search with a smaller window k", windowK, faiss.MaxGPUK)
-	}
-	out := ix.newChunkHits(len(vecs) / dims)
-	out.Queries, out.Dims = vecs, dims
-	g, gctx := errgroup.WithContext(ctx)
-	for wi := range ix.man.Windows {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
+// usable reports whether the index can search kind i (a kind's part may
+// open and yet not be searchable, such as lexical windows of another
+// analyzer version).
+func (ix *Index) usable(i int) error {
+	for _, sh := range ix.shards {
+		if c, ok := sh.parts[i].(channel.Checker); ok {
+			if err := c.Check(); err != nil {
 				return err
 			}
-			return ix.searchWindow(wi, vecs, windowK, out)
-		})
+		}
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	return nil
+}
+
+// Stats returns the statistics every kind of the index needs for the
+// queries, added over its shards: the first phase of a search, and what a
+// scatter-gather search gathers from every shard before it searches any.
+func (ix *Index) Stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsSet, error) {
+	out := channel.StatsSet{}
+	for _, sh := range ix.shards {
+		st, err := sh.stats(q, ix.kinds, kinds)
+		if err != nil {
+			return nil, err
+		}
+		if err := out.Add(st); err != nil {
+			return nil, fmt.Errorf("msrag: %w", err)
+		}
 	}
 	return out, nil
 }
 
-// searchWindow searches window wi of every shard and merges the lists into
-// out.
-func (ix *Index) searchWindow(wi int, vecs []float32, windowK int, out *ChunkHits) error {
-	lists := make([]shardHits, len(ix.shards))
-	l2 := ix.man.Metric == faiss.L2.String()
-	for si, sh := range ix.shards {
-		w := sh.windows[wi]
-		k := searchK(windowK, w.index)
-		dist, labels, err := searchShard(w, vecs, k)
-		if err != nil {
-			return err
+// stats returns one shard's statistics of the kinds wanted (of kinds, the
+// index's).
+func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channel.StatsSet, error) {
+	out := channel.StatsSet{}
+	for i, k := range kinds {
+		if !containsKind(wanted, k) {
+			continue
 		}
-		lists[si] = shardHits{k: k, sh: sh, w: w, dist: dist, labels: labels, l2: l2}
+		st, err := sh.parts[i].Stats(q)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: %s: %w", sh.where(), err)
+		}
+		if st != nil {
+			out[k.Name()] = st
+		}
 	}
-	nq := out.NQ
-	h := fuse.Hits{K: windowK, Docs: make([]int32, nq*windowK), Scores: make([]float32, nq*windowK)}
-	start, end := make([]int64, nq*windowK), make([]int64, nq*windowK)
-	if err := mergeShards(lists, vecs, nq, windowK, h, start, end); err != nil {
-		return err
+	return out, nil
+}
+
+func containsKind(ks []channel.Kind, k channel.Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
 	}
-	out.Hits[wi], out.Start[wi], out.End[wi] = h, start, end
-	return nil
+	return false
+}
+
+// SearchQueries searches the kinds of channel given (nil: every kind the
+// index can search) for each query's windowK best rows per channel: the
+// statistics of every shard are added (Stats), each shard is searched with
+// them, and the shards' lists of each channel are merged exactly
+// (channel.Merge), so a sharded index ranks as one. windowK is clamped as
+// Clamp clamps SearchOptions.WindowK.
+func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
+	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
+	kinds, err := ix.searchable(kinds)
+	if err != nil {
+		return nil, err
+	}
+	ch := newChunkHits(ix.Layout(), q.Len())
+	ch.Queries, ch.Dims, ch.q = q.Vectors, q.Dims, q
+	if q.Len() == 0 {
+		return ch, nil
+	}
+	st, err := ix.Stats(q, kinds)
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]channel.Hits, len(ix.shards))
+	for s, sh := range ix.shards {
+		if lists[s], err = ix.searchShard(ctx, sh, q, st, windowK, kinds); err != nil {
+			return nil, err
+		}
+	}
+	for ci := range ix.layout {
+		if lists[0][ci].K == 0 {
+			continue // a kind not searched
+		}
+		per := make([]channel.Hits, len(lists))
+		for s := range lists {
+			per[s] = lists[s][ci]
+		}
+		h, err := channel.Merge(per, windowK)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: channel %s: %w", ix.layout[ci].Name(), err)
+		}
+		ch.set(ci, h)
+	}
+	return ch, nil
+}
+
+// searchable returns the kinds to search: those given, each usable, or
+// every usable kind of the index.
+func (ix *Index) searchable(kinds []channel.Kind) ([]channel.Kind, error) {
+	var out []channel.Kind
+	for i, k := range ix.kinds {
+		err := ix.usable(i)
+		switch {
+		case kinds == nil && err == nil:
+			out = append(out, k)
+		case kinds != nil && containsKind(kinds, k):
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// searchShard searches the kinds wanted of one shard with the statistics
+// st, and returns the lists of every channel of the layout (empty for the
+// kinds not searched).
+func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
+	out := make([]channel.Hits, len(ix.layout))
+	for i, kind := range ix.kinds {
+		if !containsKind(wanted, kind) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hs, err := sh.parts[i].Search(ctx, q, st[kind.Name()], k)
+		if err != nil {
+			return nil, err
+		}
+		copy(out[ix.first[i]:], hs)
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/eval"
 )
 
@@ -27,11 +26,18 @@ type BatchTimes struct {
 	Embed, Search time.Duration
 }
 
-// SearchBatches embeds and searches queries o.Batch at a time (the lexical
-// channels too, when the index has usable ones: SearchLexical; an index
-// without dense windows embeds nothing, and o.Queries is not used) and hands each
-// batch's chunk lists to fn with the position of its first query. An error,
-// fn's too, names the batch's queries (from 1).
+// maxBatchHits bounds the chunk lists one batch of SearchBatches holds
+// (queries x channels x window k slots, about 40 bytes each): a larger
+// batch is searched in parts of at most this many slots, so that memory
+// follows the work and not the batch asked for.
+const maxBatchHits = 1 << 21
+
+// SearchBatches embeds and searches queries o.Batch at a time (every
+// channel the index can search; an index without dense windows embeds
+// nothing, and o.Queries is not used) and hands each batch's chunk lists to
+// fn with the position of its first query. A batch whose lists would pass
+// maxBatchHits slots is handed over in parts. An error, fn's too, names the
+// batch's queries (from 1).
 func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
 	var tm BatchTimes
 	if o.Batch <= 0 {
@@ -40,52 +46,30 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 	if o.WindowK <= 0 {
 		o.WindowK = 100
 	}
-	for lo := 0; lo < len(queries); lo += o.Batch {
-		batch := queries[lo:min(lo+o.Batch, len(queries))]
+	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
+	batch := min(o.Batch, max(1, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
+	need := ix.layout.Needs(allOf(ix.layout))
+	for lo := 0; lo < len(queries); lo += batch {
+		texts := queries[lo:min(lo+batch, len(queries))]
 		err := func() error {
-			if !ix.Dense() { // the query texts alone: nothing to embed
-				t0 := time.Now()
-				ch, err := ix.searchTexts(ctx, batch, o.WindowK)
-				if err != nil {
-					return err
-				}
-				tm.Search += time.Since(t0)
-				return fn(lo, ch)
-			}
 			t0 := time.Now()
-			vecs, err := ix.embedQueries(ctx, batch, o.Queries)
+			q, err := ix.Queries(ctx, texts, o.Queries, need)
 			if err != nil {
 				return err
 			}
 			t1 := time.Now()
-			ch, err := ix.SearchVectors(ctx, vecs, o.WindowK)
+			ch, err := ix.SearchQueries(ctx, q, o.WindowK, nil)
 			if err != nil {
 				return err
-			}
-			if ix.lexicalUsable() {
-				if err := ix.SearchLexical(ctx, batch, ch, o.WindowK); err != nil {
-					return err
-				}
 			}
 			tm.Embed, tm.Search = tm.Embed+t1.Sub(t0), tm.Search+time.Since(t1)
 			return fn(lo, ch)
 		}()
 		if err != nil {
-			return tm, fmt.Errorf("msrag: queries %d to %d: %w", lo+1, lo+len(batch), err)
+			return tm, fmt.Errorf("msrag: queries %d to %d: %w", lo+1, lo+len(texts), err)
 		}
 	}
 	return tm, nil
-}
-
-// embedQueries embeds queries with e, or the index's model when e is nil.
-func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder) ([]float32, error) {
-	if e == nil {
-		return ix.EmbedQueries(ctx, queries)
-	}
-	if err := checkQueries(queries); err != nil {
-		return nil, err
-	}
-	return e.Embed(ctx, queries, embed.Query)
 }
 
 // EvalRun turns each query's hits (hits[i] those of the query ids[i]) into

@@ -176,7 +176,7 @@ func (p *configParser) token(tok string) error {
 		}
 	case report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
-		if p.lexical() && len(p.layout.Dense()) > 0 {
+		if p.lexical() && p.layout.Has(msrag.Dense) {
 			p.oracles = append(p.oracles,
 				Config{Name: oracleDense, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Dense}},
 				Config{Name: oracleLexical, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Lexical}})

@@ -102,8 +102,8 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 // channels, which the configurations cannot fuse, are left aside.
 func mismatch(ix *msrag.Index, want msrag.Layout) string {
 	have := ix.Layout()
-	if len(want.Dense()) == len(want) {
-		have = have.Dense()
+	if len(want.Of(msrag.Dense)) == len(want) {
+		have = have.Of(msrag.Dense)
 	}
 	if have.Diff(want).Same() {
 		return ""

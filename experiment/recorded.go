@@ -165,7 +165,7 @@ func recordedNames(ms []msrag.Manifest) string {
 
 // mismatchDense reports whether ix lacks or adds dense channels of want's.
 func mismatchDense(ix *msrag.Index, want msrag.Layout) bool {
-	return !ix.Layout().Dense().Diff(want.Dense()).Same()
+	return !ix.Layout().Of(msrag.Dense).Diff(want.Of(msrag.Dense)).Same()
 }
 
 // windowsDiffer says why an index built by msrag index cannot serve an
@@ -187,7 +187,7 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 		}
 	}
 	hint := "evaluate it with --windows " + strings.Join(sizes, ",")
-	lexical := len(want.Dense()) < len(want)
+	lexical := len(want.Of(msrag.Dense)) < len(want)
 	if lexical && ix.Manifest().Lexical == nil && !mismatchDense(ix, want) {
 		return why + "; it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical"
 	}

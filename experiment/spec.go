@@ -165,16 +165,15 @@ func (s Spec) layout() msrag.Layout {
 // NoModelLayout is the layout of an evaluation index without a model: the
 // lexical channels of the sliding windows and bm25-doc.
 func NoModelLayout(windows []chunk.Window) msrag.Layout {
-	return msrag.LayoutOf(windows).WithLexical().Lexical()
+	return msrag.LayoutOf(windows, msrag.Lexical)
 }
 
 // EvalLayout is the layout of an evaluation index of the sliding windows:
 // those and the full window, and with lexical their lexical channels and
 // the whole documents'.
 func EvalLayout(windows []chunk.Window, lexical bool) msrag.Layout {
-	l := msrag.LayoutOf(append(slices.Clone(windows), chunk.Full))
 	if lexical {
-		l = l.WithLexical()
+		return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), msrag.Dense, msrag.Lexical)
 	}
-	return l
+	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full))
 }

@@ -9,6 +9,12 @@
 // registry) and the kind's parameters, which this package stores without
 // interpreting them.
 //
+// Format 5 ([ChannelsFormatVersion]) is format 3 or 4 with a "channels"
+// section: the records of kinds of channel beyond dense and lexical (package
+// channel), each as its kind writes it. It is written only for an index
+// that has such channels, so that an msrag that does not know them refuses
+// the index by its version.
+//
 // Format 4 ([NoModelFormatVersion]) is format 3 for an index without dense
 // windows (lexical windows only, cut by a tokenizer with no model): its
 // model's name and origin kind are [NoModel], its windows have no FAISS

@@ -2,7 +2,10 @@ package indexfile
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
+
+	"github.com/msrag/msrag/chunk"
 )
 
 // ManifestName is the manifest's file name inside an index directory.
@@ -19,6 +22,19 @@ const FormatVersion = 3
 // its missing vectors. An index with dense windows is still written as
 // FormatVersion, which every msrag since the origin was recorded reads.
 const NoModelFormatVersion = 4
+
+// ChannelsFormatVersion is the format of an index with channels of a kind
+// beyond dense and lexical (Manifest.Channels), the newest this msrag reads:
+// an msrag that does not know such kinds refuses the index by its version.
+const ChannelsFormatVersion = 5
+
+// ErrMismatch is wrapped by errors about an index that does not match its
+// manifest, its files or the model it is opened with.
+var ErrMismatch = errors.New("index does not match")
+
+// ErrUnknownKind is wrapped by the error for an index whose channels are of
+// a kind this msrag does not know.
+var ErrUnknownKind = errors.New("unknown kind of channel")
 
 // NoModel is the model name and origin kind of an index without dense
 // windows: its windows were cut by a tokenizer alone (ModelInfo's
@@ -60,6 +76,10 @@ type Manifest struct {
 	// Lexical describes the lexical (BM25) windows: absent in an index built
 	// without them (before they existed, or with lexical windows off).
 	Lexical *LexicalInfo `json:"lexical,omitempty"`
+	// Channels holds, by kind name, the record of every kind of channel
+	// beyond dense and lexical (package channel): its parameters and
+	// files, as the kind writes them. Present only in format 5.
+	Channels map[string]json.RawMessage `json:"channels,omitempty"`
 	// Created is when the build finished, BuildSeconds how long it took.
 	Created      time.Time `json:"created"`
 	BuildSeconds float64   `json:"build_seconds"`
@@ -123,6 +143,46 @@ type WindowInfo struct {
 	IndexSHA256 string `json:"index_sha256"`
 	ChunksFile  string `json:"chunks_file"`
 	ChunkSHA256 string `json:"chunks_sha256"`
+}
+
+// Window is the chunk.Window the entry describes: the one conversion
+// between the file's fields and a window.
+func (w WindowInfo) Window() chunk.Window {
+	if w.Truncate {
+		return chunk.Window{Size: w.Size, Truncate: true}
+	}
+	out := chunk.Window{Size: w.Size, ShortTail: w.Tail != TailAligned}
+	if w.Stride != w.Size {
+		out.Stride = w.Stride
+	}
+	return out
+}
+
+// Tails a manifest records.
+const (
+	TailAligned = "aligned"
+	TailShort   = "short"
+)
+
+// TailOf is what a manifest records of a window's tail ("" for the full
+// window and the whole documents).
+func TailOf(w chunk.Window) string {
+	switch {
+	case w.Truncate || w == chunk.Window{}:
+		return ""
+	case w.ShortTail:
+		return TailShort
+	}
+	return TailAligned
+}
+
+// StrideOf is what a manifest records as a window's stride: its step, 0
+// for the full window.
+func StrideOf(w chunk.Window) int {
+	if w.Truncate {
+		return 0
+	}
+	return w.Step()
 }
 
 // UnmarshalJSON reads a window of either format: version 1 wrote the

@@ -14,9 +14,9 @@ type docBatch struct {
 	docs  []corpus.Doc
 	items []item
 	segs  []segment // a Late build's segments, in document order
-	// docTerms are the terms of each document's whole text, parallel to
-	// docs, when the build makes lexical windows.
-	docTerms [][]string
+	// docPreps are, parallel to docs, what each kind's Preparer made of the
+	// document's whole text (nil for a kind without one).
+	docPreps [][]any
 }
 
 // segment is one span of a document a Late build encodes in one pass.
@@ -31,19 +31,25 @@ type item struct {
 	doc                int32
 	tokStart, tokEnd   int32
 	byteStart, byteEnd int64
-	member             uint64   // bit i: the chunk is a window of Builder.windows[i]
-	ids                []int32  // content token ids (a slice of the document's)
-	text               string   // the chunk's text (a substring of the document's)
-	terms              []string // the text's terms, when the build makes lexical windows
+	member             uint64  // bit i: the chunk is a window of Builder.windows[i]
+	ids                []int32 // content token ids (a slice of the document's)
+	text               string  // the chunk's text (a substring of the document's)
+	// preps are what each kind's Preparer made of the text (nil for a kind
+	// without one).
+	preps []any
 	// pieces say, in a Late build, which segments' rows the chunk pools;
 	// their Seg indexes the segments of the batch that holds the item.
 	pieces []late.Piece
 }
 
-// embedBatch is a batch of chunks for the embedder, and then their vectors.
+// embedBatch is a batch of chunks for the embedder, and then their vectors,
+// with the documents recorded since the batch before (docPreps: what the
+// kinds made of their whole texts), in input order.
 type embedBatch struct {
-	items  []item
-	segs   []segment
-	tokens int64
-	vecs   []float32
+	items    []item
+	segs     []segment
+	tokens   int64
+	vecs     []float32
+	docIDs   []string
+	docPreps [][]any
 }

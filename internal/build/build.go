@@ -8,21 +8,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
-	"github.com/msrag/msrag/lexical"
 	"github.com/msrag/msrag/tokenizer"
 )
 
 // Config is one build's settings, defaults already applied by the caller.
 type Config struct {
 	// Embedder embeds the chunks (independent embedding). Nil makes a build
-	// of lexical windows only: Tokenizer cuts the windows, Lexical must be
-	// set, no FAISS index is made and nothing is embedded.
+	// without vectors: Tokenizer cuts the windows, nothing is embedded, and
+	// no kind may need chunk vectors.
 	Embedder embed.Embedder
 	// Tokenizer cuts the windows of a build without an embedder (with one,
 	// the embedder's tokenizer does, and Tokenizer must be nil).
@@ -30,11 +29,10 @@ type Config struct {
 	// Windows are the windows to cut; chunk.New checks them against the
 	// embedder's model.
 	Windows []chunk.Window
-	// Factory and Metric make each window's FAISS index.
-	Factory string
-	Metric  faiss.Metric
-	// TrainSize is how many vectors train a window's index that needs it.
-	TrainSize int
+	// Kinds are the kinds of channel the build fills, each with its
+	// parameters (channel.BuildConfig.Params): each gets every chunk of
+	// every window (and its vector) and every document.
+	Kinds []KindSpec
 	// BatchTokens is the number of tokens handed to the embedder at once.
 	BatchTokens int
 	// Workers is the number of goroutines that tokenize and chunk.
@@ -52,15 +50,16 @@ type Config struct {
 	Late        bool
 	LateOverlap int
 	LateEdges   late.Edges
-	// Lexical makes a lexical (BM25) index beside every window, over the
-	// same chunk rows, and one over the documents' whole texts, with the
-	// terms of Analyzer.
-	Lexical  bool
-	Analyzer lexical.Analyzer
 	// PrepareHook, when set, is called for every document before it is
 	// tokenized; an error fails the build as a failing document would. Tests
 	// use it to fail or stall one document.
 	PrepareHook func(id string) error
+}
+
+// KindSpec is a kind of channel a build fills and its parameters.
+type KindSpec struct {
+	Kind   channel.Kind
+	Params any
 }
 
 // Progress is a snapshot of a build's counters.
@@ -75,39 +74,42 @@ type Progress struct {
 	Elapsed               time.Duration
 }
 
-// Result is what a build made. The caller owns the windows and closes them
-// (CloseWindows) unless it hands them on.
+// Result is what a build made. The caller owns the kinds' builders and
+// finishes (channel.Builder.Finish) or closes them (CloseBuilders).
 type Result struct {
-	IDs, Titles []string  // the documents, in input order
-	Windows     []*Window // in the order of the chunker's windows
-	Unique      int64     // unique chunks embedded (or, without an embedder, cut)
-	Tokens      int64     // content tokens embedded (or cut)
-	Skipped     int64     // records the reader skipped
-	EmbedBusy   time.Duration
-	// DocLexical is the whole-document lexical index of a Lexical build
-	// (a row per document, in input order), nil otherwise.
-	DocLexical *lexical.Index
+	IDs, Titles []string       // the documents, in input order
+	Windows     []chunk.Window // the chunker's windows (the full one's size resolved)
+	// Tables are each window's chunk table: row r is row r of every
+	// kind's channel of the window.
+	Tables []*store.ChunkTable
+	// Builders are Config.Kinds's builders, filled, not finished.
+	Builders  []channel.Builder
+	Unique    int64 // unique chunks embedded (or, without an embedder, cut)
+	Tokens    int64 // content tokens embedded (or cut)
+	Skipped   int64 // records the reader skipped
+	EmbedBusy time.Duration
 	// Segment and Overlap are a late build's segment content tokens and
 	// their overlap (0 for an independent build).
 	Segment, Overlap int
 }
 
-// Builder holds one build: its configuration, the windows being filled, the
-// documents in input order and the counters the stages update.
+// Builder holds one build: its configuration, the kinds' builders, the
+// windows' chunk tables, the documents in input order and the counters the
+// stages update.
 type Builder struct {
-	cfg     Config
-	spec    embed.Spec
-	chunker *chunk.Chunker
-	windows []*Window // the chunker's windows, in order; nil once handed on
+	cfg      Config
+	spec     embed.Spec
+	chunker  *chunk.Chunker
+	windows  []chunk.Window
+	tables   []*store.ChunkTable
+	builders []channel.Builder // Config.Kinds's, in order; nil once handed on
 	// late is the embedder of a Late build (nil otherwise); segment and
 	// overlap are its segments' content tokens and their overlap.
 	late             embed.TokenEmbedder
 	segment, overlap int
 
-	// ids and titles are written by the order stage only, and so is
-	// docLex (the whole-document lexical builder of a Lexical build).
+	// ids and titles are written by the order stage only.
 	ids, titles []string
-	docLex      *lexical.Builder
 
 	docs, skipped, units atomic.Int64 // read stage
 	chunks, tokens       atomic.Int64 // embed stage
@@ -118,9 +120,8 @@ type Builder struct {
 }
 
 // New checks cfg's windows against the embedder's model (and, for a Late
-// build, that the model can be late-chunked) and makes an empty
-// FAISS index and chunk table per window; without an embedder, a chunk
-// table and a lexical index per window. The caller closes the Builder.
+// build, that the model can be late-chunked) and starts every kind's
+// builder. The caller closes the Builder.
 func New(cfg Config) (*Builder, error) {
 	var spec embed.Spec
 	switch {
@@ -128,8 +129,11 @@ func New(cfg Config) (*Builder, error) {
 		return nil, errors.New("msrag: a build with an embedder cuts its windows with the embedder's tokenizer: give no other tokenizer")
 	case cfg.Embedder != nil:
 		spec = cfg.Embedder.Spec()
-	case cfg.Tokenizer == nil || !cfg.Lexical || cfg.Late:
-		return nil, errors.New("msrag: a build without an embedder needs a tokenizer and lexical windows, and cannot be late")
+	case cfg.Tokenizer == nil || cfg.Late:
+		return nil, errors.New("msrag: a build without an embedder needs a tokenizer, and cannot be late")
+	}
+	if len(cfg.Kinds) == 0 {
+		return nil, errors.New("msrag: a build needs a kind of channel to fill")
 	}
 	ch, err := chunk.New(chunk.Config{
 		Windows:       cfg.Windows,
@@ -140,36 +144,44 @@ func New(cfg Config) (*Builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
-	b := &Builder{cfg: cfg, spec: spec, chunker: ch, start: time.Now()}
+	b := &Builder{cfg: cfg, spec: spec, chunker: ch, windows: ch.Config().Windows, start: time.Now()}
 	if cfg.Late {
 		if b.late, b.segment, b.overlap, err = lateEmbedder(cfg.Embedder, cfg.LateOverlap); err != nil {
 			return nil, err
 		}
 	}
-	for _, w := range ch.Config().Windows {
-		win := &Window{Spec: w, Chunks: &store.ChunkTable{}}
-		if cfg.Embedder != nil {
-			if win.Index, err = faiss.New(spec.Dims, cfg.Factory, cfg.Metric); err != nil {
-				b.Close()
-				return nil, fmt.Errorf("msrag: window %s: %w", w.Name(), err)
-			}
-		}
-		if cfg.Lexical {
-			win.lex = &lexical.Builder{}
-		}
-		b.windows = append(b.windows, win)
+	for range b.windows {
+		b.tables = append(b.tables, &store.ChunkTable{})
 	}
-	if cfg.Lexical {
-		b.docLex = &lexical.Builder{}
+	for _, k := range cfg.Kinds {
+		if k.Kind.Needs().Has(channel.ChunkVectors) && cfg.Embedder == nil {
+			b.Close()
+			return nil, fmt.Errorf("msrag: %s channels need the chunks' vectors, and the build has no model: %w", k.Kind.Name(), k.Kind.Absent())
+		}
+		kb, err := k.Kind.NewBuilder(channel.BuildConfig{Windows: b.windows, Dims: spec.Dims, Params: k.Params})
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		b.builders = append(b.builders, kb)
 	}
 	return b, nil
 }
 
-// Close frees the windows' FAISS indices unless Run handed them on; it is
-// safe to call twice.
+// Close closes the kinds' builders unless Run handed them on; it is safe
+// to call twice.
 func (b *Builder) Close() {
-	CloseWindows(b.windows)
-	b.windows = nil
+	CloseBuilders(b.builders)
+	b.builders = nil
+}
+
+// CloseBuilders closes builders.
+func CloseBuilders(bs []channel.Builder) {
+	for _, kb := range bs {
+		if kb != nil {
+			kb.Close()
+		}
+	}
 }
 
 // Run builds the windows from src (see the package doc) and hands them on
@@ -178,20 +190,12 @@ func (b *Builder) Run(ctx context.Context, src corpus.Reader) (*Result, error) {
 	if err := b.run(ctx, src); err != nil {
 		return nil, err
 	}
-	for _, w := range b.windows {
-		if w.lex != nil {
-			w.Lexical, w.lex = w.lex.Build(), nil
-		}
-	}
 	res := &Result{
-		IDs: b.ids, Titles: b.titles, Windows: b.windows, Unique: b.unique,
+		IDs: b.ids, Titles: b.titles, Windows: b.windows, Tables: b.tables, Builders: b.builders, Unique: b.unique,
 		Tokens: b.tokens.Load(), Skipped: b.skipped.Load(), EmbedBusy: b.busy.busy(),
 		Segment: b.segment, Overlap: b.overlap,
 	}
-	if b.docLex != nil {
-		res.DocLexical = b.docLex.Build()
-	}
-	b.windows = nil
+	b.builders = nil
 	return res, nil
 }
 

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
@@ -91,13 +94,48 @@ func newTestBuilder(t *testing.T, cfg Config) *Builder {
 	if cfg.Windows == nil {
 		cfg.Windows = chunk.Sizes(3, 5)
 	}
-	cfg.Factory, cfg.Metric, cfg.TrainSize, cfg.BatchTokens, cfg.Workers = "Flat", faiss.L2, 1<<16, 7, 3
+	cfg.Kinds = append([]KindSpec{{Kind: dense.Kind, Params: dense.Params{Factory: "Flat", Metric: faiss.L2, TrainSize: 1 << 16}}}, cfg.Kinds...)
+	cfg.BatchTokens, cfg.Workers = 7, 3
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
 	return b
+}
+
+// tableRows maps a window's rows to documents as the tables name them.
+type tableRows struct{ t *store.ChunkTable }
+
+func (r tableRows) Len() int                      { return r.t.Len() }
+func (r tableRows) Doc(row int32) int32           { return r.t.Doc[row] }
+func (r tableRows) Span(row int32) (int64, int64) { return r.t.ByteStart[row], r.t.ByteEnd[row] }
+
+// docRows maps whole documents.
+type docRows int
+
+func (r docRows) Len() int                { return int(r) }
+func (docRows) Doc(row int32) int32       { return row }
+func (docRows) Span(int32) (int64, int64) { return 0, 0 }
+
+// finish finishes the kinds' builders of res over its tables, to be closed
+// when the test ends.
+func finish(t *testing.T, res *Result) []channel.Shard {
+	t.Helper()
+	src := &channel.Source{Where: "the test", Windows: res.Windows, Docs: docRows(len(res.IDs))}
+	for _, tb := range res.Tables {
+		src.Rows = append(src.Rows, tableRows{tb})
+	}
+	var out []channel.Shard
+	for _, kb := range res.Builders {
+		p, err := kb.Finish(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		out = append(out, p)
+	}
+	return out
 }
 
 // TestRunFillsEveryWindow checks that every window's rows hold the vectors of
@@ -111,7 +149,7 @@ func TestRunFillsEveryWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer CloseWindows(res.Windows)
+	parts := finish(t, res)
 	if !slices.Equal(res.IDs, ids) {
 		t.Fatalf("documents %v, want input order %v", res.IDs, ids)
 	}
@@ -123,25 +161,25 @@ func TestRunFillsEveryWindow(t *testing.T) {
 	type span struct{ doc, start, end int32 }
 	unique := map[span]bool{}
 	rows := 0
-	for _, w := range res.Windows {
-		ct := w.Chunks
-		if n := w.Index.Ntotal(); n != int64(ct.Len()) || n == 0 {
-			t.Fatalf("window %s: %d vectors for %d chunk rows", w.Spec.Name(), n, ct.Len())
+	for wi, w := range res.Windows {
+		ct, index := res.Tables[wi], dense.IndexOf(parts[0], wi)
+		if n := index.Ntotal(); n != int64(ct.Len()) || n == 0 {
+			t.Fatalf("window %s: %d vectors for %d chunk rows", w.Name(), n, ct.Len())
 		}
 		for r := range int64(ct.Len()) {
 			ids := rowIDs(ct, r)
-			if len(ids) > w.Spec.Size {
-				t.Errorf("window %s row %d: %d tokens", w.Spec.Name(), r, len(ids))
+			if len(ids) > w.Size {
+				t.Errorf("window %s row %d: %d tokens", w.Name(), r, len(ids))
 			}
 			// The nearest vector is this chunk's, or one of a chunk with
 			// the same tokens (texts repeat words).
-			dist, labels, err := w.Index.Search(spanVector(ids), 1)
+			dist, labels, err := index.Search(spanVector(ids), 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if dist[0] != 0 || !slices.Equal(rowIDs(ct, labels[0]), ids) {
 				t.Errorf("window %s row %d (document %d, tokens %d-%d): its vector is not there (nearest row %d at %g)",
-					w.Spec.Name(), r, ct.Doc[r], ct.TokStart[r], ct.TokEnd[r], labels[0], dist[0])
+					w.Name(), r, ct.Doc[r], ct.TokStart[r], ct.TokEnd[r], labels[0], dist[0])
 			}
 			unique[span{ct.Doc[r], ct.TokStart[r], ct.TokEnd[r]}] = true
 			rows++
@@ -167,8 +205,8 @@ func TestPrepareHookFailsTheBuild(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", ids[4])) || !strings.Contains(err.Error(), "cannot be cut") {
 		t.Fatalf("Run = %v, %v; want the error of document %s", res, err, ids[4])
 	}
-	if len(b.windows) == 0 {
-		t.Error("a failed Run handed its windows on; the Builder must keep (and close) them")
+	if len(b.builders) == 0 {
+		t.Error("a failed Run handed its builders on; the Builder must keep (and close) them")
 	}
 }
 
@@ -177,14 +215,17 @@ func TestPrepareHookFailsTheBuild(t *testing.T) {
 func TestTrainingTooFewVectors(t *testing.T) {
 	ids, texts := testDocs(2)
 	b := newTestBuilder(t, Config{Windows: chunk.Sizes(50)})
-	b.cfg.Factory = "IVF64,Flat"
+	b.cfg.Kinds[0].Params = dense.Params{Factory: "IVF64,Flat", Metric: faiss.L2, TrainSize: 1 << 16}
 	b.Close()
 	nb, err := New(b.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nb.Close()
-	_, err = nb.Run(context.Background(), testCorpus(t, ids, texts))
+	res, err := nb.Run(context.Background(), testCorpus(t, ids, texts))
+	if err == nil {
+		_, err = res.Builders[0].Finish(&channel.Source{Windows: res.Windows, Rows: []channel.RowMap{tableRows{res.Tables[0]}}})
+	}
 	if err == nil || !strings.Contains(err.Error(), "window w50") || !strings.Contains(err.Error(), "only 2 vectors to train on") {
 		t.Fatalf("Run with 2 vectors for 64 lists = %v; want the window and the count named", err)
 	}
@@ -195,7 +236,7 @@ func TestNewRejectsAWindowTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Factory: "Flat"})
+	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Kinds: []KindSpec{{Kind: dense.Kind}}})
 	if err == nil || !strings.HasPrefix(err.Error(), "msrag: ") {
 		t.Fatalf("New with a window of 100 tokens for a model of 64 = %v; want an error", err)
 	}
@@ -209,22 +250,22 @@ func TestRunLexical(t *testing.T) {
 	ids, texts := testDocs(9)
 	texts[3] = "the a of and" // stop words only: rows with no terms
 	{
-		b := newTestBuilder(t, Config{Lexical: true, Analyzer: lexical.English})
+		b := newTestBuilder(t, Config{Kinds: []KindSpec{{Kind: bm25.Kind, Params: bm25.Config{Analyzer: lexical.English, BM25: lexical.DefaultBM25}}}})
 		res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer CloseWindows(res.Windows)
-		for _, w := range res.Windows {
+		parts := finish(t, res)
+		for wi, w := range res.Windows {
 			var want lexical.Builder
-			ct := w.Chunks
+			ct := res.Tables[wi]
 			for r := range ct.Len() {
 				text := texts[ct.Doc[r]][ct.ByteStart[r]:ct.ByteEnd[r]]
 				if err := want.Add(r, lexical.English.Terms(text)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			sameLexical(t, "window "+w.Spec.Name(), w.Lexical, want.Build())
+			sameLexical(t, "window "+w.Name(), bm25.IndexOf(parts[1], wi), want.Build())
 		}
 		var want lexical.Builder
 		for i, text := range texts {
@@ -232,7 +273,7 @@ func TestRunLexical(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sameLexical(t, "documents", res.DocLexical, want.Build())
+		sameLexical(t, "documents", bm25.IndexOf(parts[1], len(res.Windows)), want.Build())
 	}
 }
 

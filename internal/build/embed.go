@@ -65,6 +65,9 @@ func (b *Builder) startEmbed(ctx context.Context, bt *embedBatch) *embedCall {
 	c := &embedCall{bt: bt, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
+		if len(bt.items) == 0 { // documents without chunks: nothing to embed
+			return
+		}
 		b.busy.begin()
 		defer b.busy.end()
 		if b.late != nil {

@@ -137,7 +137,7 @@ func (b *Builder) order(ctx context.Context, in <-chan *docBatch, slots *semapho
 			return err
 		}
 		if !ok {
-			if len(cur.items) == 0 {
+			if len(cur.items) == 0 && len(cur.docPreps) == 0 {
 				return nil
 			}
 			return send(ctx, out, cur)
@@ -158,11 +158,11 @@ func (b *Builder) order(ctx context.Context, in <-chan *docBatch, slots *semapho
 // on whenever it is full; it returns the batch being filled.
 func (b *Builder) emit(ctx context.Context, bt *docBatch, cur *embedBatch, out chan<- *embedBatch) (*embedBatch, error) {
 	for di, d := range bt.docs {
-		if b.docLex != nil {
-			if err := b.docLex.Add(len(b.ids), bt.docTerms[di]); err != nil {
-				return nil, fmt.Errorf("msrag: document %q: %w", d.ID, err)
-			}
+		var prep []any
+		if bt.docPreps != nil {
+			prep = bt.docPreps[di]
 		}
+		cur.docPreps, cur.docIDs = append(cur.docPreps, prep), append(cur.docIDs, d.ID)
 		b.ids = append(b.ids, d.ID)
 		b.titles = append(b.titles, d.Title)
 	}
@@ -211,8 +211,9 @@ func (b *Builder) emitLate(ctx context.Context, bt *docBatch, cur *embedBatch, o
 	return cur, nil
 }
 
-// add is the last stage: every vector goes to the index of each window that
-// lists its chunk; at the end the windows' queued vectors are flushed.
+// add is the last stage: every chunk (and its vector) goes to each kind's
+// channel of every window that lists it, every document to each kind; at
+// the end each kind has its whole shard.
 func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 	dims := b.spec.Dims
 	for {
@@ -221,29 +222,18 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 			return err
 		}
 		if !ok {
-			break
+			return nil
+		}
+		if err := b.addDocs(bt.docIDs, bt.docPreps); err != nil {
+			return err
 		}
 		for i, it := range bt.items {
 			var v []float32
 			if bt.vecs != nil {
 				v = bt.vecs[i*dims : (i+1)*dims]
 			}
-			for wi, w := range b.windows {
-				if it.member&(1<<wi) == 0 {
-					continue
-				}
-				if w.lex != nil {
-					if err := w.lex.Add(w.Chunks.Len(), it.terms); err != nil {
-						return fmt.Errorf("msrag: window %s: %w", w.Spec.Name(), err)
-					}
-				}
-				w.Chunks.Add(it.doc, it.tokStart, it.tokEnd, it.byteStart, it.byteEnd)
-				if w.Index == nil {
-					continue
-				}
-				if err := w.push(v, b.cfg.TrainSize); err != nil {
-					return err
-				}
+			if err := b.addItem(it, v); err != nil {
+				return err
 			}
 		}
 		b.unique += int64(len(bt.items))
@@ -253,12 +243,40 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 			b.report()
 		}
 	}
-	for _, w := range b.windows {
-		if w.Index == nil {
+}
+
+// addDocs hands the next documents to every kind.
+func (b *Builder) addDocs(ids []string, preps [][]any) error {
+	for d, prep := range preps {
+		for k, kb := range b.builders {
+			var p any
+			if prep != nil {
+				p = prep[k]
+			}
+			if err := kb.AddDoc(p); err != nil {
+				return fmt.Errorf("msrag: document %q: %w", ids[d], err)
+			}
+		}
+	}
+	return nil
+}
+
+// addItem adds a chunk to the chunk table and every kind's channel of each
+// window that lists it.
+func (b *Builder) addItem(it item, v []float32) error {
+	for wi := range b.windows {
+		if it.member&(1<<wi) == 0 {
 			continue
 		}
-		if err := w.flush(true); err != nil {
-			return err
+		b.tables[wi].Add(it.doc, it.tokStart, it.tokEnd, it.byteStart, it.byteEnd)
+		for k, kb := range b.builders {
+			var p any
+			if it.preps != nil {
+				p = it.preps[k]
+			}
+			if err := kb.Add(wi, p, v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/late"
-	"github.com/msrag/msrag/lexical"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -20,10 +20,7 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 	if b.cfg.Embedder != nil {
 		tok = b.cfg.Embedder.Tokenizer()
 	}
-	var lex *lexical.Tokenizer
-	if b.cfg.Lexical {
-		lex = b.cfg.Analyzer.NewTokenizer()
-	}
+	preps := b.preparers()
 	for {
 		bt, ok, err := receive(ctx, in)
 		if !ok {
@@ -33,8 +30,8 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 			if err := b.prepareDoc(tok, bt, bt.base+int32(di), d, &res, &spans); err != nil {
 				return err
 			}
-			if lex != nil {
-				analyse(lex, bt, di, d)
+			if preps != nil {
+				prepare(preps, bt, di, d)
 			}
 		}
 		if err := send(ctx, out, bt); err != nil {
@@ -76,17 +73,41 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 	return nil
 }
 
-// analyse gives the chunks of document di of bt (the last ones prepareDoc
-// appended) their terms, and the document its whole text's terms. A
-// chunk's terms are those of its text span alone.
-func analyse(lex *lexical.Tokenizer, bt *docBatch, di int, d corpus.Doc) {
+// preparers returns a Preparer of every kind that has one (nil where a
+// kind has none), or nil when no kind has one: a worker's own.
+func (b *Builder) preparers() []channel.Preparer {
+	out := make([]channel.Preparer, len(b.builders))
+	some := false
+	for i, kb := range b.builders {
+		out[i] = kb.Preparer()
+		some = some || out[i] != nil
+	}
+	if !some {
+		return nil
+	}
+	return out
+}
+
+// prepare gives the chunks of document di of bt (the last ones prepareDoc
+// appended) what each kind makes of their texts, and the document what it
+// makes of its whole text. A chunk's text is its span's alone.
+func prepare(preps []channel.Preparer, bt *docBatch, di int, d corpus.Doc) {
+	made := func(text string) []any {
+		out := make([]any, len(preps))
+		for k, p := range preps {
+			if p != nil {
+				out[k] = p.Prepare(text)
+			}
+		}
+		return out
+	}
 	for i := len(bt.items) - 1; i >= 0 && bt.items[i].doc == bt.base+int32(di); i-- {
-		bt.items[i].terms = lex.Append(nil, bt.items[i].text)
+		bt.items[i].preps = made(bt.items[i].text)
 	}
-	if bt.docTerms == nil {
-		bt.docTerms = make([][]string, len(bt.docs))
+	if bt.docPreps == nil {
+		bt.docPreps = make([][]any, len(bt.docs))
 	}
-	bt.docTerms[di] = lex.Append(nil, d.Full())
+	bt.docPreps[di] = made(d.Full())
 }
 
 // cutSegments appends the segments of document doc (content ids) to bt and

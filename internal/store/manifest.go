@@ -40,7 +40,7 @@ const NoModelFormatVersion = indexfile.NoModelFormatVersion
 
 // ErrMismatch is wrapped by errors about an index that does not match its
 // manifest, its files or the model it is opened with.
-var ErrMismatch = errors.New("index does not match")
+var ErrMismatch = indexfile.ErrMismatch
 
 // IsIndex reports whether dir holds a manifest.
 func IsIndex(dir string) bool {
@@ -59,8 +59,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if m.FormatVersion < 1 || m.FormatVersion > NoModelFormatVersion {
-		return nil, fmt.Errorf("%s: format version %d, this msrag reads 1 to %d: %w", path, m.FormatVersion, NoModelFormatVersion, ErrMismatch)
+	if m.FormatVersion < 1 || m.FormatVersion > indexfile.ChannelsFormatVersion {
+		return nil, fmt.Errorf("%s: format version %d, this msrag reads 1 to %d: %w", path, m.FormatVersion, indexfile.ChannelsFormatVersion, ErrMismatch)
 	}
 	if len(m.Windows) == 0 {
 		return nil, fmt.Errorf("%s: no windows: %w", path, ErrMismatch)
@@ -120,6 +120,9 @@ func validate(m *Manifest) error {
 	}
 	if l := m.Late; l != nil && (l.SegmentTokens <= 0 || l.SequenceTokens < l.SegmentTokens || l.Overlap < 0 || l.Overlap >= l.SegmentTokens) {
 		return bad("late: segment_tokens %d, sequence_tokens %d, overlap %d: want 0 <= overlap < segment_tokens <= sequence_tokens", l.SegmentTokens, l.SequenceTokens, l.Overlap)
+	}
+	if (len(m.Channels) > 0) != (m.FormatVersion == indexfile.ChannelsFormatVersion) {
+		return bad("format version %d with %d kinds of channel in channels: want format %d exactly when there are some", m.FormatVersion, len(m.Channels), indexfile.ChannelsFormatVersion)
 	}
 	if m.Lexical != nil {
 		return validateLexical(m, files)

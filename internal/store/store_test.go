@@ -72,9 +72,9 @@ func TestReadManifestVersion1(t *testing.T) {
 	if m.Windows[0].Truncate || !m.Windows[1].Truncate || m.Windows[1].Size != 507 {
 		t.Errorf("windows %+v: want w100 sliding, 507 truncated", m.Windows)
 	}
-	os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format_version": 5, "windows": [{"size": 1}]}`), 0o644)
-	if _, err := ReadManifest(dir); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "format version 5, this msrag reads 1 to 4") {
-		t.Errorf("format 5: %v", err)
+	os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"format_version": 6, "windows": [{"size": 1}]}`), 0o644)
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "format version 6, this msrag reads 1 to 5") {
+		t.Errorf("format 6: %v", err)
 	}
 }
 

@@ -1,0 +1,183 @@
+// Package bm25 is the kind of channel "lexical": BM25 (package lexical)
+// over the same chunks as every window, with the same rows and byte spans,
+// and over the documents' whole texts (the channel bm25-doc), with a
+// recorded analyzer.
+//
+// An index records its lexical windows in the manifest's lexical section
+// (analyzer name and version, k1, b, and each file NAME.bm25 and doc.bm25
+// with its sha256, rows, terms and tokens). Its channels are named
+// "bm25-" and the window's name ("bm25-w100", "bm25-full"), and "bm25-doc";
+// its group (windows=lexical) fuses all of them.
+//
+// BM25 over shards needs the whole corpus's statistics: the documents,
+// their total length and the document frequencies of the query terms. A
+// shard gives its own (Stats), which add up over shards; each shard then
+// scores with the sum, so that a sharded index ranks as one.
+package bm25
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/indexfile"
+	"github.com/msrag/msrag/lexical"
+)
+
+// Kind is the lexical kind of channel, registered as "lexical".
+var Kind channel.Kind = kind{}
+
+// Name is the kind's registered name.
+const Name = "lexical"
+
+// prefix starts every channel's name.
+const prefix = "bm25-"
+
+func init() { channel.Register(Kind) }
+
+// ErrNone is wrapped by the error for a lexical channel asked of an index
+// built without lexical windows.
+var ErrNone = errors.New("no lexical windows")
+
+// Config says how a build makes its lexical windows: the analyzer that
+// turns texts into terms and the BM25 parameters they score with.
+type Config struct {
+	// Analyzer turns texts into terms (lexical.English, lexical.None).
+	Analyzer lexical.Analyzer
+	// BM25 holds the parameters the lexical windows score with.
+	BM25 lexical.BM25
+}
+
+// DefaultConfig is the English analyzer with k1 = 0.9 and b = 0.4
+// (lexical.DefaultBM25).
+func DefaultConfig() Config {
+	return Config{Analyzer: lexical.English, BM25: lexical.DefaultBM25}
+}
+
+// MaxK1 bounds k1: Lucene and bm25s use 0 to 3 in practice, and a k1 far
+// beyond makes every score underflow to 0.
+const MaxK1 = 10
+
+// Check refuses parameters BM25 cannot rank with: k1 not finite or outside
+// 0 to MaxK1, b outside 0 to 1, an analyzer this msrag does not produce.
+func (c Config) Check() error {
+	if !(c.BM25.K1 >= 0 && c.BM25.K1 <= MaxK1) || !(c.BM25.B >= 0 && c.BM25.B <= 1) {
+		return fmt.Errorf("lexical k1 %v, b %v: want k1 from 0 to %d and b from 0 to 1", c.BM25.K1, c.BM25.B, MaxK1)
+	}
+	if _, err := lexical.ParseAnalyzer(c.Analyzer.Name()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Identity describes the parameters an index's lexical windows were made
+// with, as a manifest records them: "english 2, k1 0.9, b 0.4".
+func Identity(l *indexfile.LexicalInfo) string {
+	return fmt.Sprintf("%s %s, k1 %v, b %v", l.Analyzer.Name, l.Analyzer.Version, l.K1, l.B)
+}
+
+type kind struct{}
+
+func (kind) Name() string   { return Name }
+func (kind) Order() int     { return 10 }
+func (kind) WholeDoc() bool { return true }
+
+// ChannelName is "bm25-" and the window's name, "bm25-doc" for the whole
+// documents.
+func (kind) ChannelName(w chunk.Window) string {
+	if w == (chunk.Window{}) {
+		return prefix + "doc"
+	}
+	return prefix + w.Name()
+}
+
+// ParseName reads "bm25-doc" and "bm25-" with a window as the dense kind
+// writes it ("bm25-100", "bm25-w100", "bm25-full").
+func (kind) ParseName(s string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), prefix)
+	if !ok {
+		return "", false
+	}
+	if rest == "doc" || rest == "full" {
+		return prefix + rest, true
+	}
+	if n, ok := sizeName(rest); ok {
+		return prefix + n, true
+	}
+	return "", false
+}
+
+// sizeName reads "100", "w100" or "w=100" as "w100".
+func sizeName(s string) (string, bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "w"), "=")
+	if s == "" || s[0] == '0' || strings.TrimLeft(s, "0123456789") != "" || len(s) > 9 {
+		return "", false
+	}
+	return "w" + s, true
+}
+
+// Grouped: windows=lexical fuses every lexical channel.
+func (kind) Grouped(chunk.Window) bool { return true }
+
+func (kind) Needs() channel.Needs { return channel.QueryTexts }
+
+func (kind) Absent() error {
+	return fmt.Errorf("it was built before they existed or with --no-lexical: %w", ErrNone)
+}
+
+func (kind) In(m *indexfile.Manifest) bool { return m.Lexical != nil }
+
+// Params is the analyzer and the BM25 parameters.
+func (kind) Params(m *indexfile.Manifest) string { return Identity(m.Lexical) }
+
+// NewBuilder starts a BM25 index per window and one over whole documents.
+func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
+	c := DefaultConfig()
+	if cfg.Params != nil {
+		p, ok := cfg.Params.(Config)
+		if !ok {
+			return nil, fmt.Errorf("bm25: parameters of type %T, want bm25.Config", cfg.Params)
+		}
+		c = p
+	}
+	if err := c.Check(); err != nil {
+		return nil, fmt.Errorf("msrag: %w", err)
+	}
+	b := &builder{cfg: c, windows: make([]*lexical.Builder, len(cfg.Windows)), specs: cfg.Windows}
+	for i := range b.windows {
+		b.windows[i] = &lexical.Builder{}
+	}
+	return b, nil
+}
+
+// stats is a shard's statistics for a batch of queries, one per channel
+// (in the kind's channel order).
+type stats []lexical.Stats
+
+// Add adds another shard's statistics, channel by channel.
+func (s stats) Add(o channel.Stats) error {
+	os, ok := o.(stats)
+	if !ok || len(os) != len(s) {
+		return fmt.Errorf("bm25: adding statistics of %d channels to %d", len(os), len(s))
+	}
+	for i := range s {
+		s[i].Add(os[i])
+	}
+	return nil
+}
+
+func (kind) DecodeStats(data []byte) (channel.Stats, error) {
+	var s stats
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("bm25: statistics: %w", err)
+	}
+	for i, c := range s {
+		if c.Docs < 0 || c.Tokens < 0 {
+			return nil, fmt.Errorf("bm25: statistics of channel %d: %d documents, %d tokens", i, c.Docs, c.Tokens)
+		}
+	}
+	return s, nil
+}

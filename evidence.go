@@ -1,0 +1,65 @@
+package msrag
+
+import (
+	"github.com/msrag/msrag/channel"
+)
+
+// evidenceRef is an evidence chunk of a query's hits: hit and ev place it
+// in the hits, ci and p in the chunk lists.
+type evidenceRef struct{ hit, ev, ci, p int }
+
+// explain sets the Terms of the evidence refs names in row (query q's hits)
+// to what explains each chunk: the terms a scatter-gather search brought,
+// or those the chunk's kind gives (channel.Explainer: the query terms a
+// lexical chunk holds). The chunks are explained together per channel and
+// shard, so that each query term's postings are decoded once for all of
+// them; a channel without a trace of its search is left without terms.
+func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
+	if ch.terms != nil {
+		for _, r := range refs {
+			if t := ch.terms[r.ci]; t != nil {
+				row[r.hit].Evidence[r.ev].Terms = t[r.p]
+			}
+		}
+		return
+	}
+	if ch.q == nil || ch.rows == nil {
+		return
+	}
+	type group struct {
+		ci    int
+		shard int32
+	}
+	groups := map[group][]int{} // positions in refs
+	for i, r := range refs {
+		if ch.rows[r.ci] == nil {
+			continue
+		}
+		g := group{ci: r.ci}
+		if s := ch.shards[r.ci]; s != nil {
+			g.shard = s[r.p]
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for g, list := range groups {
+		kind := slicesIndex(ix.kinds, ch.Layout[g.ci].Kind)
+		if kind < 0 || int(g.shard) >= len(ix.shards) {
+			continue
+		}
+		e, ok := ix.shards[g.shard].parts[kind].(channel.Explainer)
+		if !ok {
+			continue
+		}
+		rows := make([]int32, len(list))
+		for k, i := range list {
+			rows[k] = ch.rows[g.ci][refs[i].p]
+		}
+		held, err := e.Explain(ch.q, q, g.ci-ix.first[kind], rows)
+		if err != nil {
+			continue
+		}
+		for k, i := range list {
+			row[refs[i].hit].Evidence[refs[i].ev].Terms = held[k]
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package msrag
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/msrag/msrag/channel"
+)
+
+// Identity is what an index is, as far as searching it with another,
+// reusing it for an evaluation or serving a fusion model go: the model, how
+// its windows were embedded, its channels, every kind's parameters, and
+// the corpus it read. IdentityOf reads it from a manifest; Diff compares
+// two. Every such check in msrag (shards searched together, msrag eval's
+// reuse of an index, a fusion model's index) reads a Diff.
+type Identity struct {
+	// Model is the embedding model (in an index without dense windows, the
+	// tokenizer that cut its windows).
+	Model ModelInfo
+	// Embedding describes how the windows were embedded ("independent",
+	// "late (segments of ...)"); "" in an index without dense windows.
+	Embedding string
+	// Batching is how texts went through the model ("padded" or "single";
+	// "padded" where the manifest predates the record); "" without dense
+	// windows.
+	Batching string
+	// Layout is the index's channels.
+	Layout Layout
+	// Params holds each kind's parameters by kind name, as the kind
+	// describes them ("metric ip", "english 2, k1 0.9, b 0.4").
+	Params map[string]string
+	// Inputs are the files the build read (Manifest.Inputs).
+	Inputs []Input
+	// Shard is the part of the corpus the index holds ("2/4"), if any.
+	Shard string
+}
+
+// IdentityOf reads an index's identity from its manifest.
+func IdentityOf(m *Manifest) (Identity, error) {
+	kinds, err := channel.KindsOf(m)
+	if err != nil {
+		return Identity{}, err
+	}
+	id := Identity{Model: m.Model, Layout: channel.LayoutOf(kinds, windowsOf(m)), Params: map[string]string{},
+		Inputs: slices.Clone(m.Inputs), Shard: m.Shard}
+	if !m.Model.None() {
+		id.Embedding, id.Batching = embeddingOf(m), recordedBatching(m)
+	}
+	for _, k := range kinds {
+		id.Params[k.Name()] = k.Params(m)
+	}
+	return id, nil
+}
+
+// Difference is one field in which an identity differs from the one wanted.
+type Difference struct {
+	// Field is what differs: "model", "tokenizer", "embedding", "batching",
+	// "channels" (the kinds of channel), "windows", a kind's name (its
+	// parameters), "inputs" or "shard".
+	Field string
+	// Have and Want describe the field on each side.
+	Have, Want string
+}
+
+// IdentityDiff is how an identity differs from the one wanted: every field
+// but the channels, and how the channels differ.
+type IdentityDiff struct {
+	Differences []Difference
+	Channels    LayoutDiff
+}
+
+// Diff compares id (what is there) with want.
+func (id Identity) Diff(want Identity) IdentityDiff {
+	var d IdentityDiff
+	add := func(field, have, want string) {
+		if have != want {
+			d.Differences = append(d.Differences, Difference{Field: field, Have: have, Want: want})
+		}
+	}
+	switch {
+	case id.Model.None() && want.Model.None():
+		add("tokenizer", id.Model.TokenizerSHA256, want.Model.TokenizerSHA256)
+	case !id.Model.SameModel(want.Model):
+		d.Differences = append(d.Differences, Difference{Field: "model", Have: id.Model.Name, Want: want.Model.Name})
+	}
+	add("embedding", id.Embedding, want.Embedding)
+	add("batching", id.Batching, want.Batching)
+	add("channels", kindNames(id.Layout), kindNames(want.Layout))
+	for _, name := range slices.Sorted(keysOf(want.Params)) {
+		if have, ok := id.Params[name]; ok {
+			add(name, have, want.Params[name])
+		}
+	}
+	if want.Inputs != nil {
+		add("inputs", inputsString(id.Inputs), inputsString(want.Inputs))
+	}
+	add("shard", id.Shard, want.Shard)
+	d.Channels = id.Layout.Diff(want.Layout)
+	return d
+}
+
+// Field returns the difference in field, if there is one.
+func (d IdentityDiff) Field(field string) (Difference, bool) {
+	i := slices.IndexFunc(d.Differences, func(x Difference) bool { return x.Field == field })
+	if i < 0 {
+		return Difference{}, false
+	}
+	return d.Differences[i], true
+}
+
+// Without returns d without the differences in fields.
+func (d IdentityDiff) Without(fields ...string) IdentityDiff {
+	d.Differences = slices.DeleteFunc(slices.Clone(d.Differences), func(x Difference) bool { return slices.Contains(fields, x.Field) })
+	return d
+}
+
+// Explain says, in a few words, how the index differs in the difference's
+// field: "were built with different models (a, b)".
+func (x Difference) Explain() string {
+	switch x.Field {
+	case "model":
+		return fmt.Sprintf("were built with different models (%s, %s)", x.Have, x.Want)
+	case "tokenizer":
+		return fmt.Sprintf("had their windows cut by different tokenizers (sha256 %.12s..., %.12s...)", x.Have, x.Want)
+	case "embedding":
+		return fmt.Sprintf("were embedded differently (%s, %s); search them apart", x.Have, x.Want)
+	case "batching":
+		return fmt.Sprintf("were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s",
+			x.Have, x.Want, x.Want)
+	case "channels":
+		return fmt.Sprintf("have channels of different kinds (%s; %s): an index built with --no-lexical, with --model none or before lexical windows existed has fewer", x.Have, x.Want)
+	case "inputs":
+		return fmt.Sprintf("were built from different corpus files (%s; %s)", x.Have, x.Want)
+	case "shard":
+		return fmt.Sprintf("hold different shards (%s, %s)", x.Have, x.Want)
+	}
+	return fmt.Sprintf("have %s channels of different parameters (%s; %s)", x.Field, x.Have, x.Want)
+}
+
+// checkShard fails unless the shard b can be searched with a as one index:
+// the same identity but for the corpus each read and which shard it holds,
+// the same channels in the same order.
+func checkShard(a, b *Manifest, da, db string) error {
+	ia, err := IdentityOf(a)
+	if err != nil {
+		return fmt.Errorf("msrag: index %s: %w", da, err)
+	}
+	ib, err := IdentityOf(b)
+	if err != nil {
+		return fmt.Errorf("msrag: index %s: %w", db, err)
+	}
+	d := ia.Diff(ib).Without("inputs", "shard")
+	if len(d.Differences) > 0 {
+		return fmt.Errorf("msrag: shards %s and %s %s: %w", da, db, d.Differences[0].Explain(), ErrIndexMismatch)
+	}
+	if !d.Channels.Same() || d.Channels.Reordered {
+		return fmt.Errorf("msrag: shards %s and %s have different windows (%s; %s): %w", da, db, ia.Layout, ib.Layout, ErrIndexMismatch)
+	}
+	return nil
+}
+
+// kindNames lists the kinds of a layout's channels.
+func kindNames(l Layout) string {
+	var names []string
+	for _, k := range l.Kinds() {
+		names = append(names, k.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+// inputsString describes a build's inputs by name within the corpus, size
+// and sha256, sorted: the path given may have been another.
+func inputsString(ins []Input) string {
+	out := make([]string, len(ins))
+	for i, in := range ins {
+		out[i] = fmt.Sprintf("%s %d bytes sha256 %s", filepath.Base(in.Path), in.Size, in.SHA256)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+func keysOf[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// embeddingOf describes how an index's windows were embedded: the mode,
+// and a late index's segments.
+func embeddingOf(m *Manifest) string {
+	e, err := ParseEmbedding(m.Embedding)
+	if err != nil {
+		return m.Embedding
+	}
+	if l := m.Late; l != nil {
+		return fmt.Sprintf("%s (segments of %d tokens, overlap %d, edges %s)", e, l.SegmentTokens, l.Overlap, l.Edges)
+	}
+	return e.String()
+}
