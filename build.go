@@ -345,7 +345,7 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 			ChunksFile: w.Name() + ".chunks.parquet",
 		})
 	}
-	sh := &shard{ids: res.IDs, titles: res.Titles, specs: res.Windows, tables: res.Tables}
+	sh := &shard{man: man, ids: res.IDs, titles: res.Titles, specs: res.Windows, tables: res.Tables}
 	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{sh}}
 	var kinds []channel.Kind
 	for _, k := range cfg.kinds() {

@@ -155,10 +155,29 @@ func checkShard(a, b *Manifest, da, db string) error {
 	if len(d.Differences) > 0 {
 		return fmt.Errorf("msrag: shards %s and %s %s: %w", da, db, d.Differences[0].Explain(), ErrIndexMismatch)
 	}
+	if why := otherCorpus(ia.Inputs, ib.Inputs); why != "" {
+		return fmt.Errorf("msrag: shards %s and %s were built from different corpora: %s: %w", da, db, why, ErrIndexMismatch)
+	}
 	if !d.Channels.Same() || d.Channels.Reordered {
 		return fmt.Errorf("msrag: shards %s and %s have different windows (%s; %s): %w", da, db, ia.Layout, ib.Layout, ErrIndexMismatch)
 	}
 	return nil
+}
+
+// otherCorpus says which file two shards both read, by the same path,
+// differs between them ("" when none does): shards of one corpus read other
+// files of it (a directory of files), or the same file, whole, for their
+// parts of it.
+func otherCorpus(a, b []Input) string {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Path == y.Path && (x.Size != y.Size || x.SHA256 != y.SHA256) {
+				return fmt.Sprintf("%s is %d bytes, sha256 %.12s... in one and %d bytes, sha256 %.12s... in the other",
+					x.Path, x.Size, x.SHA256, y.Size, y.SHA256)
+			}
+		}
+	}
+	return ""
 }
 
 // kindNames lists the kinds of a layout's channels.

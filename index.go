@@ -39,6 +39,7 @@ type Index struct {
 // gidx[i] of the Index.
 type shard struct {
 	dir    string
+	man    *Manifest
 	ids    []string
 	titles []string
 	gidx   []int32
@@ -204,11 +205,25 @@ func (ix *Index) Dir() string { return ix.dir }
 // window's chunks, or the documents; at least 1): no channel's list can be
 // longer.
 func (ix *Index) MaxWindowK() int {
-	most := int64(max(ix.NumDocs(), 1))
-	for wi := range ix.man.Windows {
+	mans := make([]*Manifest, len(ix.shards))
+	for i, sh := range ix.shards {
+		mans[i] = sh.man
+	}
+	return maxWindowK(mans)
+}
+
+// maxWindowK is MaxWindowK of the shards whose manifests are mans (which
+// the shards' files were checked against when they were opened).
+func maxWindowK(mans []*Manifest) int {
+	var most, docs int64
+	for _, m := range mans {
+		docs += m.Docs
+	}
+	most = max(docs, 1)
+	for wi := range mans[0].Windows {
 		var n int64
-		for _, sh := range ix.shards {
-			n += int64(sh.tables[wi].Len())
+		for _, m := range mans {
+			n += m.Windows[wi].Vectors
 		}
 		most = max(most, n)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
@@ -29,6 +30,17 @@ type OpenOptions struct {
 	// SkipVerify skips the sha256 check of the index files (which are
 	// hashed as they are read); counts and the model are still checked.
 	SkipVerify bool
+	// Kinds, when set, opens only the parts of these kinds of channel (and
+	// the model only when one of them needs query vectors): a search of
+	// them alone, or a phase of a scatter-gather search, then holds no more
+	// of the index than it reads. The other kinds' channels stay in the
+	// layout, and a fusion of them is refused.
+	Kinds []ChannelKind
+	// DocsOnly opens each shard's manifest and documents only: no chunk
+	// table, no channel, no model. Such an index fuses chunk lists searched
+	// elsewhere (the gather phase of a scatter-gather search) and cannot
+	// search.
+	DocsOnly bool
 	// GPUs moves every window's FAISS index to these GPUs (one device, or
 	// sharded across several) for search. It needs msrag built with the gpu
 	// tag; FAISS on GPUs returns at most faiss.MaxGPUK chunks per window.
@@ -73,7 +85,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		} else if err := checkShard(ix.man, man, dirs[0], dir); err != nil {
 			return nil, err
 		}
-		sh, err := openShard(dir, man, ix.Windows(), ix.kinds, opts.SkipVerify)
+		sh, err := openShard(dir, man, ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +99,29 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 			return nil, err
 		}
 	}
+	if opts.DocsOnly || opts.Kinds != nil && !ix.opened(channel.QueryVectors) {
+		return ix, nil // no model needed: a given one is the caller's to close
+	}
 	return ix, ix.attachEmbedder(opts, dirs[0])
+}
+
+// openKinds returns, parallel to the index's kinds, whether opts opens each.
+func (ix *Index) openKinds(opts OpenOptions) []bool {
+	out := make([]bool, len(ix.kinds))
+	for i, k := range ix.kinds {
+		out[i] = !opts.DocsOnly && (opts.Kinds == nil || containsKind(opts.Kinds, k))
+	}
+	return out
+}
+
+// opened reports whether a kind that needs n is open in the first shard.
+func (ix *Index) opened(n channel.Needs) bool {
+	for i, k := range ix.kinds {
+		if k.Needs().Has(n) && len(ix.shards) > 0 && ix.shards[0].parts[i] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // attachEmbedder sets the index's embedder, opening the manifest's model when
@@ -179,8 +213,8 @@ func windowsOf(m *Manifest) []chunk.Window {
 // openShard reads one index directory: its documents and chunk tables,
 // then every kind's part, each file checked against the manifest as it is
 // read.
-func openShard(dir string, man *Manifest, windows []chunk.Window, kinds []channel.Kind, skipVerify bool) (_ *shard, err error) {
-	sh := &shard{dir: dir, specs: windows}
+func openShard(dir string, man *Manifest, windows []chunk.Window, kinds []channel.Kind, open []bool, skipVerify bool) (_ *shard, err error) {
+	sh := &shard{dir: dir, man: man, specs: windows}
 	defer func() {
 		if err != nil {
 			sh.close()
@@ -202,6 +236,10 @@ func openShard(dir string, man *Manifest, windows []chunk.Window, kinds []channe
 	if int64(len(sh.ids)) != man.Docs {
 		return nil, fmt.Errorf("msrag: index %s: %s has %d documents, the manifest says %d: %w", dir, man.DocsFile, len(sh.ids), man.Docs, ErrIndexMismatch)
 	}
+	sh.parts = make([]channel.Shard, len(kinds))
+	if !slices.Contains(open, true) {
+		return sh, nil // the documents alone
+	}
 	for i, wi := range man.Windows {
 		t, err := readChunkTable(wi, man.Docs, read)
 		if err != nil {
@@ -211,12 +249,13 @@ func openShard(dir string, man *Manifest, windows []chunk.Window, kinds []channe
 	}
 	src := sh.source(man, windows)
 	src.Read = read
-	for _, k := range kinds {
-		p, err := k.Open(src)
-		if err != nil {
+	for i, k := range kinds {
+		if !open[i] {
+			continue
+		}
+		if sh.parts[i], err = k.Open(src); err != nil {
 			return nil, fmt.Errorf("msrag: index %s: %w", dir, err)
 		}
-		sh.parts = append(sh.parts, p)
 	}
 	return sh, nil
 }

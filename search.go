@@ -182,6 +182,9 @@ func allOf(l Layout) []int {
 // analyzer version).
 func (ix *Index) usable(i int) error {
 	for _, sh := range ix.shards {
+		if sh.parts[i] == nil {
+			return fmt.Errorf("msrag: index %s: its %s channels were not opened (OpenOptions.Kinds, DocsOnly)", ix.where(), ix.kinds[i].Name())
+		}
 		if c, ok := sh.parts[i].(channel.Checker); ok {
 			if err := c.Check(); err != nil {
 				return err

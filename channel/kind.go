@@ -26,6 +26,10 @@ const (
 	// ChunkVectors: a build hands the kind every chunk's vector, so the
 	// index needs a model.
 	ChunkVectors
+	// Statistics: a search scores with the corpus statistics of every
+	// shard searched together (Shard.Stats, added up), so a search over
+	// shards gathers them before it searches any.
+	Statistics
 )
 
 // Has reports whether n includes every need of m.

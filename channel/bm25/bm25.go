@@ -122,7 +122,7 @@ func sizeName(s string) (string, bool) {
 // Grouped: windows=lexical fuses every lexical channel.
 func (kind) Grouped(chunk.Window) bool { return true }
 
-func (kind) Needs() channel.Needs { return channel.QueryTexts }
+func (kind) Needs() channel.Needs { return channel.QueryTexts | channel.Statistics }
 
 func (kind) Absent() error {
 	return fmt.Errorf("it was built before they existed or with --no-lexical: %w", ErrNone)

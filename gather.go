@@ -1,0 +1,245 @@
+package msrag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/internal/scatterfile"
+)
+
+// Gather is the gather phase of a scatter-gather search: every shard's
+// lists, checked, then merged channel by channel (channel.Merge) a block of
+// queries at a time. Its Index holds every shard's documents and no
+// channel: fuse the merged lists with it (Index.Fuse), as after any search.
+type Gather struct {
+	ix    *Index
+	set   *shardSet
+	o     ScatterOptions
+	qs    QuerySet
+	kinds []channel.Kind
+	k     int
+	vecs  *queryVectors
+}
+
+// OpenGather checks the lists every scatter task wrote into o.Work for the
+// queries qs over the shards dirs (each of this search, of its shard, with
+// the same statistics, whole) and opens the shards' documents.
+func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err error) {
+	o = o.withDefaults()
+	set, kinds, fp, err := startPhase(dirs, 0, qs, o)
+	if err != nil {
+		return nil, err
+	}
+	stats := ""
+	for j := range dirs {
+		rec, err := scatterfile.ReadRecord(o.Work, scatterfile.PhaseLists, j, len(dirs))
+		if err != nil {
+			return nil, fmt.Errorf("msrag: %w", err)
+		}
+		path := scatterfile.Path(o.Work, scatterfile.PhaseLists, j, ".json")
+		if err := ofSearch(rec, path, fp, set, j); err != nil {
+			return nil, err
+		}
+		if j > 0 && rec.Stats != stats {
+			return nil, fmt.Errorf("msrag: %s was searched with other statistics than shard 0's (a statistics file changed between scatter tasks): %w", path, scatterfile.ErrBad)
+		}
+		stats = rec.Stats
+		if _, err := scatterfile.CheckData(o.Work, scatterfile.PhaseLists, j, rec); err != nil {
+			return nil, fmt.Errorf("msrag: %w", err)
+		}
+	}
+	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, maxWindowK(set.mans))}
+	if needs(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+		g.vecs = newQueryVectors(set, o.Work, fp)
+		if err := g.vecs.check(len(qs.IDs)); err != nil {
+			return nil, err
+		}
+	}
+	open := o.Open
+	open.DocsOnly = true
+	if g.ix, err = OpenWith(open, dirs...); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Index returns the index of every shard's documents, to fuse with; it
+// stays the Gather's.
+func (g *Gather) Index() *Index { return g.ix }
+
+// Close closes the index and what is open of the work directory.
+func (g *Gather) Close() error {
+	if g.vecs != nil {
+		g.vecs.close()
+	}
+	return g.ix.Close()
+}
+
+// SearchBatches hands the merged lists of every block of the search's
+// queries to fn with the position of its first query, as
+// Index.SearchBatches does after a search of every shard in one process.
+// queries must be the search's texts and o.WindowK its window k (0: its
+// own); the blocks are the scatter's.
+func (g *Gather) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
+	var tm BatchTimes
+	if !slices.Equal(queries, g.qs.Texts) {
+		return tm, fmt.Errorf("msrag: the gather of %s was given other queries than it searched", g.o.Work)
+	}
+	if o.WindowK > 0 && o.WindowK != g.o.WindowK {
+		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.WindowK, g.o.WindowK)
+	}
+	readers := make([]*scatterfile.Reader, len(g.set.dirs))
+	defer func() {
+		for _, r := range readers {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	for j := range readers {
+		r, err := scatterfile.OpenLists(scatterfile.Path(g.o.Work, scatterfile.PhaseLists, j, ".arrow"))
+		if err != nil {
+			return tm, err
+		}
+		readers[j] = r
+	}
+	nq := len(queries)
+	for lo := 0; lo < nq || lo == 0; lo += g.o.Batch {
+		hi := min(lo+g.o.Batch, nq)
+		t0 := time.Now()
+		ch, err := g.block(readers, lo, hi)
+		if err != nil {
+			return tm, fmt.Errorf("msrag: queries %d to %d: %w", lo+1, hi, err)
+		}
+		tm.Search += time.Since(t0)
+		if err := ctx.Err(); err != nil {
+			return tm, err
+		}
+		if hi > lo {
+			if err := fn(lo, ch); err != nil {
+				return tm, fmt.Errorf("msrag: queries %d to %d: %w", lo+1, hi, err)
+			}
+		}
+		if hi >= nq {
+			break
+		}
+	}
+	for j, r := range readers {
+		if _, err := r.Lists(); !errors.Is(err, io.EOF) {
+			return tm, fmt.Errorf("msrag: %s holds more blocks than the queries: %w", scatterfile.Path(g.o.Work, scatterfile.PhaseLists, j, ".arrow"), scatterfile.ErrBad)
+		}
+	}
+	return tm, nil
+}
+
+// shardLists is one shard's lists of a block, per channel, and what
+// explains their rows.
+type shardLists struct {
+	hits  []channel.Hits
+	terms []map[int64][]string // per channel: query<<32|row -> terms
+}
+
+// block reads every shard's lists of the queries [lo, hi) and merges them.
+func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, error) {
+	layout := g.ix.layout
+	ch := newChunkHits(g.ix.Layout(), hi-lo)
+	per := make([]shardLists, len(readers))
+	for j, r := range readers {
+		rows, err := r.Lists()
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("msrag: %s ends before these queries: %w", scatterfile.Path(g.o.Work, scatterfile.PhaseLists, j, ".arrow"), scatterfile.ErrBad)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if per[j], err = g.shardLists(rows, lo, hi); err != nil {
+			return nil, fmt.Errorf("%s: %w", scatterfile.Path(g.o.Work, scatterfile.PhaseLists, j, ".arrow"), err)
+		}
+	}
+	for ci, c := range layout {
+		if !containsKind(g.kinds, c.Kind) {
+			continue
+		}
+		lists := make([]channel.Hits, len(per))
+		for j := range per {
+			lists[j] = per[j].hits[ci]
+		}
+		merged, err := channel.Merge(lists, g.k)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: channel %s: %w", c.Name(), err)
+		}
+		ch.set(ci, merged)
+		if g.o.Terms {
+			if ch.terms == nil {
+				ch.terms = make([][][]string, len(layout))
+			}
+			ch.terms[ci] = termsOf(merged, per, ci)
+		}
+	}
+	ch.rows, ch.shards = nil, nil
+	if g.vecs != nil {
+		v, err := g.vecs.take(g.qs.IDs[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		ch.Queries, ch.Dims = v, g.vecs.dims
+	}
+	return ch, nil
+}
+
+// shardLists places one shard's rows of the queries [lo, hi) in lists per
+// channel, their documents numbered over every shard.
+func (g *Gather) shardLists(rows []scatterfile.Row, lo, hi int) (shardLists, error) {
+	nq := hi - lo
+	out := shardLists{hits: make([]channel.Hits, len(g.ix.layout)), terms: make([]map[int64][]string, len(g.ix.layout))}
+	for ci, c := range g.ix.layout {
+		if containsKind(g.kinds, c.Kind) {
+			out.hits[ci] = channel.NewHits(nq, g.k)
+		}
+	}
+	for _, r := range rows {
+		q := int(r.Query) - lo
+		switch {
+		case q < 0 || q >= nq:
+			return out, fmt.Errorf("a row of query %d in the block of queries %d to %d: %w", r.Query, lo, hi-1, scatterfile.ErrBad)
+		case r.Channel < 0 || int(r.Channel) >= len(out.hits) || out.hits[r.Channel].K == 0:
+			return out, fmt.Errorf("a row of channel %d, which the search has not: %w", r.Channel, scatterfile.ErrBad)
+		case r.Rank < 0 || int(r.Rank) >= g.k:
+			return out, fmt.Errorf("a row of rank %d of at most %d: %w", r.Rank, g.k, scatterfile.ErrBad)
+		}
+		doc, ok := slices.BinarySearch(g.ix.ids, r.Doc)
+		if !ok {
+			return out, fmt.Errorf("a row of document %q, which no shard holds: %w", r.Doc, scatterfile.ErrBad)
+		}
+		h := out.hits[r.Channel]
+		i := q*h.K + int(r.Rank)
+		h.Rows[i], h.Docs[i], h.Scores[i], h.Start[i], h.End[i] = r.Row, int32(doc), r.Score, r.Start, r.End
+		if r.Terms != nil {
+			if out.terms[r.Channel] == nil {
+				out.terms[r.Channel] = map[int64][]string{}
+			}
+			out.terms[r.Channel][int64(q)<<32|int64(r.Row)] = r.Terms
+		}
+	}
+	return out, nil
+}
+
+// termsOf returns, parallel to merged's slots, what explains each merged
+// row, from the shard it came from.
+func termsOf(merged channel.Hits, per []shardLists, ci int) [][]string {
+	out := make([][]string, len(merged.Rows))
+	for i, row := range merged.Rows {
+		if row < 0 {
+			continue
+		}
+		if m := per[merged.Shards[i]].terms[ci]; m != nil {
+			out[i] = m[int64(i/merged.K)<<32|int64(row)]
+		}
+	}
+	return out
+}

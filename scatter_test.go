@@ -1,0 +1,182 @@
+package msrag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/scatterfile"
+	"github.com/msrag/msrag/internal/testkind"
+)
+
+// scatterShards builds n shards of docs with dense, lexical and overlap
+// channels and returns their directories.
+func scatterShards(t *testing.T, docs []testDoc, n int) []string {
+	t.Helper()
+	path := writeJSONL(t, docs)
+	root := t.TempDir()
+	var dirs []string
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{BlockLines: 30, Shard: corpus.Shard{I: i, N: n}}),
+			Config{Embedder: testEmbedder(t), Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n), Lexical: DefaultLexical(),
+				Channels: []ChannelConfig{{Kind: testkind.Kind}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, dir)
+	}
+	return dirs
+}
+
+// runPhases runs every task of the statistics and scatter phases in
+// this process.
+func runPhases(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range dirs {
+		if err := Statistics(ctx, dirs, i, qs, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range dirs {
+		if err := Scatter(ctx, dirs, i, qs, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// gatherHits gathers the search and fuses it with fusion.
+func gatherHits(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions, fusion string) ([][]Hit, error) {
+	t.Helper()
+	g, err := OpenGather(dirs, qs, o)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	out := make([][]Hit, len(qs.Texts))
+	opts := SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: o.WindowK}
+	_, err = g.SearchBatches(context.Background(), qs.Texts, BatchOptions{}, func(lo int, ch *ChunkHits) error {
+		hits, err := g.Index().Fuse(ch, opts)
+		copy(out[lo:], hits)
+		return err
+	})
+	return out, err
+}
+
+func querySet(texts []string) QuerySet {
+	qs := QuerySet{Texts: texts}
+	for i := range texts {
+		qs.IDs = append(qs.IDs, fmt.Sprintf("q%d", i))
+	}
+	return qs
+}
+
+// TestScatterGatherIsOneProcess checks that the three phases, each task on
+// its own, rank every fusion exactly as one process searching the shards
+// together: documents, scores and evidence (lexical terms included), with
+// blocks of queries smaller than the set and ties (repeated texts, overlap
+// scores) at the shards' k-th places.
+func TestScatterGatherIsOneProcess(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 200)
+	for i := 0; i < 30; i += 3 {
+		docs[i+100].Title, docs[i+100].Text = docs[i].Title, docs[i].Text
+	}
+	dirs := scatterShards(t, docs, 3)
+	one, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	qs := querySet(lexicalQueries(docs, 25))
+	o := ScatterOptions{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: OpenOptions{Embedder: emb}}
+	runPhases(t, dirs, qs, o)
+	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", DefaultHybrid, "rrf:windows=all"} {
+		want, err := one.Search(context.Background(), qs.Texts, SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := gatherHits(t, dirs, qs, o, fusion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range want {
+			if len(want[q]) == 0 || !sameRanking(want[q], got[q]) {
+				t.Fatalf("%s query %d: gathered %v, one process %v", fusion, q, ids(got[q]), ids(want[q]))
+			}
+		}
+	}
+}
+
+// TestScatterGatherFaults checks that each fault is an error naming the
+// file, found before anything is fused: a lists file missing, cut short,
+// bit-flipped, of other queries; statistics of another set of shards; and
+// that a rerun of the one failed task mends the search.
+func TestScatterGatherFaults(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 90)
+	dirs := scatterShards(t, docs, 3)
+	qs := querySet(lexicalQueries(docs, 8))
+	o := ScatterOptions{Work: t.TempDir(), WindowK: 20, Batch: 5, Open: OpenOptions{Embedder: emb}}
+	runPhases(t, dirs, qs, o)
+	lists := scatterfile.Path(o.Work, scatterfile.PhaseLists, 1, ".arrow")
+	good, err := os.ReadFile(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gather := func() error { _, err := gatherHits(t, dirs, qs, o, "rrf:windows=all"); return err }
+	if err := gather(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		break_ func()
+		want  string
+	}{
+		{"missing", func() { os.Remove(lists) }, "00001.arrow"},
+		{"cut short", func() { os.WriteFile(lists, good[:len(good)/2], 0o644) }, "cut short"},
+		{"bit flipped", func() { b := append([]byte(nil), good...); b[len(b)/3] ^= 1; os.WriteFile(lists, b, 0o644) }, "damaged"},
+		{"record missing", func() { os.Remove(strings.TrimSuffix(lists, ".arrow") + ".json") }, "did not finish"},
+	} {
+		tc.break_()
+		if err := gather(); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		// Rerunning the one task mends it.
+		if err := Scatter(context.Background(), dirs, 1, qs, o); err != nil {
+			t.Fatalf("%s: rerun: %v", tc.name, err)
+		}
+		if err := gather(); err != nil {
+			t.Fatalf("%s: after the rerun: %v", tc.name, err)
+		}
+	}
+	// Other queries.
+	other := querySet(lexicalQueries(docs, 9))
+	if _, err := gatherHits(t, dirs, other, o, "rrf"); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another search") {
+		t.Errorf("other queries: %v", err)
+	}
+	// Statistics of another set of shards: a scatter of shard 0 finds
+	// statistics written by another index's shard 2.
+	others := scatterShards(t, scifactDocs(t, 60), 3)
+	wo := o
+	wo.Work = t.TempDir()
+	runPhases(t, others, qs, wo)
+	stats2 := scatterfile.Path(o.Work, scatterfile.PhaseStats, 2, ".json")
+	data, _ := os.ReadFile(scatterfile.Path(wo.Work, scatterfile.PhaseStats, 2, ".json"))
+	os.WriteFile(stats2, data, 0o644)
+	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
+		t.Errorf("statistics of another shard set: %v", err)
+	}
+	// A shard of another build in place of one.
+	mixed := []string{dirs[0], dirs[1], others[1]}
+	if err := Statistics(context.Background(), mixed, 0, qs, o); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "both hold shard 1/3") {
+		t.Errorf("a statistics task over shards of two builds: %v", err)
+	}
+}
