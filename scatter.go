@@ -420,7 +420,7 @@ func (v *queryVectors) take(ids []string) ([]float32, error) {
 			return nil, fmt.Errorf("msrag: embedded query %d is %q, want %q: %w", v.seen+i, v.ids[i], id, scatterfile.ErrBad)
 		}
 	}
-	out := v.buf[:len(ids)*v.dims:len(ids)*v.dims]
+	out := v.buf[: len(ids)*v.dims : len(ids)*v.dims]
 	v.ids, v.buf = v.ids[len(ids):], v.buf[len(ids)*v.dims:]
 	v.seen += len(ids)
 	return out, nil

@@ -136,9 +136,9 @@ func TestScatterGatherFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func()
-		want  string
+		want   string
 	}{
 		{"missing", func() { os.Remove(lists) }, "00001.arrow"},
 		{"cut short", func() { os.WriteFile(lists, good[:len(good)/2], 0o644) }, "cut short"},
