@@ -328,6 +328,22 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 	return sel, nil
 }
 
+// Kinds returns the kinds of the channels of layout f fuses, in layout
+// order: what a search for f must search.
+func (f Fusion) Kinds(layout Layout) ([]ChannelKind, error) {
+	sel, err := f.Select(layout)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChannelKind
+	for _, i := range sel {
+		if !slices.Contains(out, layout[i].Kind) {
+			out = append(out, layout[i].Kind)
+		}
+	}
+	return out, nil
+}
+
 // String returns the fusion in the form ParseFusion reads, parameters in a
 // fixed order and only where they differ from the defaults.
 func (f Fusion) String() string {

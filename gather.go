@@ -61,7 +61,7 @@ func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err er
 		}
 	}
 	open := o.Open
-	open.DocsOnly = true
+	open.DocsOnly, open.Embedder, open.CloseEmbedder = true, nil, false
 	if g.ix, err = OpenWith(open, dirs...); err != nil {
 		return nil, err
 	}

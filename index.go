@@ -27,6 +27,9 @@ type Index struct {
 	layout Layout
 	first  []int
 	shards []*shard
+	// docsOnly marks an index opened to fuse lists searched elsewhere
+	// (OpenOptions.DocsOnly): it has no channel to search.
+	docsOnly bool
 
 	// ids holds every document id over all shards, sorted: a document's index
 	// in search results is its position here, so rankings (ties included) do

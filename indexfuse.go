@@ -39,17 +39,8 @@ func (ix *Index) CheckFusion(f Fusion) error {
 
 // fusionKinds returns the kinds of the channels f fuses.
 func (ix *Index) fusionKinds(f Fusion) []channel.Kind {
-	sel, err := f.Select(ix.layout)
-	if err != nil {
-		return nil
-	}
-	var out []channel.Kind
-	for _, i := range sel {
-		if !containsKind(out, ix.layout[i].Kind) {
-			out = append(out, ix.layout[i].Kind)
-		}
-	}
-	return out
+	kinds, _ := f.Kinds(ix.layout)
+	return kinds
 }
 
 // fusionNeeds returns what a search for f reads of the queries: what its
@@ -84,8 +75,12 @@ func checkRouter(r *router.Model, dims int) error {
 // DefaultFusion is the fusion the index ranks by unless told otherwise:
 // DefaultHybrid when it has channels of several kinds, RRF over the
 // channels of its one kind otherwise.
-func (ix *Index) DefaultFusion() Fusion {
-	kinds := ix.layout.Kinds()
+func (ix *Index) DefaultFusion() Fusion { return DefaultFusionOf(ix.layout) }
+
+// DefaultFusionOf is the default fusion of an index of layout l
+// (Index.DefaultFusion).
+func DefaultFusionOf(l Layout) Fusion {
+	kinds := l.Kinds()
 	s := "rrf"
 	switch {
 	case len(kinds) > 1:

@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/store"
@@ -45,6 +46,23 @@ func ReadManifest(dir string) (*Manifest, error) {
 
 // IsIndex reports whether dir holds an index (a manifest).
 func IsIndex(dir string) bool { return store.IsIndex(dir) }
+
+// ShardDirs returns the index directories dir stands for: dir itself when
+// it holds an index, else its subdirectories that hold one, in name order
+// (the shards of a sharded build); nil when there are none.
+func ShardDirs(dir string) []string {
+	if IsIndex(dir) {
+		return []string{dir}
+	}
+	subs, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var shards []string
+	for _, s := range subs {
+		if IsIndex(s) {
+			shards = append(shards, s)
+		}
+	}
+	return shards
+}
 
 // IndexLock is the lock of an index directory: an flock'd file beside it
 // (".NAME.lock") that every build of the directory holds while it writes.

@@ -36,6 +36,10 @@ type OpenOptions struct {
 	// of the index than it reads. The other kinds' channels stay in the
 	// layout, and a fusion of them is refused.
 	Kinds []ChannelKind
+	// NoEmbedder opens no model: the queries come embedded
+	// (Index.SearchQueries with their vectors, a scatter task of a
+	// scatter-gather search).
+	NoEmbedder bool
 	// DocsOnly opens each shard's manifest and documents only: no chunk
 	// table, no channel, no model. Such an index fuses chunk lists searched
 	// elsewhere (the gather phase of a scatter-gather search) and cannot
@@ -61,7 +65,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("msrag: no index directory given")
 	}
-	ix = &Index{dir: dirs[0], emb: opts.Embedder, ownEmb: opts.CloseEmbedder}
+	ix = &Index{dir: dirs[0], emb: opts.Embedder, ownEmb: opts.CloseEmbedder, docsOnly: opts.DocsOnly}
 	defer func() {
 		if err != nil {
 			ix.Close()
@@ -99,7 +103,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 			return nil, err
 		}
 	}
-	if opts.DocsOnly || opts.Kinds != nil && !ix.opened(channel.QueryVectors) {
+	if opts.DocsOnly || opts.NoEmbedder || opts.Kinds != nil && !ix.opened(channel.QueryVectors) {
 		return ix, nil // no model needed: a given one is the caller's to close
 	}
 	return ix, ix.attachEmbedder(opts, dirs[0])

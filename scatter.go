@@ -255,7 +255,7 @@ func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet,
 // shardStats opens the kinds of one shard and returns its statistics for
 // every query.
 func shardStats(dir string, qs QuerySet, kinds []channel.Kind, open OpenOptions) (channel.StatsSet, error) {
-	open.Kinds, open.Embedder = kinds, nil
+	open.Kinds, open.Embedder, open.CloseEmbedder = kinds, nil, false
 	ix, err := OpenWith(open, dir)
 	if err != nil {
 		return nil, err
@@ -268,11 +268,14 @@ func shardStats(dir string, qs QuerySet, kinds []channel.Kind, open OpenOptions)
 // writes them, in record batches of o.Batch, with their record.
 func embedBlock(ctx context.Context, set *shardSet, i int, qs QuerySet, o ScatterOptions, fp string) error {
 	m := set.mans[0]
-	emb, err := ReopenEmbedder(ctx, m.Model, o.Open.EmbedderOptions)
-	if err != nil {
-		return fmt.Errorf("msrag: index %s was built with model %q: %w", set.dirs[0], m.Model.Name, err)
+	emb := o.Open.Embedder
+	if emb == nil {
+		var err error
+		if emb, err = ReopenEmbedder(ctx, m.Model, o.Open.EmbedderOptions); err != nil {
+			return fmt.Errorf("msrag: index %s was built with model %q: %w", set.dirs[0], m.Model.Name, err)
+		}
+		defer emb.Close()
 	}
-	defer emb.Close()
 	if err := checkEmbedder(m, emb, set.dirs[0]); err != nil {
 		return err
 	}
@@ -458,7 +461,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 		}
 	}
 	open := o.Open
-	open.Kinds = kinds
+	open.Kinds, open.Embedder, open.CloseEmbedder, open.NoEmbedder = kinds, nil, false, true
 	ix, err := OpenWith(open, dirs[i])
 	if err != nil {
 		return err

@@ -179,8 +179,12 @@ func allOf(l Layout) []int {
 
 // usable reports whether the index can search kind i (a kind's part may
 // open and yet not be searchable, such as lexical windows of another
-// analyzer version).
+// analyzer version). An index of documents only fuses what was searched
+// elsewhere: every kind passes.
 func (ix *Index) usable(i int) error {
+	if ix.docsOnly {
+		return nil
+	}
 	for _, sh := range ix.shards {
 		if sh.parts[i] == nil {
 			return fmt.Errorf("msrag: index %s: its %s channels were not opened (OpenOptions.Kinds, DocsOnly)", ix.where(), ix.kinds[i].Name())
@@ -246,6 +250,9 @@ func containsKind(ks []channel.Kind, k channel.Kind) bool {
 // (channel.Merge), so a sharded index ranks as one. windowK is clamped as
 // Clamp clamps SearchOptions.WindowK.
 func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
+	if ix.docsOnly {
+		return nil, fmt.Errorf("msrag: index %s was opened with its documents only (OpenOptions.DocsOnly): it fuses, it does not search", ix.where())
+	}
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {

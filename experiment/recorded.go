@@ -10,22 +10,9 @@ import (
 	"github.com/msrag/msrag"
 )
 
-// indexDirs returns the index directories dir stands for: dir itself when
-// it holds an index, else its subdirectories that hold one (the shards of a
-// sharded build, as msrag search takes them); nil when there are none.
-func indexDirs(dir string) []string {
-	if msrag.IsIndex(dir) {
-		return []string{dir}
-	}
-	subs, _ := filepath.Glob(filepath.Join(dir, "*"))
-	var shards []string
-	for _, s := range subs {
-		if msrag.IsIndex(s) {
-			shards = append(shards, s)
-		}
-	}
-	return shards
-}
+// indexDirs returns the index directories dir stands for
+// (msrag.ShardDirs).
+func indexDirs(dir string) []string { return msrag.ShardDirs(dir) }
 
 // reuseRecorded opens the index (or the shards) in spec.Index when the
 // inputs their manifests record (msrag index records them) are the

@@ -45,12 +45,15 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	qrels := eval.Qrels(j)
+	if spec.Phase == PhaseStats || spec.Phase == PhaseScatter {
+		return nil, runTask(ctx, spec, queries)
+	}
 	var tm report.Timings
-	ix, info, err := openOrBuild(ctx, spec, ds, &tm)
+	ix, src, info, err := openSearch(ctx, spec, ds, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.Close()
+	defer src.Close()
 	if spec.Configs, err = addLearned(spec, ix, queries); err != nil {
 		return nil, err
 	}
@@ -63,7 +66,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		fmt.Fprintf(spec.Log, "eval: k %d and window k %d are more than the index holds: ranking %d documents from at most %d chunks a window\n",
 			spec.K, spec.WindowK, c.K, c.WindowK)
 	}
-	runs, batches, err := search(ctx, spec, ix, queries, &tm)
+	runs, batches, err := search(ctx, spec, ix, src, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +91,32 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, nil
 }
 
+// batchSource hands the chunk lists of the queries batch by batch: an open
+// index (msrag.Index) or the gather of a scatter-gather search
+// (msrag.Gather).
+type batchSource interface {
+	SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error)
+	Close() error
+}
+
+// openSearch opens what the queries are searched in: the index reused or
+// built, or the gather of a scatter-gather evaluation; ix fuses.
+func openSearch(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
+	if spec.Phase == PhaseGather {
+		g, info, err := openGathered(spec, queries)
+		if err != nil {
+			return nil, nil, info, err
+		}
+		return g.Index(), g, info, nil
+	}
+	ix, info, err := openOrBuild(ctx, spec, ds, tm)
+	return ix, ix, info, err
+}
+
 // search embeds and searches the queries batch by batch and fuses every
 // configuration from the same chunk lists; with cross-validation it also
 // returns the batches' chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
+func search(ctx context.Context, spec Spec, ix *msrag.Index, src batchSource, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
 		if c.Kind.fused() {
@@ -104,7 +129,7 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, queries []corpus.Qu
 	}
 	var batches []*msrag.ChunkHits
 	var fuseTime time.Duration
-	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
+	bt, err := src.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
 		t0 := time.Now()
 		if err := fuseBatch(spec, ix, ch, ids[lo:lo+ch.NQ], runs); err != nil {
 			return err

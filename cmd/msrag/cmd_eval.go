@@ -45,7 +45,8 @@ func init() {
 			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.\n\n" +
 			"--model none --tokenizer NAME evaluates an index of lexical windows only (msrag index --model none):\n" +
 			"windows, rrf, maxp and oracle are over its lexical channels (bm25-w100, ..., bm25-doc), and full, which\n" +
-			"needs a model, is not among the default configurations (naming it is refused).\n\n" + remoteHelp,
+			"needs a model, is not among the default configurations (naming it is refused).\n\n" +
+			phaseHelp + " Only the gather writes --out.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
@@ -67,7 +68,7 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
-		}, append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }
@@ -130,7 +131,30 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
+	if err := evalPhase(c, &spec); err != nil {
+		return spec, err
+	}
 	return spec, learnedFlags(c, &spec)
+}
+
+// evalPhase reads --phase, --work and --shard into spec.
+func evalPhase(c *cli.Context, spec *experiment.Spec) error {
+	t, err := phaseFlag(c, "eval")
+	if err != nil || t.phase == phaseNone {
+		return err
+	}
+	if !c.IsSet("index") {
+		return usagef("eval: --phase searches the shards of --index, built beforehand: give --index")
+	}
+	if c.String("embedding") != "independent" || c.Bool("rebuild") {
+		return usagef("eval: --phase evaluates the index of --index as it is: no --embedding late, no --rebuild")
+	}
+	if err := t.checkShardCount(c, "eval", shardDirs(spec.Index)); err != nil {
+		return err
+	}
+	spec.Phase, spec.Work, spec.Shard = map[phase]experiment.Phase{phaseStats: experiment.PhaseStats,
+		phaseScatter: experiment.PhaseScatter, phaseGather: experiment.PhaseGather}[t.phase], t.work, t.shard
+	return nil
 }
 
 // learnedFlags reads --fusion-model, --cv-folds and --cv-group.
@@ -185,6 +209,9 @@ func evalAction(c *cli.Context) error {
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
+	}
+	if res == nil { // a statistics or scatter task: it wrote into --work
+		return nil
 	}
 	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)

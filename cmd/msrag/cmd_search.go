@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -33,6 +32,7 @@ func init() {
 			"An index built with --model none (lexical windows only) is searched without a model: the queries\n" +
 			"are only analysed, the default rule fuses its lexical channels (rrf is rrf:windows=lexical there)\n" +
 			"and a rule naming a dense window is refused.\n\n" +
+			phaseHelp + "\n\n" +
 			"An index built with a model behind a server is searched through a server of the same model:\n" +
 			"the one the index recorded, or those of --endpoints; the API key, if any, comes from $" + remote.APIKeyEnv + ".",
 		Flags: append([]cli.Flag{
@@ -48,7 +48,7 @@ func init() {
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
 			quietFlag(),
-		}, append(deviceFlags(), remoteClientFlags()...)...),
+		}, append(append(phaseFlags(), deviceFlags()...), remoteClientFlags()...)...),
 		Action: searchAction,
 	})
 }
@@ -106,6 +106,13 @@ func searchAction(c *cli.Context) error {
 	opts, format, err := searchFlags(c)
 	if err != nil {
 		return err
+	}
+	task, err := phaseFlag(c, "search")
+	if err != nil {
+		return err
+	}
+	if task.phase != phaseNone {
+		return searchPhase(c, task, opts, format)
 	}
 	ix, err := openIndex(c, c.String("index"))
 	if err != nil {
@@ -216,20 +223,19 @@ func indexDirs(arg string) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, usagef("search: --index is empty")
 	}
-	if len(dirs) > 1 || msrag.IsIndex(dirs[0]) {
+	if len(dirs) > 1 {
 		return dirs, nil
 	}
-	subs, _ := filepath.Glob(filepath.Join(dirs[0], "*"))
-	var shards []string
-	for _, s := range subs {
-		if msrag.IsIndex(s) {
-			shards = append(shards, s)
-		}
+	return shardDirs(dirs[0]), nil
+}
+
+// shardDirs returns the shards dir stands for (msrag.ShardDirs), or dir
+// (opening it says what is wrong).
+func shardDirs(dir string) []string {
+	if dirs := msrag.ShardDirs(dir); dirs != nil {
+		return dirs
 	}
-	if len(shards) == 0 {
-		return dirs, nil // not an index: opening it says so
-	}
-	return shards, nil
+	return []string{dir}
 }
 
 // outFlag returns --out, refusing an explicit empty value, which would

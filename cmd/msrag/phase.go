@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/output"
+)
+
+// phase is one phase of a scatter-gather search (msrag.Statistics,
+// msrag.Scatter, msrag.OpenGather).
+type phase int
+
+const (
+	phaseNone phase = iota
+	phaseStats
+	phaseScatter
+	phaseGather
+)
+
+var phaseNames = map[string]phase{"stats": phaseStats, "scatter": phaseScatter, "gather": phaseGather}
+
+// phaseHelp describes the phases (search and eval).
+const phaseHelp = "Scatter-gather: over a directory of shards (msrag index --shard i/n), --phase runs one phase of\n" +
+	"the search as its own process, the phases sharing --work: stats (with --shard i/n: shard i's\n" +
+	"BM25 statistics for the queries, and the i-th block of the queries embedded), scatter (with\n" +
+	"--shard i/n: shard i alone searched with every shard's statistics, its lists written), gather\n" +
+	"(every shard's lists merged exactly, fused, written as without --phase). Give every phase the\n" +
+	"same command line; scripts/slurm/submit-search.sh submits them as dependent Slurm jobs."
+
+// phaseFlags are the flags of scatter-gather phases.
+func phaseFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "phase", Usage: "stats, scatter or gather: one phase of a scatter-gather search over the shards of --index (see above)"},
+		&cli.StringFlag{Name: "work", Usage: "with --phase: the directory the phases share"},
+		&cli.StringFlag{Name: "shard", Usage: "with --phase stats or scatter: i/n, the task's shard i of the n shards of --index"},
+	}
+}
+
+// phaseTask is what --phase, --work and --shard ask for.
+type phaseTask struct {
+	phase phase
+	work  string
+	shard int
+}
+
+// phaseFlag reads --phase and its companions, refusing one without the
+// others before any work.
+func phaseFlag(c *cli.Context, cmd string) (phaseTask, error) {
+	var t phaseTask
+	name := c.String("phase")
+	if name == "" {
+		for _, f := range []string{"work", "shard"} {
+			if c.IsSet(f) {
+				return t, usagef("%s: --%s is for a scatter-gather phase (--phase)", cmd, f)
+			}
+		}
+		return t, nil
+	}
+	p, ok := phaseNames[name]
+	if !ok {
+		return t, usagef("%s: --phase %q: want stats, scatter or gather", cmd, name)
+	}
+	t.phase, t.work = p, strings.TrimSpace(c.String("work"))
+	if t.work == "" {
+		return t, usagef("%s: --phase %s needs --work, the directory the phases share", cmd, name)
+	}
+	switch {
+	case p == phaseGather && c.IsSet("shard"):
+		return t, usagef("%s: --phase gather reads every shard's lists: no --shard", cmd)
+	case p != phaseGather && !c.IsSet("shard"):
+		return t, usagef("%s: --phase %s needs --shard i/n, the task's shard", cmd, name)
+	case p != phaseGather:
+		sh, err := parseShard(c.String("shard"))
+		if err != nil {
+			return t, err
+		}
+		t.shard = sh.I
+		if sh.N < 1 {
+			return t, usagef("%s: --shard %q: want i/n", cmd, c.String("shard"))
+		}
+	}
+	return t, nil
+}
+
+// checkShardCount fails unless --shard's n is the number of shards.
+func (t phaseTask) checkShardCount(c *cli.Context, cmd string, dirs []string) error {
+	if t.phase == phaseGather {
+		return nil
+	}
+	sh, _ := parseShard(c.String("shard"))
+	if sh.N != len(dirs) {
+		return usagef("%s: --shard %s, and --index has %d shards", cmd, c.String("shard"), len(dirs))
+	}
+	return nil
+}
+
+// querySet reads the queries file as a scatter-gather search takes it.
+func querySet(queries []corpus.Query) msrag.QuerySet {
+	var qs msrag.QuerySet
+	for _, q := range queries {
+		qs.IDs, qs.Texts = append(qs.IDs, q.ID), append(qs.Texts, q.Text)
+	}
+	return qs
+}
+
+// searchPhase runs one phase of a scatter-gather search.
+func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format output.RunFormat) error {
+	dirs, err := indexDirs(c.String("index"))
+	if err != nil {
+		return err
+	}
+	if err := t.checkShardCount(c, "search", dirs); err != nil {
+		return err
+	}
+	man, err := msrag.ReadManifest(dirs[0])
+	if err != nil {
+		return err
+	}
+	id, err := msrag.IdentityOf(man)
+	if err != nil {
+		return fmt.Errorf("search: index %s: %w", dirs[0], err)
+	}
+	kinds, err := phaseKinds(c, id.Layout, opts.Fusion)
+	if err != nil {
+		return err
+	}
+	qpath, err := queriesPath(c.String("queries"))
+	if err != nil {
+		return err
+	}
+	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	if err != nil {
+		return err
+	}
+	so, err := scatterOptions(c, t, opts, kinds, format == output.JSONL)
+	if err != nil {
+		return err
+	}
+	qs := querySet(queries)
+	switch t.phase {
+	case phaseStats:
+		return msrag.Statistics(c.Context, dirs, t.shard, qs, so)
+	case phaseScatter:
+		return msrag.Scatter(c.Context, dirs, t.shard, qs, so)
+	}
+	return gatherSearch(c, dirs, qs, so, opts, format)
+}
+
+// phaseKinds returns the kinds of channel the search reads: those --fusion
+// (or the index's default) fuses; every kind with a fusion model, whose
+// rule is read in the gather.
+func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.ChannelKind, error) {
+	if c.String("fusion-model") != "" {
+		return nil, nil
+	}
+	if !c.IsSet("fusion") {
+		f = msrag.DefaultFusionOf(layout)
+	}
+	kinds, err := f.Kinds(layout)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("search: --fusion: %w", err)}
+	}
+	return kinds, nil
+}
+
+// scatterOptions maps the flags every phase shares.
+func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, terms bool) (msrag.ScatterOptions, error) {
+	eo, err := embedderOptions(c)
+	if err != nil {
+		return msrag.ScatterOptions{}, err
+	}
+	so := msrag.ScatterOptions{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
+		Open: msrag.OpenOptions{SkipVerify: c.Bool("skip-verify"), EmbedderOptions: eo}}
+	if t.phase == phaseScatter {
+		if so.Open.GPUs, err = faissGPUs(c); err != nil {
+			return so, err
+		}
+	}
+	return so, nil
+}
+
+// gatherSearch gathers every shard's lists, fuses them and writes the run.
+func gatherSearch(c *cli.Context, dirs []string, qs msrag.QuerySet, so msrag.ScatterOptions, opts msrag.SearchOptions, format output.RunFormat) error {
+	g, err := msrag.OpenGather(dirs, qs, so)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	ix := g.Index()
+	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
+		opts.Fusion = ix.DefaultFusion()
+	}
+	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
+		return err
+	}
+	opts.SkipTerms = !so.Terms
+	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
+		rw := output.NewRunWriter(w, format, c.String("tag"))
+		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{WindowK: so.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+			hits, err := ix.Fuse(ch, opts)
+			if err != nil {
+				return err
+			}
+			for i, h := range hits {
+				if err := rw.Write(qs.IDs[lo+i], h); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("search: gather of %s: %w", so.Work, err)
+		}
+		return rw.Close()
+	})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/report"
+)
+
+// runProcess runs the command line in a process of its own and fails the
+// test unless it exits 0.
+func runProcess(t *testing.T, args ...string) {
+	t.Helper()
+	cmd, errb := msragProcess(t, args...)
+	if code := exitCode(cmd); code != exitOK {
+		t.Fatalf("msrag %s: exit %d: %s", strings.Join(args, " "), code, errb)
+	}
+}
+
+// shardedTiny builds the tiny dataset as n shards (msrag index --shard) and
+// returns the dataset and the directory of shards.
+func shardedTiny(t *testing.T, n int, extra ...string) (data, shards string) {
+	t.Helper()
+	dir := t.TempDir()
+	data, shards = filepath.Join(dir, "tiny"), filepath.Join(dir, "shards")
+	writeTinyDataset(t, data)
+	for i := range n {
+		args := append([]string{"index", "--corpus", data, "--out", filepath.Join(shards, fmt.Sprintf("shard-%d", i)), "--shard", fmt.Sprintf("%d/%d", i, n),
+			"--block-lines", "4", "--model", "hash-test-embedder", "--windows", "16,32", "--full", "--quiet"}, extra...)
+		if code, _, stderr := runCLI(t, "", args...); code != exitOK {
+			t.Fatalf("index shard %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	return data, shards
+}
+
+// phases runs the statistics and scatter tasks of every shard and the
+// gather, each a process of its own, all with args.
+func phases(t *testing.T, n int, work string, args ...string) {
+	t.Helper()
+	for _, p := range []string{"stats", "scatter"} {
+		for i := range n {
+			runProcess(t, append(append([]string{}, args...), "--phase", p, "--work", work, "--shard", fmt.Sprintf("%d/%d", i, n))...)
+		}
+	}
+	runProcess(t, append(append([]string{}, args...), "--phase", "gather", "--work", work)...)
+}
+
+// TestSearchPhasesAsOneProcess checks that msrag search's three phases, each
+// task a process, write byte for byte the run one process writes over the
+// same shards: dense, lexical, the default hybrid (TREC), a fusion model
+// from msrag tune, and evidence with lexical terms (jsonl).
+func TestSearchPhasesAsOneProcess(t *testing.T) {
+	hashTokenizer(t)
+	const n = 3
+	data, shards := shardedTiny(t, n)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "fusion.json")
+	if code, _, stderr := runCLI(t, "", "tune", "--dataset", data, "--split", "test", "--index", shards, "--out", model, "--folds", "2", "--quiet"); code != exitOK {
+		t.Fatalf("tune: exit %d: %s", code, stderr)
+	}
+	for i, tc := range [][]string{
+		{"--fusion", "rrf"},
+		{"--fusion", "rrf:windows=lexical"},
+		{},
+		{"--fusion-model", model, "--fusion", "learned+router"},
+		{"--fusion", "rrf:windows=all", "--format", "jsonl"},
+	} {
+		common := append([]string{"search", "--index", shards, "--queries", data, "--k", "10", "--window-k", "12", "--batch", "4", "--quiet"}, tc...)
+		one, gathered := filepath.Join(dir, fmt.Sprintf("one-%d", i)), filepath.Join(dir, fmt.Sprintf("gathered-%d", i))
+		if code, _, stderr := runCLI(t, "", append(append([]string{}, common...), "--out", one)...); code != exitOK {
+			t.Fatalf("%v: one process: exit %d: %s", tc, code, stderr)
+		}
+		phases(t, n, filepath.Join(dir, fmt.Sprintf("work-%d", i)), append(common, "--out", gathered)...)
+		a, _ := os.ReadFile(one)
+		b, err := os.ReadFile(gathered)
+		if err != nil || len(a) == 0 || !bytes.Equal(a, b) {
+			t.Fatalf("%v: the gathered run differs from one process's (%d and %d bytes): %v", tc, len(b), len(a), err)
+		}
+		if strings.Contains(strings.Join(tc, " "), "jsonl") && !strings.Contains(string(a), `"terms"`) {
+			t.Errorf("jsonl evidence without terms")
+		}
+	}
+}
+
+// TestEvalPhasesAsOneProcess checks that msrag eval through the three
+// phases writes the numbers msrag eval writes over the same shards in one
+// process.
+func TestEvalPhasesAsOneProcess(t *testing.T) {
+	hashTokenizer(t)
+	const n = 2
+	data, shards := shardedTiny(t, n)
+	dir := t.TempDir()
+	common := []string{"eval", "--dataset", data, "--index", shards, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "20", "--window-k", "20", "--batch", "3", "--quiet"}
+	one, gathered := filepath.Join(dir, "one"), filepath.Join(dir, "gathered")
+	if code, _, stderr := runCLI(t, "", append(append([]string{}, common...), "--out", one)...); code != exitOK {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	phases(t, n, filepath.Join(dir, "work"), append(common, "--out", gathered)...)
+	a, b := readEval(t, one), readEval(t, gathered)
+	if len(a.Configs) == 0 || len(a.Configs) != len(b.Configs) {
+		t.Fatalf("configurations %d and %d", len(a.Configs), len(b.Configs))
+	}
+	for _, c := range a.Configs {
+		g := b.Config(c.Name)
+		if g == nil || !sameScores(c, *g) {
+			t.Errorf("configuration %s: gathered %+v, one process %+v", c.Name, g, c)
+		}
+	}
+}
+
+// sameScores compares every mean and per-query score of two results.
+func sameScores(a, b report.Config) bool {
+	ja, _ := json.Marshal(a.Results)
+	jb, _ := json.Marshal(b.Results)
+	return bytes.Equal(ja, jb)
+}
