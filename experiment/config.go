@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
@@ -94,26 +95,21 @@ func FusionConfig(f msrag.Fusion) Config {
 // windows,rrf,hybrid,maxp,full,oracle.
 const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
 
-// Names of the oracles per kind of channel.
-const (
-	oracleDense   = report.KindOracle + ":dense"
-	oracleLexical = report.KindOracle + ":lexical"
-)
-
 // ParseConfigs expands a comma-separated list of configurations against the
 // evaluation index's layout (EvalLayout):
 //
 //	windows   every channel alone but the full window's: each sliding
 //	          window (w100, w200, ...) and, in a layout with lexical
 //	          channels, each one's lexical channel (bm25-w100, ...) and
-//	          bm25-doc
-//	hybrid    in a layout with lexical channels, RRF over them
-//	          (rrf:windows=lexical), RRF over every channel
-//	          (rrf:windows=all) and msrag.DefaultHybrid; nothing in one
-//	          without
+//	          bm25-doc (and every channel of any other kind)
+//	hybrid    in a layout of several kinds of channel, RRF over each kind
+//	          but the first (rrf:windows=lexical, ...), RRF over every
+//	          channel (rrf:windows=all) and msrag.DefaultHybrid; nothing in
+//	          a layout of one kind
 //	oracle    the oracle over those single channels (it adds them) and, in
-//	          a layout with both kinds, the oracle of each kind
-//	          (oracle:dense, oracle:lexical), which can also be asked alone
+//	          a layout of several kinds, the oracle of each kind
+//	          (oracle:dense, oracle:lexical, oracle:KIND), which can also be
+//	          asked alone
 //	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
@@ -161,33 +157,36 @@ func (p *configParser) singles() {
 	}
 }
 
-func (p *configParser) lexical() bool {
-	return slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == msrag.Lexical })
-}
+// kinds returns the kinds of the layout's channels, in order.
+func (p *configParser) kinds() []msrag.ChannelKind { return p.layout.Kinds() }
 
 func (p *configParser) token(tok string) error {
-	switch tok {
-	case "":
-	case "windows":
+	switch {
+	case tok == "":
+	case tok == "windows":
 		p.singles()
-	case "hybrid":
-		if p.lexical() {
-			return p.rules("rrf:windows=lexical", "rrf:windows=all", msrag.DefaultHybrid)
+	case tok == "hybrid":
+		kinds := p.kinds()
+		if len(kinds) < 2 {
+			return nil
 		}
-	case report.KindOracle:
+		var rules []string
+		for _, k := range kinds[1:] {
+			rules = append(rules, "rrf:windows="+k.Name())
+		}
+		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultHybrid)...)
+	case tok == report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
-		if p.lexical() && p.layout.Has(msrag.Dense) {
-			p.oracles = append(p.oracles,
-				Config{Name: oracleDense, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Dense}},
-				Config{Name: oracleLexical, Kind: KindOracle, OracleOf: []msrag.ChannelKind{msrag.Lexical}})
+		if kinds := p.kinds(); len(kinds) > 1 {
+			for _, k := range kinds {
+				p.oracles = append(p.oracles, Config{Name: oracleOf(k), Kind: KindOracle, OracleOf: []msrag.ChannelKind{k}})
+			}
 		}
-	case oracleDense, oracleLexical:
-		k := msrag.Dense
-		if tok == oracleLexical {
-			k = msrag.Lexical
-		}
-		if !slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == k && !c.Window.Truncate }) {
-			return fmt.Errorf("experiment: configuration %q: the index has no %s channels (it has %s)", tok, k, p.layout)
+	case strings.HasPrefix(tok, report.KindOracle+":"):
+		name := strings.TrimPrefix(tok, report.KindOracle+":")
+		k, ok := channel.Lookup(name)
+		if !ok || !slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == k && !c.Window.Truncate }) {
+			return fmt.Errorf("experiment: configuration %q: the index has no %s channels (it has %s)", tok, name, p.layout)
 		}
 		p.oracles = append(p.oracles, Config{Name: tok, Kind: KindOracle, OracleOf: []msrag.ChannelKind{k}})
 	default:
@@ -195,6 +194,9 @@ func (p *configParser) token(tok string) error {
 	}
 	return nil
 }
+
+// oracleOf names the oracle among the channels of kind k: "oracle:dense".
+func oracleOf(k msrag.ChannelKind) string { return report.KindOracle + ":" + k.Name() }
 
 // rules adds fusion rules, each checked against the layout.
 func (p *configParser) rules(toks ...string) error {
@@ -230,15 +232,11 @@ func channelKinds(c Config, layout msrag.Layout) string {
 			used = append(used, layout[i])
 		}
 	}
-	dense := slices.ContainsFunc(used, func(ch msrag.Channel) bool { return ch.Kind == msrag.Dense })
-	lexical := slices.ContainsFunc(used, func(ch msrag.Channel) bool { return ch.Kind == msrag.Lexical })
-	switch {
-	case dense && lexical:
+	switch kinds := used.Kinds(); {
+	case len(kinds) > 1:
 		return report.ChannelsHybrid
-	case lexical:
-		return report.ChannelsLexical
-	case dense:
-		return report.ChannelsDense
+	case len(kinds) == 1:
+		return kinds[0].Name() // report.ChannelsDense, report.ChannelsLexical, another kind's name
 	}
 	return ""
 }

@@ -28,7 +28,7 @@ func TestParseConfigsLexical(t *testing.T) {
 		{true, "oracle:lexical", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "oracle:lexical"}},
 		{true, "rrf:windows=all,rrf:windows=lexical,bm25-full", []string{"rrf:windows=all", "rrf:windows=lexical", "bm25-full"}},
 	} {
-		cs, err := ParseConfigs(tc.in, EvalLayout(ws, tc.lexical))
+		cs, err := ParseConfigs(tc.in, EvalLayout(ws, lexicalKinds(tc.lexical)...))
 		if err != nil {
 			t.Fatalf("%q (lexical %v): %v", tc.in, tc.lexical, err)
 		}
@@ -41,7 +41,7 @@ func TestParseConfigsLexical(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"bm25-w100", "rrf:windows=all", "rrf:windows=100+bm25-doc", "oracle:lexical"} {
-		if _, err := ParseConfigs(in, EvalLayout(ws, false)); err == nil || !strings.Contains(err.Error(), "no") {
+		if _, err := ParseConfigs(in, EvalLayout(ws)); err == nil || !strings.Contains(err.Error(), "no") {
 			t.Errorf("%q without lexical channels: %v", in, err)
 		}
 	}
@@ -50,7 +50,7 @@ func TestParseConfigsLexical(t *testing.T) {
 // TestChannelKinds checks which kinds of channel each configuration is
 // reported as ranking from.
 func TestChannelKinds(t *testing.T) {
-	l := EvalLayout(chunk.Sizes(100, 200), true)
+	l := EvalLayout(chunk.Sizes(100, 200), msrag.Lexical)
 	cs, err := ParseConfigs("windows,rrf,rrf:windows=lexical,rrf:windows=all,rrf:windows=100+bm25-doc,full,oracle", l)
 	if err != nil {
 		t.Fatal(err)
@@ -70,4 +70,12 @@ func TestChannelKinds(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("configurations missing: %v", want)
 	}
+}
+
+// lexicalKinds is the lexical kind when lexical is set.
+func lexicalKinds(lexical bool) []msrag.ChannelKind {
+	if lexical {
+		return []msrag.ChannelKind{msrag.Lexical}
+	}
+	return nil
 }

@@ -77,7 +77,7 @@ func reuseIndex(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 		}
 		return nil, "it does not open: " + err.Error(), nil
 	}
-	why := mismatch(ix, spec.layout())
+	why := mismatch(ix, spec.Layout())
 	if ix.Manifest().Shard != "" {
 		why = "it holds shard " + ix.Manifest().Shard + " only"
 	}
@@ -187,7 +187,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, msrag.Config{
 		Embedder: spec.Embedder, Tokenizer: spec.Tokenizer, Out: spec.Index, Windows: spec.indexWindows(), Workers: spec.Workers,
 		Progress: spec.Progress, Lock: lock, Embedding: spec.Embedding, LateOverlap: spec.LateOverlap, LateEdges: spec.LateEdges,
-		Lexical: spec.Lexical,
+		Lexical: spec.Lexical, Channels: spec.Channels,
 	})
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.Inde
 		return nil, report.IndexInfo{}, err
 	}
 	ix := g.Index()
-	why := mismatch(ix, spec.layout())
+	why := mismatch(ix, spec.Layout())
 	if why == "" {
 		why = lexicalMismatch(ix.Manifest(), spec)
 	}

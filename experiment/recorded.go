@@ -45,7 +45,7 @@ func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	if err != nil {
 		return nil, "it does not open: " + err.Error(), nil
 	}
-	why := windowsDiffer(ix, spec.layout())
+	why := windowsDiffer(ix, spec.Layout())
 	if why == "" {
 		why = lexicalMismatch(ix.Manifest(), spec)
 	}

@@ -162,7 +162,7 @@ func TestRunMTEBOptions(t *testing.T) {
 
 func mustConfigs(tb testing.TB, s string, sizes ...int) []experiment.Config {
 	tb.Helper()
-	c, err := experiment.ParseConfigs(s, experiment.EvalLayout(chunk.Sizes(sizes...), false))
+	c, err := experiment.ParseConfigs(s, experiment.EvalLayout(chunk.Sizes(sizes...)))
 	if err != nil {
 		tb.Fatal(err)
 	}

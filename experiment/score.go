@@ -13,7 +13,7 @@ import (
 // score evaluates every configuration's run and forms the oracles over the
 // single channels.
 func score(spec Spec, res *Result) error {
-	layout := spec.layout()
+	layout := spec.Layout()
 	var singles []single
 	for _, c := range spec.Configs {
 		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}

@@ -48,6 +48,10 @@ type Spec struct {
 	// Lexical), which the configurations may fuse; an index without them,
 	// or with others, is not reused.
 	Lexical *msrag.LexicalConfig
+	// Channels are other kinds of channel the index has (msrag.Config's
+	// Channels), which the configurations may fuse; an index without them
+	// is not reused.
+	Channels []msrag.ChannelConfig
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs,
 	// the index's layout).
 	Configs []Config
@@ -142,7 +146,7 @@ func (s Spec) withDefaults() (Spec, error) {
 		if s.Tokenizer != nil {
 			def = NoModelConfigs
 		}
-		s.Configs, err = ParseConfigs(def, s.layout())
+		s.Configs, err = ParseConfigs(def, s.Layout())
 	}
 	return s, err
 }
@@ -161,28 +165,26 @@ func (s Spec) indexWindows() []chunk.Window {
 	return append(slices.Clone(s.Windows), chunk.Full)
 }
 
-// layout is the evaluation index's layout: the sliding windows and the full
+// Layout is the evaluation index's layout: the sliding windows and the full
 // window, and their lexical channels with Lexical; without a model, the
-// lexical channels only (NoModelLayout).
-func (s Spec) layout() msrag.Layout {
-	if s.Tokenizer != nil {
-		return NoModelLayout(s.Windows)
+// lexical channels only (and those of other kinds).
+func (s Spec) Layout() msrag.Layout {
+	var kinds []msrag.ChannelKind
+	if s.Lexical != nil {
+		kinds = append(kinds, msrag.Lexical)
 	}
-	return EvalLayout(s.Windows, s.Lexical != nil)
-}
-
-// NoModelLayout is the layout of an evaluation index without a model: the
-// lexical channels of the sliding windows and bm25-doc.
-func NoModelLayout(windows []chunk.Window) msrag.Layout {
-	return msrag.LayoutOf(windows, msrag.Lexical)
+	for _, c := range s.Channels {
+		kinds = append(kinds, c.Kind)
+	}
+	if s.Tokenizer != nil {
+		return msrag.LayoutOf(s.Windows, kinds...)
+	}
+	return EvalLayout(s.Windows, kinds...)
 }
 
 // EvalLayout is the layout of an evaluation index of the sliding windows:
-// those and the full window, and with lexical their lexical channels and
-// the whole documents'.
-func EvalLayout(windows []chunk.Window, lexical bool) msrag.Layout {
-	if lexical {
-		return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), msrag.Dense, msrag.Lexical)
-	}
-	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full))
+// those and the full window, dense, and the channels of the other kinds
+// given (lexical: each window's and the whole documents').
+func EvalLayout(windows []chunk.Window, kinds ...msrag.ChannelKind) msrag.Layout {
+	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), append([]msrag.ChannelKind{msrag.Dense}, kinds...)...)
 }

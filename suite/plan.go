@@ -212,7 +212,7 @@ func (s *Suite) planRun(d Dataset, mi int, ws []int, indices string) (Planned, e
 		configs = experiment.DefaultConfigs
 	}
 	var err error
-	if r.Configs, err = experiment.ParseConfigs(configs, experiment.EvalLayout(chunk.Sizes(ws...), false)); err != nil {
+	if r.Configs, err = experiment.ParseConfigs(configs, experiment.EvalLayout(chunk.Sizes(ws...))); err != nil {
 		return r, fmt.Errorf("suite: model %s, windows %v: %w", m.Name, ws, err)
 	}
 	r.MTEB = experiment.MTEBOptions{Task: d.Task, Revision: d.Revision, Languages: d.Languages, MainScore: d.MainScore}

@@ -104,26 +104,28 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	if err != nil {
 		return experiment.Spec{}, err
 	}
-	layout, configText := experiment.EvalLayout(windows, lex != nil), c.String("configs")
+	chans, err := channelFlags(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, err
+	}
+	configText := c.String("configs")
 	var tok *msrag.WindowTokenizer
 	if noModel(c) {
 		if tok, err = windowTokenizer(c, "eval"); err != nil {
 			return experiment.Spec{}, err
 		}
-		layout = experiment.NoModelLayout(windows)
 		if !c.IsSet("configs") {
 			configText = experiment.NoModelConfigs
 		}
 	}
-	configs, err := experiment.ParseConfigs(configText, layout)
-	if err != nil {
-		return experiment.Spec{}, usagef("eval: --configs: %w", err)
-	}
-	spec := experiment.Spec{Lexical: lex, Tokenizer: tok,
+	spec := experiment.Spec{Lexical: lex, Tokenizer: tok, Channels: chans,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
-		Windows: windows, Configs: configs, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
+		Windows: windows, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
 		Rebuild: c.Bool("rebuild"), Wait: c.Bool("wait"), Workers: c.Int("workers"), Corpus: corpusOptions(c),
 		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision")},
+	}
+	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
+		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
 	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
 		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")

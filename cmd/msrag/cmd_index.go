@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/faiss"
@@ -108,15 +110,20 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if cfg.Lexical, err = lexicalFlags(c, "index"); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
+	if cfg.Channels, err = channelFlags(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
 	}
 	return cfg, copts, nil
 }
 
-// lexicalFlagSet are the flags of lexical windows (index and eval).
+// lexicalFlagSet are the flags of lexical windows and other kinds of
+// channel (index and eval).
 func lexicalFlagSet() []cli.Flag {
 	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "channel", Usage: "another kind of channel to build beside the dense and lexical windows, by its registered name (repeatable; this msrag registers " + strings.Join(channel.Names(), ", ") + ": kinds are packages a program imports)"},
 		&cli.BoolFlag{Name: "no-lexical", Usage: "build no lexical windows (by default an index also holds BM25 over every window's chunks and over whole documents, fused as bm25-w100, bm25-doc, windows=lexical, windows=all)"},
 		&cli.BoolFlag{Name: "lexical", Usage: "build lexical windows (the default; kept for older command lines)"},
 		&cli.StringFlag{Name: "lexical-analyzer", Value: "english", Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
@@ -146,6 +153,24 @@ func lexicalFlags(c *cli.Context, cmd string) (*msrag.LexicalConfig, error) {
 		return nil, usagef("%s: --bm25-k1 %v, --bm25-b %v: want k1 >= 0 and b from 0 to 1", cmd, k1, b)
 	}
 	return &msrag.LexicalConfig{Analyzer: a, BM25: lexical.BM25{K1: k1, B: b}}, nil
+}
+
+// channelFlags maps --channel to the build's other kinds of channel.
+func channelFlags(c *cli.Context, cmd string) ([]msrag.ChannelConfig, error) {
+	var out []msrag.ChannelConfig
+	for _, name := range c.StringSlice("channel") {
+		k, ok := channel.Lookup(strings.TrimSpace(name))
+		switch {
+		case !ok:
+			return nil, usagef("%s: --channel %q: no such kind of channel (this msrag registers %s)", cmd, name, strings.Join(channel.Names(), ", "))
+		case k == msrag.Dense || k == msrag.Lexical:
+			return nil, usagef("%s: --channel %s: %s channels are built by default (--model none and --no-lexical leave them out)", cmd, name, name)
+		case slices.ContainsFunc(out, func(o msrag.ChannelConfig) bool { return o.Kind == k }):
+			return nil, usagef("%s: --channel %s is given twice", cmd, name)
+		}
+		out = append(out, msrag.ChannelConfig{Kind: k})
+	}
+	return out, nil
 }
 
 func indexAction(c *cli.Context) error {

@@ -21,6 +21,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 prog=submit-index
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   exit 2
@@ -90,79 +92,7 @@ log "submitted array $index_job (--array=$array) and check $check_job (afterok:$
 ((wait_jobs)) || exit 0
 
 # ---- --wait -------------------------------------------------------------------------
-# job_states ID: one "id state exitcode reason" line per job or array task. Uses scontrol
-# (works without accounting while slurmctld remembers the job, MinJobAge), else sacct.
-job_states() {
-  local id=$1 out
-  if out=$(scontrol show job -o "$id" 2>/dev/null) && [[ -n $out ]]; then
-    awk '{
-      id = ""; st = ""; ec = ""; rs = ""; aj = ""; at = ""
-      for (i = 1; i <= NF; i++) {
-        split($i, kv, "=")
-        if (kv[1] == "JobId") id = kv[2]
-        else if (kv[1] == "ArrayJobId") aj = kv[2]
-        else if (kv[1] == "ArrayTaskId") at = substr($i, length("ArrayTaskId=") + 1)
-        else if (kv[1] == "JobState") st = kv[2]
-        else if (kv[1] == "ExitCode") ec = kv[2]
-        else if (kv[1] == "Reason") rs = kv[2]
-      }
-      if (aj != "" && at != "") id = aj "_" at
-      print id, st, ec, rs
-    }' <<<"$out"
-    return 0
-  fi
-  if out=$(sacct -n -X -P -j "$id" -o JobID,State,ExitCode,Reason 2>/dev/null) && [[ -n $out ]]; then
-    awk -F'|' '{ split($2, s, " "); print $1, s[1], $3, ($4 == "" ? "None" : $4) }' <<<"$out"
-    return 0
-  fi
-  return 1
-}
-
-terminal() {
-  case $1 in
-    COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | PREEMPTED | BOOT_FAIL | DEADLINE | REVOKED) return 0 ;;
-    *) return 1 ;;
-  esac
-}
-
-poll=${MSRAG_SLURM_POLL:-2}
-t0=$SECONDS
-misses=0
-while :; do
-  done_all=1 states=""
-  for id in "$index_job" "$check_job"; do
-    if s=$(job_states "$id"); then
-      states+="$s"$'\n'
-    else
-      states+="$id UNKNOWN 0:0 None"$'\n'
-    fi
-  done
-  while read -r id st ec rs; do
-    [[ -z $id ]] && continue
-    if [[ $id == "$check_job" && $st == PENDING && $rs == DependencyNeverSatisfied ]]; then
-      log "check job $check_job can never run (a task failed); cancelling it"
-      scancel "$check_job" 2>/dev/null || true
-      done_all=0
-    elif [[ $st == UNKNOWN ]]; then
-      done_all=0
-      misses=$((misses + 1))
-    elif ! terminal "$st"; then
-      done_all=0
-    fi
-  done <<<"$states"
-  ((done_all)) && break
-  if ((misses > 5)); then
-    log "error: Slurm knows neither job any more (no accounting and MinJobAge passed?)"
-    exit 1
-  fi
-  if ((timeout > 0 && SECONDS - t0 >= timeout)); then
-    log "error: timed out after ${timeout}s; cancelling $index_job and $check_job"
-    scancel "$index_job" "$check_job" 2>/dev/null || true
-    printf '%s' "$states" | sed 's/^/  /' >&2
-    exit 1
-  fi
-  sleep "$poll"
-done
+wait_jobs "$timeout" "$index_job" "$check_job" || exit 1
 elapsed=$(awk -v a="$t_submit" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
 failed=0 ntasks=0 nok=0
