@@ -68,14 +68,14 @@ func modelInfoOf(e Embedder) ModelInfo {
 		PassagePrefix:   s.PassagePrefix,
 	}
 	if o, ok := embed.OriginOf(e); ok {
-		m.Origin = indexfile.Origin{Kind: o.Kind, Params: params(o.Params), Access: params(o.Access)}
+		m.Origin = indexfile.Origin{Kind: o.Kind, Params: originParams(o.Params), Access: originParams(o.Access)}
 	}
 	return m
 }
 
-// params returns the canonical Params of a JSON object's text, or the text
+// originParams returns the canonical Params of a JSON object's text, or the text
 // itself when it is not one.
-func params(s string) indexfile.Params {
+func originParams(s string) indexfile.Params {
 	p, err := indexfile.ParseParams(s)
 	if err != nil {
 		return indexfile.Params(s)
@@ -102,8 +102,3 @@ func recordedBatching(m *Manifest) string {
 	}
 	return m.Batching
 }
-
-// Batching is how the index's texts were grouped into model runs: "padded"
-// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
-// predates the record.
-func (ix *Index) Batching() string { return recordedBatching(ix.man) }

@@ -42,7 +42,7 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
 		groups[g] = append(groups[g], i)
 	}
 	for g, list := range groups {
-		kind := slicesIndex(ix.kinds, ch.Layout[g.ci].Kind)
+		kind := kindIndex(ix.kinds, ch.Layout[g.ci].Kind)
 		if kind < 0 || int(g.shard) >= len(ix.shards) {
 			continue
 		}

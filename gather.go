@@ -54,7 +54,7 @@ func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err er
 		}
 	}
 	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, maxWindowK(set.mans))}
-	if needs(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
 		g.vecs = newQueryVectors(set, o.Work, fp)
 		if err := g.vecs.check(len(qs.IDs)); err != nil {
 			return nil, err
@@ -187,7 +187,7 @@ func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, e
 		if err != nil {
 			return nil, err
 		}
-		ch.Queries, ch.Dims = v, g.vecs.dims
+		ch.Queries, ch.Dims = v, g.vecs.width
 	}
 	return ch, nil
 }

@@ -248,3 +248,34 @@ func (ix *Index) Close() error {
 	}
 	return nil
 }
+
+// Dense reports whether the index has dense windows: false for one built
+// without a model (Config.Tokenizer, msrag index --model none), which holds
+// lexical windows only and searches without embedding its queries.
+func (ix *Index) Dense() bool { return !ix.man.Model.None() }
+
+// Batching is how the index's texts were grouped into model runs: "padded"
+// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
+// predates the record.
+func (ix *Index) Batching() string { return recordedBatching(ix.man) }
+
+// usable reports whether the index can search kind i (a kind's part may
+// open and yet not be searchable, such as lexical windows of another
+// analyzer version). An index of documents only fuses what was searched
+// elsewhere: every kind passes.
+func (ix *Index) usable(i int) error {
+	if ix.docsOnly {
+		return nil
+	}
+	for _, sh := range ix.shards {
+		if sh.parts[i] == nil {
+			return fmt.Errorf("msrag: index %s: its %s channels were not opened (it was opened for other kinds of channel only)", ix.where(), ix.kinds[i].Name())
+		}
+		if c, ok := sh.parts[i].(channel.Checker); ok {
+			if err := c.Check(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -53,8 +53,3 @@ func noModelInfo(t *WindowTokenizer) (ModelInfo, error) {
 	}
 	return ModelInfo{Name: NoModel, TokenizerSHA256: t.SHA256, Origin: indexfile.Origin{Kind: NoModel, Access: access}}, nil
 }
-
-// Dense reports whether the index has dense windows: false for one built
-// without a model (Config.Tokenizer, msrag index --model none), which holds
-// lexical windows only and searches without embedding its queries.
-func (ix *Index) Dense() bool { return !ix.man.Model.None() }

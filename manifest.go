@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/store"
 )
@@ -90,4 +91,13 @@ func (l *IndexLock) Unlock() error {
 		return nil
 	}
 	return l.l.Unlock()
+}
+
+// windowsOf returns the windows a manifest records, in order.
+func windowsOf(m *Manifest) []chunk.Window {
+	out := make([]chunk.Window, len(m.Windows))
+	for i, w := range m.Windows {
+		out[i] = w.Window()
+	}
+	return out
 }

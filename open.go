@@ -205,15 +205,6 @@ func sameOrigin(got, want ModelInfo) bool {
 		got.QueryPrefix == want.QueryPrefix && got.PassagePrefix == want.PassagePrefix
 }
 
-// windowsOf returns the windows a manifest records, in order.
-func windowsOf(m *Manifest) []chunk.Window {
-	out := make([]chunk.Window, len(m.Windows))
-	for i, w := range m.Windows {
-		out[i] = w.Window()
-	}
-	return out
-}
-
 // openShard reads one index directory: its documents and chunk tables,
 // then every kind's part, each file checked against the manifest as it is
 // read.

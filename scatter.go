@@ -78,10 +78,10 @@ func (o ScatterOptions) withDefaults() ScatterOptions {
 // shardSet is the shards of a scatter-gather search: their directories and
 // manifests, checked to be of one index, and each manifest's sha256.
 type shardSet struct {
-	dirs  []string
-	mans  []*Manifest
-	sums  []string
-	kinds []channel.Kind
+	dirs     []string
+	mans     []*Manifest
+	sums     []string
+	allKinds []channel.Kind
 }
 
 // openShardSet reads and checks the shards' manifests.
@@ -110,7 +110,7 @@ func openShardSet(dirs []string) (*shardSet, error) {
 		return nil, err
 	}
 	var err error
-	if set.kinds, err = channel.KindsOf(set.mans[0]); err != nil {
+	if set.allKinds, err = channel.KindsOf(set.mans[0]); err != nil {
 		return nil, fmt.Errorf("msrag: index %s: %w", dirs[0], err)
 	}
 	return set, nil
@@ -137,22 +137,22 @@ func (s *shardSet) checkNumbers() error {
 	return nil
 }
 
-// searched returns the kinds o searches: o.Kinds, each of the index, or
+// kindsSearched returns the kinds o searches: o.Kinds, each of the index, or
 // every kind of it.
-func (s *shardSet) searched(o ScatterOptions) ([]channel.Kind, error) {
+func (s *shardSet) kindsSearched(o ScatterOptions) ([]channel.Kind, error) {
 	if o.Kinds == nil {
-		return s.kinds, nil
+		return s.allKinds, nil
 	}
 	for _, k := range o.Kinds {
-		if !containsKind(s.kinds, k) {
+		if !containsKind(s.allKinds, k) {
 			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.dirs[0], k.Name(), k.Absent())
 		}
 	}
 	return o.Kinds, nil
 }
 
-// needs returns what a search of kinds reads of the queries.
-func needs(kinds []channel.Kind) channel.Needs {
+// queryNeeds returns what a search of kinds reads of the queries.
+func queryNeeds(kinds []channel.Kind) channel.Needs {
 	var n channel.Needs
 	for _, k := range kinds {
 		n |= k.Needs()
@@ -222,7 +222,7 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Scatte
 			return fmt.Errorf("msrag: %w", err)
 		}
 	}
-	if needs(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
 		if err := embedBlock(ctx, set, i, qs, o, fp); err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet,
 	if i < 0 || i >= len(dirs) {
 		return nil, nil, "", fmt.Errorf("msrag: task %d of a search of %d shards", i, len(dirs))
 	}
-	kinds, err := set.searched(o)
+	kinds, err := set.kindsSearched(o)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -355,33 +355,33 @@ func ofSearch(rec *scatterfile.Record, path, fp string, set *shardSet, j int) er
 // record; next returns the vectors of the next n queries.
 type queryVectors struct {
 	work, fp string
-	set      *shardSet
-	dims     int
+	shards   *shardSet
+	width    int // the vectors' dims
 	next     int // next block file
-	r        *scatterfile.Reader
+	reader   *scatterfile.Reader
 	buf      []float32
 	ids      []string
 	seen     int // queries read so far
 }
 
 func newQueryVectors(set *shardSet, work, fp string) *queryVectors {
-	return &queryVectors{work: work, fp: fp, set: set, dims: set.mans[0].Model.Dims}
+	return &queryVectors{work: work, fp: fp, shards: set, width: set.mans[0].Model.Dims}
 }
 
 // check checks every block's record and data before any is read.
 func (v *queryVectors) check(nq int) error {
 	lo := 0
-	for j := range v.set.dirs {
-		rec, err := scatterfile.ReadRecord(v.work, scatterfile.PhaseQueries, j, len(v.set.dirs))
+	for j := range v.shards.dirs {
+		rec, err := scatterfile.ReadRecord(v.work, scatterfile.PhaseQueries, j, len(v.shards.dirs))
 		if err != nil {
 			return fmt.Errorf("msrag: %w", err)
 		}
 		path := scatterfile.Path(v.work, scatterfile.PhaseQueries, j, ".json")
-		if err := ofSearch(rec, path, v.fp, v.set, j); err != nil {
+		if err := ofSearch(rec, path, v.fp, v.shards, j); err != nil {
 			return err
 		}
-		if rec.Lo != lo || rec.Dims != v.dims {
-			return fmt.Errorf("msrag: %s holds queries %d to %d of %d dims, want from %d of %d: %w", path, rec.Lo, rec.Hi, rec.Dims, lo, v.dims, scatterfile.ErrBad)
+		if rec.Lo != lo || rec.Dims != v.width {
+			return fmt.Errorf("msrag: %s holds queries %d to %d of %d dims, want from %d of %d: %w", path, rec.Lo, rec.Hi, rec.Dims, lo, v.width, scatterfile.ErrBad)
 		}
 		if _, err := scatterfile.CheckData(v.work, scatterfile.PhaseQueries, j, rec); err != nil {
 			return fmt.Errorf("msrag: %w", err)
@@ -397,20 +397,20 @@ func (v *queryVectors) check(nq int) error {
 // take returns the vectors of the next n queries, whose ids must be ids.
 func (v *queryVectors) take(ids []string) ([]float32, error) {
 	for len(v.ids) < len(ids) {
-		if v.r == nil {
-			if v.next >= len(v.set.dirs) {
+		if v.reader == nil {
+			if v.next >= len(v.shards.dirs) {
 				return nil, fmt.Errorf("msrag: the embedded queries end after %d: %w", v.seen, scatterfile.ErrBad)
 			}
-			r, err := scatterfile.OpenVectors(scatterfile.Path(v.work, scatterfile.PhaseQueries, v.next, ".arrow"), v.dims)
+			r, err := scatterfile.OpenVectors(scatterfile.Path(v.work, scatterfile.PhaseQueries, v.next, ".arrow"), v.width)
 			if err != nil {
 				return nil, err
 			}
-			v.r, v.next = r, v.next+1
+			v.reader, v.next = r, v.next+1
 		}
-		ids, vecs, err := v.r.Vectors()
+		ids, vecs, err := v.reader.Vectors()
 		if errors.Is(err, io.EOF) {
-			v.r.Close()
-			v.r = nil
+			v.reader.Close()
+			v.reader = nil
 			continue
 		}
 		if err != nil {
@@ -423,15 +423,15 @@ func (v *queryVectors) take(ids []string) ([]float32, error) {
 			return nil, fmt.Errorf("msrag: embedded query %d is %q, want %q: %w", v.seen+i, v.ids[i], id, scatterfile.ErrBad)
 		}
 	}
-	out := v.buf[: len(ids)*v.dims : len(ids)*v.dims]
-	v.ids, v.buf = v.ids[len(ids):], v.buf[len(ids)*v.dims:]
+	out := v.buf[: len(ids)*v.width : len(ids)*v.width]
+	v.ids, v.buf = v.ids[len(ids):], v.buf[len(ids)*v.width:]
 	v.seen += len(ids)
 	return out, nil
 }
 
 func (v *queryVectors) close() {
-	if v.r != nil {
-		v.r.Close()
+	if v.reader != nil {
+		v.reader.Close()
 	}
 }
 
@@ -453,7 +453,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 		return err
 	}
 	var vecs *queryVectors
-	if needs(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
 		vecs = newQueryVectors(set, o.Work, fp)
 		defer vecs.close()
 		if err := vecs.check(len(qs.IDs)); err != nil {
@@ -505,7 +505,7 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 		if err != nil {
 			return nil, err
 		}
-		q.Vectors, q.Dims = v, vecs.dims
+		q.Vectors, q.Dims = v, vecs.width
 	}
 	if hi == lo {
 		return nil, nil
@@ -541,7 +541,7 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 // explainRows returns what explains each row of query qi's list of channel
 // ci of the first shard (nil when its kind explains nothing).
 func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) [][]string {
-	kind := slicesIndex(ix.kinds, ix.layout[ci].Kind)
+	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
 	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
 	if !ok {
 		return nil

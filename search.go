@@ -6,70 +6,8 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
 )
-
-// SearchOptions says how to search. The zero value searches every window for
-// its top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10
-// documents.
-type SearchOptions struct {
-	// K is the number of documents returned per query; default 10.
-	K int
-	// WindowK is the number of chunks each window's index returns; default 100.
-	WindowK int
-	// Fusion is the rule that turns the windows' chunk lists into documents.
-	Fusion Fusion
-	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
-	// lexical chunk holds decodes those terms' postings again, which can
-	// cost more than the search; a caller that does not show them (msrag
-	// search's TREC output) skips it.
-	SkipTerms bool
-}
-
-func (o SearchOptions) withDefaults() SearchOptions {
-	if o.K <= 0 {
-		o.K = 10
-	}
-	if o.WindowK <= 0 {
-		o.WindowK = 100
-	}
-	return o
-}
-
-// Clamp returns opts with its defaults filled in, K at most the number of
-// documents and WindowK at most MaxWindowK, so that what a search allocates
-// follows the index, not the numbers asked for.
-func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
-	opts = opts.withDefaults()
-	opts.K = min(opts.K, max(ix.NumDocs(), 1))
-	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
-	return opts
-}
-
-// Hit is one document in a query's fused ranking.
-type Hit struct {
-	DocID    string
-	Doc      int     // document index in the index
-	Score    float64 // fused score
-	Rank     int     // from 1
-	Evidence []Evidence
-}
-
-// Evidence is a chunk that voted for a document.
-type Evidence struct {
-	// Channel is the channel that ranked the chunk: its kind and window
-	// (the whole-document lexical channel has the zero window, and spans
-	// the document from 0 to the end of its last token).
-	Channel    Channel
-	Window     chunk.Window // the window the chunk came from (Channel.Window)
-	ChunkRank  int          // the chunk's rank in that window's list, from 1
-	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
-	Start, End int64        // its byte span in the document's text (title + " " + text)
-	// Terms are, for a lexical channel's chunk, the query's terms it holds
-	// (in the query's order; lexical.Index.Explain); nil for a dense one.
-	Terms []string
-}
 
 // Search searches every channel the fusion reads (embedding the queries
 // once when one of them needs vectors) and fuses the results. An index
@@ -168,36 +106,6 @@ func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need c
 	return q, nil
 }
 
-// allOf returns every position of l.
-func allOf(l Layout) []int {
-	out := make([]int, len(l))
-	for i := range l {
-		out[i] = i
-	}
-	return out
-}
-
-// usable reports whether the index can search kind i (a kind's part may
-// open and yet not be searchable, such as lexical windows of another
-// analyzer version). An index of documents only fuses what was searched
-// elsewhere: every kind passes.
-func (ix *Index) usable(i int) error {
-	if ix.docsOnly {
-		return nil
-	}
-	for _, sh := range ix.shards {
-		if sh.parts[i] == nil {
-			return fmt.Errorf("msrag: index %s: its %s channels were not opened (OpenOptions.Kinds, DocsOnly)", ix.where(), ix.kinds[i].Name())
-		}
-		if c, ok := sh.parts[i].(channel.Checker); ok {
-			if err := c.Check(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // Stats returns the statistics every kind of the index needs for the
 // queries, added over its shards: the first phase of a search, and what a
 // scatter-gather search gathers from every shard before it searches any.
@@ -234,15 +142,6 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 	return out, nil
 }
 
-func containsKind(ks []channel.Kind, k channel.Kind) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
 // SearchQueries searches the kinds of channel given (nil: every kind the
 // index can search) for each query's windowK best rows per channel: the
 // statistics of every shard are added (Stats), each shard is searched with
@@ -251,7 +150,7 @@ func containsKind(ks []channel.Kind, k channel.Kind) bool {
 // Clamp clamps SearchOptions.WindowK.
 func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
 	if ix.docsOnly {
-		return nil, fmt.Errorf("msrag: index %s was opened with its documents only (OpenOptions.DocsOnly): it fuses, it does not search", ix.where())
+		return nil, fmt.Errorf("msrag: index %s was opened with its documents only: it fuses lists searched elsewhere, it does not search", ix.where())
 	}
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	kinds, err := ix.searchable(kinds)
