@@ -28,8 +28,8 @@ func DefaultLexical() *LexicalConfig {
 
 // check refuses parameters BM25 cannot score with.
 func (c *LexicalConfig) check() error {
-	if !(c.BM25.K1 >= 0) || !(c.BM25.B >= 0 && c.BM25.B <= 1) {
-		return fmt.Errorf("msrag: lexical k1 %v, b %v: want k1 >= 0 and b from 0 to 1", c.BM25.K1, c.BM25.B)
+	if err := c.BM25.Validate(); err != nil {
+		return fmt.Errorf("msrag: %w", err)
 	}
 	if _, err := lexical.ParseAnalyzer(c.Analyzer.Name()); err != nil {
 		return fmt.Errorf("msrag: %w", err)
