@@ -51,6 +51,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	spec.Configs = leaveOut(spec, ix)
 	if spec.Configs, err = addLearned(spec, ix, queries); err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	res.Report.MTEB = spec.MTEB.resolve(ds, res.Report.DatasetFingerprint)
-	if err := score(spec, res); err != nil {
+	if err := score(spec, served(spec, ix), res); err != nil {
 		return nil, err
 	}
 	tm.Eval = time.Since(t0).Seconds()

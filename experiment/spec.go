@@ -49,7 +49,10 @@ type Spec struct {
 	// or with others, is not reused.
 	Lexical *msrag.LexicalConfig
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs,
-	// the index's layout).
+	// the index's layout). An index msrag index built without the full
+	// window is reused all the same: from the default configurations those
+	// that need it (full) are left out, saying so on Log; configurations
+	// given here that need it are refused.
 	Configs []Config
 	// K is the number of documents ranked per query (default 100), WindowK
 	// the chunks each window returns (default 100), Batch the queries
@@ -86,6 +89,9 @@ type Spec struct {
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer
+
+	// defaultConfigs is set by withDefaults when it chose Configs.
+	defaultConfigs bool
 }
 
 func (s Spec) withDefaults() (Spec, error) {
@@ -134,6 +140,7 @@ func (s Spec) withDefaults() (Spec, error) {
 			def = NoModelConfigs
 		}
 		s.Configs, err = ParseConfigs(def, s.layout())
+		s.defaultConfigs = true
 	}
 	return s, err
 }
