@@ -79,6 +79,9 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		ix.man.BuildSeconds = time.Since(start).Seconds()
 		if err := publish(ctx, stage, ix); err != nil {
 			ix.Close()
+			if ctx.Err() != nil {
+				return nil, nil, fmt.Errorf("msrag: build stopped: %w", ctx.Err())
+			}
 			return nil, nil, err
 		}
 		ix.dir = cfg.Out

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +20,7 @@ import (
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
+	"github.com/msrag/msrag/lexical"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -494,5 +496,24 @@ func TestTailRecorded(t *testing.T) {
 	old := WindowInfo{Size: 16, Stride: 16}
 	if w := old.Window(); !w.ShortTail || w.Size != 16 || w.Stride != 0 {
 		t.Errorf("a window without a recorded tail reads as %+v, want a short tail", w)
+	}
+}
+
+// TestBuildRefusesBM25OutOfRange: k1 Inf built the whole index and failed
+// writing the manifest; k1 1e300 built one scoring every document 0. Both
+// are refused before any work, and nothing is written.
+func TestBuildRefusesBM25OutOfRange(t *testing.T) {
+	emb := testEmbedder(t)
+	path := writeJSONL(t, scifactDocs(t, 5))
+	for _, p := range []lexical.BM25{{K1: math.Inf(1), B: 0.4}, {K1: 1e300, B: 0.4}, {K1: 0.9, B: math.NaN()}} {
+		out := filepath.Join(t.TempDir(), "idx")
+		_, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Out: out,
+			Lexical: &LexicalConfig{Analyzer: lexical.English, BM25: p}})
+		if err == nil || !strings.Contains(err.Error(), "want a number from 0 to") {
+			t.Errorf("k1 %v, b %v: %v, want a refusal", p.K1, p.B, err)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+			t.Errorf("k1 %v, b %v: left %v", p.K1, p.B, entries)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/msrag/msrag"
@@ -105,10 +107,50 @@ func mismatch(ix *msrag.Index, want msrag.Layout) string {
 	if len(want.Of(msrag.Dense)) == len(want) {
 		have = have.Of(msrag.Dense)
 	}
+	return layoutMismatch(have, want)
+}
+
+// layoutMismatch says why have does not hold exactly the channels of want
+// (in any order), or "".
+func layoutMismatch(have, want msrag.Layout) string {
 	if have.Diff(want).Same() {
 		return ""
 	}
 	return fmt.Sprintf("it has windows %v, not %v", have.Descriptions(), want.Descriptions())
+}
+
+// unserved names the configurations that fuse a channel the layout lacks.
+func unserved(configs []Config, layout msrag.Layout) []string {
+	var names []string
+	for _, c := range configs {
+		if !c.Kind.fused() {
+			continue
+		}
+		if _, err := c.Fusion.Select(layout); err != nil {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// leaveOut drops from spec's default configurations those the index cannot
+// serve (full, on an index msrag index built without --full), saying so in
+// one line; reuseIndex has refused an index that lacks what configurations
+// given in Spec.Configs need.
+func leaveOut(spec Spec, ix *msrag.Index) []Config {
+	out := unserved(spec.Configs, ix.Layout())
+	if len(out) == 0 {
+		return spec.Configs
+	}
+	fmt.Fprintf(spec.Log, "eval: leaving out %s: index %s has no full window (msrag index builds it with --full)\n", strings.Join(out, ", "), spec.Index)
+	return slices.DeleteFunc(slices.Clone(spec.Configs), func(c Config) bool { return slices.Contains(out, c.Name) })
+}
+
+// served is the evaluation's layout less the channels the index lacks (the
+// full window's, on an index msrag index built without --full).
+func served(spec Spec, ix *msrag.Index) msrag.Layout {
+	have := ix.Layout()
+	return slices.DeleteFunc(spec.Layout(), func(c msrag.Channel) bool { return have.Index(c.Name()) < 0 })
 }
 
 // lexicalMismatch says why an index's lexical windows are not those spec

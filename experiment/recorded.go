@@ -47,6 +47,9 @@ func reuseRecorded(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	}
 	why := windowsDiffer(ix, spec.Layout())
 	if why == "" {
+		why = fullNeeded(ix, spec)
+	}
+	if why == "" {
 		why = lexicalMismatch(ix.Manifest(), spec)
 	}
 	if why == "" {
@@ -156,30 +159,50 @@ func mismatchDense(ix *msrag.Index, want msrag.Layout) bool {
 }
 
 // windowsDiffer says why an index built by msrag index cannot serve an
-// evaluation's windows: eval needs every --windows size and the full
-// window (for its full and oracle configurations), so an index without it
-// is refused with the command that builds one, or "".
+// evaluation's windows, or "": it must have every --windows size (and their
+// lexical channels when the evaluation fuses them); the full window is not
+// needed unless a configuration asked for fuses it (fullNeeded).
 func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
-	why := mismatch(ix, want)
+	have := withoutFull(ix.Layout())
+	if len(want.Of(msrag.Dense)) == len(want) {
+		have = have.Of(msrag.Dense)
+	}
+	why := layoutMismatch(have, withoutFull(want))
 	if why == "" {
 		return ""
 	}
-	var sizes []string
-	full := false
-	for _, w := range ix.Windows() {
-		if w.Truncate {
-			full = true
-		} else {
-			sizes = append(sizes, fmt.Sprint(w.Size))
-		}
-	}
-	hint := "evaluate it with --windows " + strings.Join(sizes, ",")
 	lexical := len(want.Of(msrag.Dense)) < len(want)
 	if lexical && ix.Manifest().Lexical == nil && !mismatchDense(ix, want) {
 		return why + "; it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical"
 	}
-	if !full {
-		hint = "it lacks the full window that eval's full and oracle configurations need: build it with msrag index --full (and --windows " + strings.Join(sizes, ",") + ")"
+	return why + "; evaluate it with --windows " + slidingSizes(ix)
+}
+
+// fullNeeded says why an index without the full window cannot serve the
+// configurations asked for (those that fuse it), or "": "" too when they
+// are the default ones, which Run then leaves out (leaveOut).
+func fullNeeded(ix *msrag.Index, spec Spec) string {
+	need := unserved(spec.Configs, ix.Layout())
+	if len(need) == 0 || spec.defaultConfigs {
+		return ""
 	}
-	return why + "; " + hint
+	return fmt.Sprintf("it lacks the full window that configuration %s needs: build it with msrag index --full (and --windows %s), or leave %s out of --configs",
+		strings.Join(need, ", "), slidingSizes(ix), strings.Join(need, ", "))
+}
+
+// withoutFull is l without the full window's channels.
+func withoutFull(l msrag.Layout) msrag.Layout {
+	return slices.DeleteFunc(slices.Clone(l), func(c msrag.Channel) bool { return c.Window.Truncate })
+}
+
+// slidingSizes lists the index's sliding window sizes, as --windows takes
+// them.
+func slidingSizes(ix *msrag.Index) string {
+	var sizes []string
+	for _, w := range ix.Windows() {
+		if !w.Truncate {
+			sizes = append(sizes, fmt.Sprint(w.Size))
+		}
+	}
+	return strings.Join(sizes, ",")
 }

@@ -54,6 +54,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
+	spec.Configs = leaveOut(spec, ix)
 	if spec.Configs, err = addLearned(spec, ix, queries); err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	res.Report.MTEB = spec.MTEB.resolve(ds, res.Report.DatasetFingerprint)
-	if err := score(spec, res); err != nil {
+	if err := score(spec, served(spec, ix), res); err != nil {
 		return nil, err
 	}
 	tm.Eval = time.Since(t0).Seconds()

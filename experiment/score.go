@@ -11,9 +11,8 @@ import (
 )
 
 // score evaluates every configuration's run and forms the oracles over the
-// single channels.
-func score(spec Spec, res *Result) error {
-	layout := spec.Layout()
+// single channels of layout, the channels the evaluation fuses.
+func score(spec Spec, layout msrag.Layout, res *Result) error {
 	var singles []single
 	for _, c := range spec.Configs {
 		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}

@@ -53,7 +53,10 @@ type Spec struct {
 	// is not reused.
 	Channels []msrag.ChannelConfig
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs,
-	// the index's layout).
+	// the index's layout). An index msrag index built without the full
+	// window is reused all the same: from the default configurations those
+	// that need it (full) are left out, saying so on Log; configurations
+	// given here that need it are refused.
 	Configs []Config
 	// K is the number of documents ranked per query (default 100), WindowK
 	// the chunks each window returns (default 100), Batch the queries
@@ -97,6 +100,9 @@ type Spec struct {
 	Phase Phase
 	Work  string
 	Shard int
+
+	// defaultConfigs is set by withDefaults when it chose Configs.
+	defaultConfigs bool
 }
 
 func (s Spec) withDefaults() (Spec, error) {
@@ -147,6 +153,7 @@ func (s Spec) withDefaults() (Spec, error) {
 			def = NoModelConfigs
 		}
 		s.Configs, err = ParseConfigs(def, s.Layout())
+		s.defaultConfigs = true
 	}
 	return s, err
 }

@@ -563,3 +563,28 @@ func TestHolds(t *testing.T) {
 		t.Error("row 300 of 300: no error")
 	}
 }
+
+func TestBM25Validate(t *testing.T) {
+	for _, p := range []BM25{DefaultBM25, {K1: 0, B: 0}, {K1: MaxK1, B: 1}} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+	for _, tc := range []struct {
+		p    BM25
+		want string
+	}{
+		{BM25{K1: math.Inf(1), B: 0.4}, "k1 +Inf: want a number from 0 to 3"},
+		{BM25{K1: math.NaN(), B: 0.4}, "k1 NaN"},
+		{BM25{K1: 1e300, B: 0.4}, "k1 1e+300"},
+		{BM25{K1: 3.01, B: 0.4}, "k1 3.01"},
+		{BM25{K1: -1, B: 0.4}, "k1 -1"},
+		{BM25{K1: 0.9, B: math.NaN()}, "b NaN: want a number from 0 to 1"},
+		{BM25{K1: 0.9, B: math.Inf(-1)}, "b -Inf"},
+		{BM25{K1: 0.9, B: 1.5}, "b 1.5"},
+	} {
+		if err := tc.p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error saying %q", tc.p, err, tc.want)
+		}
+	}
+}

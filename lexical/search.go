@@ -28,6 +28,27 @@ type BM25 struct {
 // BM25 baselines use.
 var DefaultBM25 = BM25{K1: 0.9, B: 0.4}
 
+// MaxK1 is the largest k1 an index is built with (Validate). Lucene and
+// bm25s take any k1 >= 0, but tuned values stay within 0 to 3; far beyond,
+// the scores shrink as 1/k1 until they round to 0 in float32 (k1 = 1e300
+// scores every document 0), a ranking by nothing.
+const MaxK1 = 3
+
+// Validate refuses parameters an index should not be built with: k1 not a
+// number from 0 to MaxK1, b not a number from 0 to 1 (NaN and the
+// infinities included). An index built with other finite values still
+// searches.
+func (p BM25) Validate() error {
+	switch {
+	case !(p.K1 >= 0 && p.K1 <= MaxK1):
+		return fmt.Errorf("lexical: BM25 k1 %v: want a number from 0 to %v", p.K1, float64(MaxK1))
+	case !(p.B >= 0 && p.B <= 1):
+		return fmt.Errorf("lexical: BM25 b %v: want a number from 0 to 1", p.B)
+	}
+	return nil
+}
+
+// check refuses parameters the score cannot be computed with.
 func (p BM25) check() error {
 	if !(p.K1 >= 0) || math.IsInf(p.K1, 0) || !(p.B >= 0 && p.B <= 1) {
 		return fmt.Errorf("lexical: BM25 parameters k1 = %v, b = %v (want k1 >= 0, 0 <= b <= 1)", p.K1, p.B)

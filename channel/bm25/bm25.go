@@ -57,15 +57,12 @@ func DefaultConfig() Config {
 	return Config{Analyzer: lexical.English, BM25: lexical.DefaultBM25}
 }
 
-// MaxK1 bounds k1: Lucene and bm25s use 0 to 3 in practice, and a k1 far
-// beyond makes every score underflow to 0.
-const MaxK1 = 10
-
-// Check refuses parameters BM25 cannot rank with: k1 not finite or outside
-// 0 to MaxK1, b outside 0 to 1, an analyzer this msrag does not produce.
+// Check refuses parameters an index should not be built with
+// (lexical.BM25.Validate: k1 not finite or outside 0 to lexical.MaxK1, b
+// outside 0 to 1) and an analyzer this msrag does not produce.
 func (c Config) Check() error {
-	if !(c.BM25.K1 >= 0 && c.BM25.K1 <= MaxK1) || !(c.BM25.B >= 0 && c.BM25.B <= 1) {
-		return fmt.Errorf("lexical k1 %v, b %v: want k1 from 0 to %d and b from 0 to 1", c.BM25.K1, c.BM25.B, MaxK1)
+	if err := c.BM25.Validate(); err != nil {
+		return err
 	}
 	if _, err := lexical.ParseAnalyzer(c.Analyzer.Name()); err != nil {
 		return err

@@ -22,8 +22,10 @@ func init() {
 		Description: "Builds one index of the dataset's corpus (every --windows size plus the full-document\n" +
 			"window, documents embedded whole and truncated as MTEB does), or reuses the one in --index when\n" +
 			"it matches (same model files, windows, full window, and corpus file: its size, mtime and sha256\n" +
-			"are kept in INDEX.source.json; an index without that record, built by msrag index, is replaced\n" +
-			"only with --rebuild). Embeds the split's queries once per --batch, searches every\n" +
+			"are kept in INDEX.source.json; an index without that record, built by msrag index, is reused when\n" +
+			"the corpus files its manifest records are the dataset's, and replaced only with --rebuild; built\n" +
+			"without --full, it serves every default configuration but full, which is left out, and a --configs\n" +
+			"naming full is refused). Embeds the split's queries once per --batch, searches every\n" +
 			"window once and fuses the same chunk lists into every configuration of --configs:\n\n" +
 			"  windows      each window alone (w100, w200, ...): chunks collapsed to documents by their best\n" +
 			"  oracle       per query and metric the best single window, chosen with the labels (an\n" +
@@ -126,6 +128,9 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 	}
 	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
+	}
+	if !c.IsSet("configs") {
+		spec.Configs = nil // the defaults: those an index without the full window cannot serve are left out
 	}
 	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
 		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
@@ -242,8 +243,8 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 // TestEvalOfIndexBuiltByIndex checks that eval --index takes an index built
 // by msrag index, whole or as shards, when the inputs its manifest records
 // are the dataset's corpus, and refuses (without touching it) one whose
-// corpus file differs, whose shards are incomplete, which lacks a window,
-// or which records no inputs.
+// corpus file differs, whose shards are incomplete, or which records no
+// inputs (TestEvalIndexWithoutFull: one without the full window).
 func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	hashTokenizer(t)
 	data := filepath.Join(t.TempDir(), "tiny")
@@ -267,8 +268,6 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	shards := filepath.Join(root, "shards")
 	index(filepath.Join(shards, "s0"), "--windows", "16,32", "--full", "--shard", "0/2")
 	index(filepath.Join(shards, "s1"), "--windows", "16,32", "--full", "--shard", "1/2")
-	noFull := filepath.Join(root, "nofull")
-	index(noFull, "--windows", "16,32")
 
 	code, stderr, outWhole := eval(whole)
 	if code != exitOK || !strings.Contains(stderr, "reusing index "+whole+" (built by msrag index") || strings.Contains(stderr, "building index") {
@@ -325,7 +324,6 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 		want                []string
 	}{
 		{"missing shard", shards, filepath.Join(shards, "s0"), []string{"shards 1/2 are missing"}},
-		{"no full window", noFull, noFull, []string{"msrag index --full"}},
 		{"no record", noRecord, noRecord, []string{"records no inputs", "--rebuild"}},
 	} {
 		before := readManifestBytes(t, tc.manifest)
@@ -363,6 +361,60 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	code, stderr, _ = eval(whole, "--rebuild", "--configs", "rrf")
 	if code != exitOK || !strings.Contains(stderr, "building index "+whole+": rebuild asked for") {
 		t.Fatalf("eval --rebuild: code %d\n%s", code, stderr)
+	}
+}
+
+// TestEvalIndexWithoutFull: an index msrag index built without --full is
+// reused by eval with its default configurations, leaving out full (which
+// needs the full window) in one line; a --configs naming full is refused
+// before any query is searched, and the index is untouched. Real processes.
+func TestEvalIndexWithoutFull(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	idx := filepath.Join(dir, "idx")
+	code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--quiet")
+	if code != exitOK {
+		t.Fatalf("index: code %d\n%s", code, stderr)
+	}
+	before := readManifestBytes(t, idx)
+	eval := func(out string, extra ...string) (int, string) {
+		args := append([]string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--index", idx, "--out", filepath.Join(dir, out)}, extra...)
+		code, _, stderr := limitedRun(t, time.Minute, args...)
+		return code, stderr
+	}
+	code, stderr = eval("default")
+	if code != exitOK || !strings.Contains(stderr, "reusing index "+idx+" (built by msrag index") {
+		t.Fatalf("eval with the default configurations: code %d, want the index reused:\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, "eval: leaving out full: index "+idx+" has no full window (msrag index builds it with --full)"); n != 1 {
+		t.Errorf("eval said %d times that it leaves full out, want once:\n%s", n, stderr)
+	}
+	e := readEval(t, filepath.Join(dir, "default"))
+	if e.Config("full") != nil || e.FullWindow != 0 {
+		t.Errorf("configuration full evaluated on an index without the full window (full window %d)", e.FullWindow)
+	}
+	for _, name := range []string{"w16", "bm25-w32", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", "maxp", "oracle", "oracle:dense", "oracle:lexical"} {
+		if e.Config(name) == nil {
+			t.Errorf("no configuration %s", name)
+		}
+	}
+	if code, stderr = eval("rrf", "--configs", "rrf,oracle"); code != exitOK || strings.Contains(stderr, "leaving out") {
+		t.Errorf("eval --configs rrf,oracle: code %d, want it run with nothing left out:\n%s", code, stderr)
+	}
+	for _, configs := range []string{"full", "rrf,full", "rrf:windows=16+full"} {
+		code, stderr = eval("named", "--configs", configs)
+		want := "it lacks the full window that configuration " + strings.Split(configs, ",")[len(strings.Split(configs, ","))-1] + " needs: build it with msrag index --full (and --windows 16,32)"
+		if code != exitFailure || !strings.Contains(stderr, want) || strings.Contains(stderr, "searched") {
+			t.Errorf("eval --configs %s: code %d, want a refusal saying %q before any search:\n%s", configs, code, want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "named")); err == nil {
+		t.Error("a refused eval wrote its output directory")
+	}
+	if readManifestBytes(t, idx) != before {
+		t.Error("the index was touched")
 	}
 }
 

@@ -127,7 +127,7 @@ func lexicalFlagSet() []cli.Flag {
 		&cli.BoolFlag{Name: "no-lexical", Usage: "build no lexical windows (by default an index also holds BM25 over every window's chunks and over whole documents, fused as bm25-w100, bm25-doc, windows=lexical, windows=all)"},
 		&cli.BoolFlag{Name: "lexical", Usage: "build lexical windows (the default; kept for older command lines)"},
 		&cli.StringFlag{Name: "lexical-analyzer", Value: "english", Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
-		&cli.Float64Flag{Name: "bm25-k1", Value: lexical.DefaultBM25.K1, Usage: "BM25 k1 of the lexical windows"},
+		&cli.Float64Flag{Name: "bm25-k1", Value: lexical.DefaultBM25.K1, Usage: "BM25 k1 of the lexical windows (0 to 3)"},
 		&cli.Float64Flag{Name: "bm25-b", Value: lexical.DefaultBM25.B, Usage: "BM25 b of the lexical windows (0 to 1)"},
 	}
 }
@@ -149,8 +149,11 @@ func lexicalFlags(c *cli.Context, cmd string) (*msrag.LexicalConfig, error) {
 		return nil, usagef("%s: --lexical-analyzer: %w", cmd, err)
 	}
 	k1, b := c.Float64("bm25-k1"), c.Float64("bm25-b")
-	if !(k1 >= 0) || !(b >= 0 && b <= 1) {
-		return nil, usagef("%s: --bm25-k1 %v, --bm25-b %v: want k1 >= 0 and b from 0 to 1", cmd, k1, b)
+	switch { // the bounds of lexical.BM25.Validate, said flag by flag
+	case !(k1 >= 0 && k1 <= lexical.MaxK1):
+		return nil, usagef("%s: --bm25-k1 %v: want a number from 0 to %d (Lucene's and bm25s's range in practice; far beyond it every score rounds to 0)", cmd, k1, lexical.MaxK1)
+	case !(b >= 0 && b <= 1):
+		return nil, usagef("%s: --bm25-b %v: want a number from 0 to 1", cmd, b)
 	}
 	return &msrag.LexicalConfig{Analyzer: a, BM25: lexical.BM25{K1: k1, B: b}}, nil
 }

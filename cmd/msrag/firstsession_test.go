@@ -23,8 +23,8 @@ import (
 // with no make install and no msrag model fetch. The model is fetched on
 // its first use by msrag index (mvn is found in the system's standard
 // directories, PATH being unset), then msrag search and msrag eval --index
-// of the index msrag index built run on a subset of SciFact, each with
-// exit code 0. It downloads the model's jar, so it is skipped with -short,
+// of the index msrag index built (without --full: eval leaves out the full
+// window's configuration) run on a subset of SciFact, each with exit code 0. It downloads the model's jar, so it is skipped with -short,
 // and when mvn is missing.
 func TestFirstSession(t *testing.T) {
 	if testing.Short() {
@@ -61,7 +61,7 @@ func TestFirstSession(t *testing.T) {
 	}
 	msragBin := filepath.Join(bin, "msrag")
 	session := [][]string{
-		{"index", "--corpus", "scifact-small", "--out", "idx", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254", "--full"},
+		{"index", "--corpus", "scifact-small", "--out", "idx", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254"},
 		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--out", "run.trec"},
 		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
 		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
@@ -92,8 +92,8 @@ func TestFirstSession(t *testing.T) {
 			t.Errorf("msrag %s fetched again:\n%s", session[i+1][0], l)
 		}
 	}
-	if !strings.Contains(logs[4], "reusing index idx (built by msrag index") {
-		t.Errorf("eval did not reuse the index of msrag index:\n%s", logs[4])
+	if !strings.Contains(logs[4], "reusing index idx (built by msrag index") || !strings.Contains(logs[4], "eval: leaving out full: index idx has no full window") {
+		t.Errorf("eval did not reuse the index of msrag index (built without --full), leaving out full:\n%s", logs[4])
 	}
 	runs := map[string]string{}
 	for _, f := range []string{"run.trec", "dense.trec", "lexical.trec"} {

@@ -299,6 +299,13 @@ func TestHostileIndexInput(t *testing.T) {
 		hostileCase{"empty out", []string{"index", "--corpus", corpusPath, "--out", "", "--model", "hash-test-embedder"}, exitUsage, "--out is empty", left},
 		hostileCase{"a billion workers", index("--workers", "1000000000"), exitUsage, "--workers 1000000000 is more than 1024", left},
 		hostileCase{"negative block lines", index("--block-lines", "-5"), exitUsage, "--block-lines -5: must not be negative", left},
+		// k1 Inf built the whole index and failed writing the manifest;
+		// 1e300 built one that scores every document 0.
+		hostileCase{"k1 Inf", index("--bm25-k1", "Inf"), exitUsage, "--bm25-k1 +Inf: want a number from 0 to 3", left},
+		hostileCase{"k1 1e300", index("--bm25-k1", "1e300"), exitUsage, "--bm25-k1 1e+300: want a number from 0 to 3", left},
+		hostileCase{"k1 NaN", index("--bm25-k1", "NaN"), exitUsage, "--bm25-k1 NaN: want a number from 0 to 3", left},
+		hostileCase{"b NaN", index("--bm25-b", "NaN"), exitUsage, "--bm25-b NaN: want a number from 0 to 1", left},
+		hostileCase{"b -Inf", index("--bm25-b", "-Inf"), exitUsage, "--bm25-b -Inf: want a number from 0 to 1", left},
 		hostileCase{"id with a newline", []string{"index", "--corpus", badIDs, "--out", out, "--model", "hash-test-embedder", "--windows", "4", "--quiet"},
 			exitFailure, `ids.jsonl line 2: id "b\nc" holds U+000A`, left},
 	)
@@ -454,6 +461,8 @@ func TestHostileEvalInput(t *testing.T) {
 	runHostile(t, work, []hostileCase{
 		{"fusion model trained on these queries", eval("--out", out, "--fusion-model", seen), exitFailure, "evaluate it on queries it has not seen", "-"},
 		{"empty out", eval("--out", ""), exitUsage, "--out is empty", "-"},
+		{"k1 Inf", eval("--out", out, "--bm25-k1", "Inf"), exitUsage, "eval: --bm25-k1 +Inf: want a number from 0 to 3", "-"},
+		{"k1 4", eval("--out", out, "--bm25-k1", "4"), exitUsage, "eval: --bm25-k1 4: want a number from 0 to 3", "-"},
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/msrag/msrag/channel"
@@ -55,24 +56,11 @@ func (e *spanEmbedder) EmbedChunks(_ context.Context, chunks []embed.Chunk, _ em
 	return out, nil
 }
 
-// testCorpus writes docs (id -> text, in order) as JSON lines and opens them.
+// testCorpus writes docs (id -> text, in order) as JSON lines and opens them
+// in batches of two documents.
 func testCorpus(t *testing.T, ids, texts []string) corpus.Reader {
 	t.Helper()
-	var b strings.Builder
-	for i := range ids {
-		line, _ := json.Marshal(map[string]string{"_id": ids[i], "text": texts[i]})
-		b.Write(append(line, '\n'))
-	}
-	path := filepath.Join(t.TempDir(), "corpus.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := corpus.Open(path, corpus.Options{BatchSize: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
-	return src
+	return openBatch(t, ids, texts, 2)
 }
 
 func testDocs(n int) (ids, texts []string) {
@@ -208,6 +196,50 @@ func TestPrepareHookFailsTheBuild(t *testing.T) {
 	if len(b.builders) == 0 {
 		t.Error("a failed Run handed its builders on; the Builder must keep (and close) them")
 	}
+}
+
+// TestPrepareStopsWithinABatch: a worker stops before the next document of
+// its batch once the build is cancelled, not at the batch's end (a batch of
+// 1,024 meeting transcripts takes seconds to tokenize).
+func TestPrepareStopsWithinABatch(t *testing.T) {
+	ids, texts := testDocs(60)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen atomic.Int32
+	b := newTestBuilder(t, Config{PrepareHook: func(id string) error {
+		if seen.Add(1) == 3 {
+			cancel()
+		}
+		return nil
+	}})
+	src := openBatch(t, ids, texts, len(ids)) // one batch: one worker takes it all
+	if _, err := b.Run(ctx, src); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if n := seen.Load(); n > 3 {
+		t.Errorf("%d documents were prepared; the worker should stop at the cancel (document 3) instead of finishing its batch of %d", n, len(ids))
+	}
+}
+
+// openBatch writes docs as JSON lines and opens them in batches of batch
+// documents.
+func openBatch(t *testing.T, ids, texts []string, batch int) corpus.Reader {
+	t.Helper()
+	var sb strings.Builder
+	for i := range ids {
+		line, _ := json.Marshal(map[string]string{"_id": ids[i], "text": texts[i]})
+		sb.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := corpus.Open(path, corpus.Options{BatchSize: batch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
 }
 
 // TestTrainingTooFewVectors checks that an index that needs training and

@@ -17,6 +17,10 @@
 //	         chunk as they come)
 //	add      each vector to the index of every window that lists its chunk
 //
+// Every stage checks the context between its units of work, the prepare
+// workers before each document, so that a cancelled build stops within one
+// document, one embedder call or one batch handed between stages.
+//
 // A build without an embedder (Config.Tokenizer instead, lexical windows
 // only) cuts the windows with that tokenizer exactly as a build with an
 // embedder whose tokenizer it is would, makes no FAISS index, and has no

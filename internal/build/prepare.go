@@ -13,6 +13,8 @@ import (
 
 // prepare is one worker of the second stage: it tokenizes each document of
 // a batch once, without special tokens or truncation, and cuts every window.
+// It checks ctx before each document: a batch of 1,024 long documents
+// (meeting transcripts of 10,000 tokens) takes seconds to tokenize.
 func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *docBatch) error {
 	var res chunk.Result
 	var spans []chunk.Span
@@ -27,6 +29,9 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 			return err
 		}
 		for di, d := range bt.docs {
+			if err := ctx.Err(); err != nil { // a batch of long documents takes seconds
+				return err
+			}
 			if err := b.prepareDoc(tok, bt, bt.base+int32(di), d, &res, &spans); err != nil {
 				return err
 			}

@@ -15,13 +15,22 @@ import (
 const stagingMark = ".msrag-tmp-"
 
 // Stage is an index directory being written: a temporary sibling that
-// Publish renames into place.
+// Publish renames into place. It is written under the context NewStage was
+// given: when that ends, Create stops within a piece of writePiece bytes
+// and Publish publishes nothing, so that an interrupted build stops
+// promptly even while it writes files of hundreds of megabytes.
 type Stage struct {
+	ctx      context.Context // the build's: it lives as long as the Stage
 	dir, tmp string
 	lock     *Lock
 	ownLock  bool
 	done     bool
 }
+
+// writePiece is the most bytes Create writes without looking at the
+// context: about 10 ms of writing and hashing. A FAISS index hands over its
+// vectors in one write of hundreds of megabytes.
+const writePiece = 8 << 20
 
 // NewStage starts writing the index directory dir. lock must be dir's lock,
 // held by the caller until the Stage is published or aborted; nil makes
@@ -30,7 +39,7 @@ type Stage struct {
 // lock is held, no live build has one.
 func NewStage(ctx context.Context, dir string, lock *Lock, wait bool) (*Stage, error) {
 	dir = filepath.Clean(dir)
-	s := &Stage{dir: dir, lock: lock}
+	s := &Stage{ctx: ctx, dir: dir, lock: lock}
 	if lock == nil {
 		l, err := LockDir(ctx, dir, wait)
 		if err != nil {
@@ -59,18 +68,49 @@ func NewStage(ctx context.Context, dir string, lock *Lock, wait bool) (*Stage, e
 func (s *Stage) Dir() string { return s.dir }
 
 // Create writes the file name of the index with what fn writes and returns
-// its sha256, computed as the bytes were written.
+// its sha256, computed as the bytes were written. When the Stage's context
+// ends it stops, leaving no file, with the context's error.
 func (s *Stage) Create(name string, fn func(io.Writer) error) (string, error) {
-	return safefile.Write(filepath.Join(s.tmp, name), fn)
+	return safefile.Write(filepath.Join(s.tmp, name), func(w io.Writer) error {
+		return fn(ctxWriter{ctx: s.ctx, w: w})
+	})
+}
+
+// ctxWriter writes to w in pieces of at most writePiece bytes, and stops
+// with ctx's error once ctx has ended.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		if err := c.ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := c.w.Write(p[:min(len(p), writePiece)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
 }
 
 // Publish writes the manifest and moves the complete directory into place,
 // replacing an earlier index there (but never a directory that is not an
 // index: neither a manifest nor empty). The lock is released if NewStage
-// took it.
+// took it. After the Stage's context ended it publishes nothing and
+// returns the context's error.
 func (s *Stage) Publish(m *Manifest) error {
 	defer s.release()
-	data, err := encodeManifest(m)
+	err := s.ctx.Err()
+	var data []byte
+	if err == nil {
+		data, err = encodeManifest(m)
+	}
 	if err == nil {
 		err = safefile.WriteFile(filepath.Join(s.tmp, ManifestName), data)
 	}

@@ -122,6 +122,66 @@ func TestStagePublishAndAbort(t *testing.T) {
 	}
 }
 
+// TestStageStopsWhenCancelled: once the Stage's context ends, a file being
+// written stops at the next piece, even inside one large write (a FAISS
+// index hands over its vectors in one), and nothing is published.
+func TestStageStopsWhenCancelled(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "idx")
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := NewStage(ctx, dir, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Abort()
+	big := make([]byte, 4*writePiece)
+	written := 0
+	_, err = s.Create("w1.faiss", func(w io.Writer) error {
+		w.Write([]byte("head"))
+		cancel()
+		n, err := w.Write(big)
+		written = n
+		return err
+	})
+	if !errors.Is(err, context.Canceled) || written != 0 {
+		t.Fatalf("Create after the cancel: %v, %d bytes of a large write written; want context.Canceled before the first piece", err, written)
+	}
+	if err := s.Publish(&Manifest{FormatVersion: FormatVersion}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Publish after the cancel: %v, want context.Canceled", err)
+	}
+	if names := dirNames(t, root); len(names) != 0 {
+		t.Errorf("left after a cancelled stage: %v", names)
+	}
+}
+
+// TestCtxWriterPieces: a large write goes through in pieces of writePiece
+// bytes, all of it while the context lasts.
+func TestCtxWriterPieces(t *testing.T) {
+	var sizes []int
+	w := ctxWriter{ctx: context.Background(), w: writerFunc(func(p []byte) (int, error) { sizes = append(sizes, len(p)); return len(p), nil })}
+	n, err := w.Write(make([]byte, 2*writePiece+1))
+	if err != nil || n != 2*writePiece+1 || !reflect.DeepEqual(sizes, []int{writePiece, writePiece, 1}) {
+		t.Fatalf("Write = %d, %v in pieces %v", n, err, sizes)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 func TestStageRefusesNonIndex(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mine")
 	os.Mkdir(dir, 0o755)
