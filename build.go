@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/build"
@@ -72,9 +74,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, in := range corpus.Inputs(src) {
-		ix.man.Inputs = append(ix.man.Inputs, store.Input{Path: in.Path, Size: in.Size, SHA256: in.SHA256})
-	}
+	ix.man.Inputs, ix.man.Rebuildable = inputsOf(src, cfg.Inputs), cfg.Rebuildable
 	if stage != nil {
 		ix.man.BuildSeconds = time.Since(start).Seconds()
 		if err := publish(ctx, stage, ix); err != nil {
@@ -87,6 +87,26 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 		ix.dir = cfg.Out
 	}
 	return ix, statsOf(res, ix, start), nil
+}
+
+// inputsOf returns what the manifest records of the files the build read:
+// the reader's record, else given, each with its modification time.
+func inputsOf(src corpus.Reader, given []Input) []Input {
+	var out []Input
+	for _, in := range corpus.Inputs(src) {
+		out = append(out, Input{Path: in.Path, Size: in.Size, SHA256: in.SHA256})
+	}
+	if out == nil {
+		out = slices.Clone(given)
+	}
+	for i := range out {
+		if out[i].MTime == "" {
+			if st, err := os.Stat(out[i].Path); err == nil && st.Size() == out[i].Size {
+				out[i].MTime = st.ModTime().UTC().Format(time.RFC3339Nano)
+			}
+		}
+	}
+	return out
 }
 
 // DefaultWindows are the windows used when Config.Windows is empty: 100, 200
@@ -157,6 +177,14 @@ type Config struct {
 	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none (with Tokenizer,
 	// DefaultLexical).
 	Lexical *LexicalConfig
+	// Inputs are recorded as the files the build read when the corpus
+	// reader records none itself (Parquet and Arrow readers read at random:
+	// a caller that hashed the files records them here); a reader's own
+	// record (JSONL, .txt/.md files) is kept otherwise.
+	Inputs []Input
+	// Rebuildable marks the index as one an evaluation built for itself,
+	// which a later evaluation may build again (Manifest.Rebuildable).
+	Rebuildable bool
 	// Channels are channels of kinds beyond dense and lexical (package
 	// channel), each kind once, with its parameters; the index records them
 	// in its manifest's channels section (format 5).
@@ -443,4 +471,52 @@ func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 		return fmt.Errorf("msrag: %w", err)
 	}
 	return nil
+}
+
+// Identity returns the identity an index built with c has, as far as it is
+// known before the build (IdentityOf reads a built index's): the model,
+// how its windows are embedded, its batching, its channels, the parameters
+// of the dense and lexical kinds; not the inputs (the corpus is read by
+// the build) nor the parameters of other kinds. Defaults are applied
+// first, so a configuration that cannot build fails here too.
+func (c Config) Identity() (Identity, error) {
+	c, err := c.withDefaults()
+	if err != nil {
+		return Identity{}, err
+	}
+	var kinds []ChannelKind
+	for _, k := range c.kinds() {
+		kinds = append(kinds, k.Kind)
+	}
+	id := Identity{Layout: LayoutOf(c.Windows, kinds...), Params: map[string]string{}, Shard: c.Shard}
+	if c.Embedder == nil {
+		if id.Model, err = noModelInfo(c.Tokenizer); err != nil {
+			return Identity{}, fmt.Errorf("msrag: %w", err)
+		}
+	} else {
+		id.Model = modelInfoOf(c.Embedder)
+		id.Embedding, id.Batching = c.embeddingString(), EmbedderBatching(c.Embedder)
+		if id.Batching == "" {
+			id.Batching = embed.BatchingPadded // what an index records of an embedder without the choice
+		}
+		id.Params[Dense.Name()] = Dense.Params(&Manifest{Metric: c.Metric.String()})
+	}
+	if c.Lexical != nil {
+		id.Params[Lexical.Name()] = Lexical.Params(&Manifest{Lexical: c.Lexical.Record()})
+	}
+	return id, nil
+}
+
+// embeddingString describes how c embeds windows, as embeddingOf describes
+// a built index's.
+func (c Config) embeddingString() string {
+	if c.Embedding != Late {
+		return c.Embedding.String()
+	}
+	segment := c.Embedder.Spec().MaxContent(embed.Passage)
+	overlap := c.LateOverlap
+	if overlap == 0 {
+		overlap = late.DefaultOverlap(segment)
+	}
+	return fmt.Sprintf("%s (segments of %d tokens, overlap %d, edges %s)", c.Embedding, segment, overlap, c.LateEdges)
 }

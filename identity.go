@@ -71,7 +71,9 @@ type IdentityDiff struct {
 	Channels    LayoutDiff
 }
 
-// Diff compares id (what is there) with want.
+// Diff compares id (what is there) with want. The embedding and batching of
+// an index with a model are compared when want says them, each kind's
+// parameters when both say them, the inputs when want has some.
 func (id Identity) Diff(want Identity) IdentityDiff {
 	var d IdentityDiff
 	add := func(field, have, want string) {
@@ -85,8 +87,12 @@ func (id Identity) Diff(want Identity) IdentityDiff {
 	case !id.Model.SameModel(want.Model):
 		d.Differences = append(d.Differences, Difference{Field: "model", Have: id.Model.Name, Want: want.Model.Name})
 	}
-	add("embedding", id.Embedding, want.Embedding)
-	add("batching", id.Batching, want.Batching)
+	if want.Embedding != "" || want.Model.None() {
+		add("embedding", id.Embedding, want.Embedding)
+	}
+	if want.Batching != "" || want.Model.None() {
+		add("batching", id.Batching, want.Batching)
+	}
 	add("channels", kindNames(id.Layout), kindNames(want.Layout))
 	for _, name := range slices.Sorted(keysOf(want.Params)) {
 		if have, ok := id.Params[name]; ok {
@@ -114,6 +120,19 @@ func (d IdentityDiff) Field(field string) (Difference, bool) {
 func (d IdentityDiff) Without(fields ...string) IdentityDiff {
 	d.Differences = slices.DeleteFunc(slices.Clone(d.Differences), func(x Difference) bool { return slices.Contains(fields, x.Field) })
 	return d
+}
+
+// String says how the field differs: "model all-minilm-l6-v2, not
+// e5-small-v2".
+func (x Difference) String() string {
+	return fmt.Sprintf("%s %s, not %s", x.Field, orNone(x.Have), orNone(x.Want))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // Explain says, in a few words, how the index differs in the difference's

@@ -1,8 +1,9 @@
 // Package experiment evaluates a multi-scale index on a BEIR/MTEB dataset:
 // [Run] takes a [Spec] (dataset, split, model, windows, configurations),
-// reuses the index in Spec.Index when it was built from the same corpus with
-// the same model and windows (the corpus's size, time and sha256 are recorded
-// beside the index in INDEX.source.json) or builds it, embeds the split's
+// reuses the index in Spec.Index when its identity (msrag.Identity: the
+// model, embedding, batching, channels and their parameters, and the corpus
+// files its manifest records with their sizes, times and sha256) is the one
+// Spec builds, or builds it, embeds the split's
 // queries once per batch, searches every window once, fuses the same chunk
 // lists into every configuration ([Config]: a msrag.Fusion, or the oracle),
 // scores them as pytrec_eval does (package eval) and writes the results

@@ -67,28 +67,17 @@ func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.Inde
 	if len(dirs) == 0 {
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: no index in %s to gather the search of", spec.Index)
 	}
-	for _, d := range dirs {
-		m, err := msrag.ReadManifest(d)
-		if err != nil {
-			return nil, report.IndexInfo{}, err
+	if _, why, err := identified(spec, dirs); err != nil || why != "" {
+		if err == nil {
+			err = fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Index, why)
 		}
-		if why := modelMismatch(m, spec); why != "" {
-			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s: %s", d, why)
-		}
+		return nil, report.IndexInfo{}, err
 	}
 	g, err := msrag.OpenGather(dirs, querySet(queries), spec.scatterOptions())
 	if err != nil {
 		return nil, report.IndexInfo{}, err
 	}
-	ix := g.Index()
-	why := mismatch(ix, spec.Layout())
-	if why == "" {
-		why = lexicalMismatch(ix.Manifest(), spec)
-	}
-	if why == "" {
-		why = embeddingMismatch(ix.Manifest(), spec)
-	}
-	if why != "" {
+	if why := servesConfigs(g.Index(), spec); why != "" {
 		g.Close()
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Index, why)
 	}

@@ -10,31 +10,32 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/internal/safefile"
 )
 
-// corpusSource is INDEX.source.json: which corpus an index was built from.
-// A corpus that is a directory of Parquet files counts as the concatenation
-// of its files in name order: Size and SHA256 cover them all, MTime is the
-// latest.
+// corpusSource is a dataset's corpus as a reuse decision sees it: its files
+// (one, or a directory's Parquet files in name order), each with its size
+// and modification time, hashed only when that is needed.
 type corpusSource struct {
 	Path   string `json:"path"`
 	Size   int64  `json:"size"`
 	MTime  string `json:"mtime"`
 	SHA256 string `json:"sha256"`
 	files  []string
+	sums   map[string]string
 }
 
-// sourceOf describes the corpus at path; the checksum is computed on demand.
+// sourceOf describes the corpus at path.
 func sourceOf(path string) *corpusSource {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	s := &corpusSource{Path: abs, files: []string{abs}}
+	s := &corpusSource{Path: abs, files: []string{abs}, sums: map[string]string{}}
 	if st, err := os.Stat(abs); err == nil && st.IsDir() {
 		s.files, _ = filepath.Glob(filepath.Join(abs, "*.parquet"))
 		slices.Sort(s.files)
@@ -52,29 +53,143 @@ func sourceOf(path string) *corpusSource {
 	return s
 }
 
-// checksum computes the corpus's sha256 once.
+// fileSum returns the sha256 of one of the corpus files, hashing it once.
+func (s *corpusSource) fileSum(path string) (string, error) {
+	if sum, ok := s.sums[path]; ok {
+		return sum, nil
+	}
+	sum, err := safefile.SHA256(path)
+	if err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	s.sums[path] = sum
+	return sum, nil
+}
+
+// inputs returns the corpus files as a manifest records them (msrag.Input):
+// path, size, modification time and sha256. It also sets the corpus's
+// sha256 (of the files one after the other), which results.json records.
+func (s *corpusSource) inputs() ([]msrag.Input, error) {
+	var out []msrag.Input
+	h := sha256.New()
+	for _, f := range s.files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		sum, err := s.fileSum(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, msrag.Input{Path: f, Size: st.Size(), SHA256: sum, MTime: st.ModTime().UTC().Format(time.RFC3339Nano)})
+		if err := hashInto(h, f); err != nil {
+			return nil, err
+		}
+	}
+	s.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return out, nil
+}
+
+func hashInto(h io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("experiment: reading %s: %w", path, err)
+	}
+	return nil
+}
+
+// differs compares inputs an index recorded (of every shard) with the
+// corpus files, by name within the corpus (the path given to msrag index
+// may have been another), size, then sha256 unless the file's
+// modification time is the one recorded. It says which file differs and
+// how, or "".
+func (s *corpusSource) differs(recorded []msrag.Input) (string, error) {
+	byName := map[string][]msrag.Input{}
+	for _, in := range recorded {
+		byName[filepath.Base(in.Path)] = append(byName[filepath.Base(in.Path)], in)
+	}
+	for _, f := range s.files {
+		name := filepath.Base(f)
+		ins := byName[name]
+		delete(byName, name)
+		if len(ins) == 0 {
+			return fmt.Sprintf("not from the dataset's file %s (it read %s)", f, inputNames(recorded)), nil
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return "", fmt.Errorf("experiment: %w", err)
+		}
+		for _, in := range ins {
+			if why, err := s.fileDiffers(f, st, in); err != nil || why != "" {
+				return why, err
+			}
+		}
+	}
+	if len(byName) > 0 {
+		return fmt.Sprintf("also from %s, which the dataset's corpus lacks", strings.Join(slices.Sorted(keys(byName)), ", ")), nil
+	}
+	return "", nil
+}
+
+// fileDiffers compares corpus file f with an input recorded of it.
+func (s *corpusSource) fileDiffers(f string, st os.FileInfo, in msrag.Input) (string, error) {
+	if in.Size != st.Size() {
+		return fmt.Sprintf("corpus file %s differs from the one it was built from (%s): size %d, recorded %d", f, in.Path, st.Size(), in.Size), nil
+	}
+	if in.MTime != "" && in.MTime == st.ModTime().UTC().Format(time.RFC3339Nano) {
+		return "", nil // unchanged since it was read
+	}
+	sum, err := s.fileSum(f)
+	if err != nil || sum == in.SHA256 {
+		return "", err
+	}
+	return fmt.Sprintf("corpus file %s differs from the one it was built from (%s): sha256 %s, recorded %s", f, in.Path, sum, in.SHA256), nil
+}
+
+func keys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// inputNames lists the files inputs name, for a message.
+func inputNames(ins []msrag.Input) string {
+	var names []string
+	for _, in := range ins {
+		if !slices.Contains(names, in.Path) {
+			names = append(names, in.Path)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// checksum computes the corpus's sha256 (of its files one after the other)
+// once.
 func (s *corpusSource) checksum() error {
 	if s.SHA256 != "" {
 		return nil
 	}
 	h := sha256.New()
-	for _, path := range s.files {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("experiment: %w", err)
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("experiment: reading %s: %w", path, err)
+	for _, f := range s.files {
+		if err := hashInto(h, f); err != nil {
+			return err
 		}
 	}
 	s.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 
-// matches reports whether the corpus is the one recorded: same size, and the
-// same mtime or, failing that, the same sha256.
+// matches reports whether the corpus is the one a record from before
+// manifests recorded their inputs describes: same size, and the same mtime
+// or, failing that, the same sha256.
 func (s *corpusSource) matches(rec *corpusSource) (bool, error) {
 	if s.Size != rec.Size {
 		return false, nil
@@ -89,7 +204,8 @@ func (s *corpusSource) matches(rec *corpusSource) (bool, error) {
 	return s.SHA256 == rec.SHA256, nil
 }
 
-// sidecarPath is where the record of an index's corpus is kept.
+// sidecarPath is where indices of msrag eval kept the record of their
+// corpus before manifests recorded it (INDEX.source.json).
 func sidecarPath(ixDir string) string { return filepath.Clean(ixDir) + ".source.json" }
 
 // readSource reads the record beside an index; nil when there is none.
@@ -105,18 +221,8 @@ func readSource(ixDir string) (*corpusSource, error) {
 	return &rec, nil
 }
 
-func (s *corpusSource) write(ixDir string) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err == nil {
-		err = safefile.WriteFile(sidecarPath(ixDir), append(data, '\n'))
-	}
-	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	return nil
-}
-
-// removeSource removes the record beside an index, if any.
+// removeSource removes the record beside an index, if any: the index built
+// in its place records its corpus in its manifest.
 func removeSource(ixDir string) error {
 	if err := os.Remove(sidecarPath(ixDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("experiment: %w", err)
@@ -128,70 +234,45 @@ func removeSource(ixDir string) error {
 // named.
 var ErrOtherCorpus = errors.New("experiment: the index was built from another corpus")
 
-// CheckSource checks that the index in ixDir was built from the corpus at
-// corpusPath, as an evaluation reusing an index does: by the record an
-// evaluation keeps beside the index (size and mtime, else sha256), or by
-// the inputs msrag index records in the manifests (one index or shards). An
-// index with neither record passes: what it holds is then checked by the
-// caller against the judged documents.
+// CheckSource checks that the index in ixDir (one, or shards) was built
+// from the corpus at corpusPath, as an evaluation reusing it does: by the
+// inputs its manifests record, or by the record beside an index from
+// before they did. An index with neither passes: what it holds is then
+// checked by the caller against the judged documents.
 func CheckSource(ixDir, corpusPath string) error {
-	rec, err := readSource(ixDir)
-	if err != nil {
-		return fmt.Errorf("experiment: %v", err)
-	}
 	src := sourceOf(corpusPath)
-	if rec == nil {
-		return checkRecordedInputs(ixDir, src)
-	}
-	ok, err := src.matches(rec)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("index %s was built from %s (%d bytes, sha256 %.12s...), not from %s (%d bytes): %w",
-			ixDir, rec.Path, rec.Size, rec.SHA256, src.Path, src.Size, ErrOtherCorpus)
-	}
-	return nil
-}
-
-// fileSHA256 returns the sha256 of the file at path.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("experiment: reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// checkRecordedInputs compares the inputs the manifests of the index (or
-// shards) in ixDir record with the corpus src; an index that records none
-// passes.
-func checkRecordedInputs(ixDir string, src *corpusSource) error {
-	var recorded []msrag.Manifest
+	var inputs []msrag.Input
 	for _, d := range indexDirs(ixDir) {
 		m, err := msrag.ReadManifest(d)
 		if err != nil {
 			return err
 		}
-		if len(m.Inputs) == 0 {
-			return nil
-		}
-		recorded = append(recorded, *m)
+		inputs = append(inputs, m.Inputs...)
 	}
-	if len(recorded) == 0 {
-		return nil
+	if len(inputs) == 0 {
+		return checkLegacySource(ixDir, src)
 	}
-	why, err := inputsDiffer(recorded, src)
-	if err != nil {
+	why, err := src.differs(inputs)
+	if err != nil || why == "" {
 		return err
 	}
-	if why != "" {
-		return fmt.Errorf("index %s: %s: %w", ixDir, why, ErrOtherCorpus)
+	return fmt.Errorf("index %s was built from %s, not from %s: %s: %w", ixDir, inputNames(inputs), corpusPath, why, ErrOtherCorpus)
+}
+
+// checkLegacySource checks an index from before manifests recorded their
+// inputs by the record beside it (none: it passes).
+func checkLegacySource(ixDir string, src *corpusSource) error {
+	rec, err := readSource(ixDir)
+	if err != nil {
+		return fmt.Errorf("experiment: %v", err)
 	}
-	return nil
+	if rec == nil {
+		return nil
+	}
+	ok, err := src.matches(rec)
+	if err != nil || ok {
+		return err
+	}
+	return fmt.Errorf("index %s was built from %s (%d bytes, sha256 %.12s...), not from %s (%d bytes): %w",
+		ixDir, rec.Path, rec.Size, rec.SHA256, src.Path, src.Size, ErrOtherCorpus)
 }

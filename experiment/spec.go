@@ -158,6 +158,15 @@ func (s Spec) withDefaults() (Spec, error) {
 	return s, err
 }
 
+// buildConfig is the configuration the evaluation's index is built with:
+// what its reuse compares an index with (msrag.Config.Identity) and what a
+// build gets (with the directory, its lock and the corpus's record).
+func (s Spec) buildConfig() msrag.Config {
+	return msrag.Config{Embedder: s.Embedder, Tokenizer: s.Tokenizer, Windows: s.indexWindows(), Workers: s.Workers,
+		Progress: s.Progress, Wait: s.Wait, Embedding: s.Embedding, LateOverlap: s.LateOverlap, LateEdges: s.LateEdges,
+		Lexical: s.Lexical, Channels: s.Channels}
+}
+
 // NoModelConfigs is what an evaluation without a model (Spec.Tokenizer)
 // evaluates unless told otherwise: DefaultConfigs without full, which an
 // index without a model does not have.

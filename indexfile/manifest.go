@@ -96,13 +96,21 @@ type Manifest struct {
 	// Build is the msrag build and library versions that wrote the index
 	// (absent in manifests written before it was recorded).
 	Build *Build `json:"build,omitempty"`
+	// Rebuildable marks an index an evaluation built for itself (msrag
+	// eval's OUT/index): a later evaluation that it does not fit may build
+	// it again. Any other index is replaced only when asked.
+	Rebuildable bool `json:"rebuildable,omitempty"`
 }
 
-// Input is one file a build read: its path as given, size and sha256.
+// Input is one file a build read: its path as given, size and sha256, and
+// its modification time when the build read it (RFC 3339; absent before it
+// was recorded), which lets a reader trust an unchanged file without
+// hashing it again.
 type Input struct {
 	Path   string `json:"path"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	MTime  string `json:"mtime,omitempty"`
 }
 
 // LateInfo describes the segments of a late-chunked index.

@@ -70,6 +70,15 @@ func (c Config) Check() error {
 	return nil
 }
 
+// Record is what a manifest records of lexical windows made with c,
+// without their files.
+func (c Config) Record() *indexfile.LexicalInfo {
+	id := c.Analyzer.Identity()
+	l := &indexfile.LexicalInfo{K1: c.BM25.K1, B: c.BM25.B}
+	l.Analyzer.Name, l.Analyzer.Version = id.Name, id.Version
+	return l
+}
+
 // Identity describes the parameters an index's lexical windows were made
 // with, as a manifest records them: "english 2, k1 0.9, b 0.4".
 func Identity(l *indexfile.LexicalInfo) string {

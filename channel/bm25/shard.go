@@ -139,9 +139,7 @@ func (sh *shard) Explain(q *channel.Queries, qi, ci int, rows []int32) ([][]stri
 // Write writes every index file and records the lexical section; with no
 // dst, the section without the files' sha256.
 func (sh *shard) Write(dst channel.Dest, man *indexfile.Manifest) error {
-	id := sh.analyzer.Identity()
-	info := &indexfile.LexicalInfo{K1: sh.bm25.K1, B: sh.bm25.B}
-	info.Analyzer.Name, info.Analyzer.Version = id.Name, id.Version
+	info := Config{Analyzer: sh.analyzer, BM25: sh.bm25}.Record()
 	write := func(name string, ix *lexical.Index) (indexfile.LexicalFile, error) {
 		f := indexfile.LexicalFile{File: name, Rows: int64(ix.Docs()), Terms: int64(ix.NumTerms()), Tokens: ix.Tokens()}
 		if dst == nil {

@@ -21,9 +21,9 @@ func init() {
 		Usage: "evaluate every window, fusion rules, the full document and the oracle on a BEIR dataset",
 		Description: "Builds one index of the dataset's corpus (every --windows size plus the full-document\n" +
 			"window, documents embedded whole and truncated as MTEB does), or reuses the one in --index when\n" +
-			"it matches (same model files, windows, full window, and corpus file: its size, mtime and sha256\n" +
-			"are kept in INDEX.source.json; an index without that record, built by msrag index, is reused when\n" +
-			"the corpus files its manifest records are the dataset's, and replaced only with --rebuild; built\n" +
+			"it matches (same model files, windows, embedding, batching, lexical parameters, and the corpus files\n" +
+			"its manifest records: their sizes, times and sha256). An index eval built is rebuilt when it no longer\n" +
+			"matches; one msrag index built is reused when it matches and replaced only with --rebuild; built\n" +
 			"without --full, it serves every default configuration but full, which is left out, and a --configs\n" +
 			"naming full is refused). Embeds the split's queries once per --batch, searches every\n" +
 			"window once and fuses the same chunk lists into every configuration of --configs:\n\n" +
