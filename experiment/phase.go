@@ -9,26 +9,12 @@ import (
 	"github.com/msrag/msrag/report"
 )
 
-// Phase is one phase of a scatter-gather evaluation over the shards of
-// Spec.Index (package msrag's Statistics, Scatter and OpenGather), run as
-// its own process; every phase is given the same Spec but for Phase and
-// Shard.
-type Phase int
-
-// Phases.
-const (
-	// PhaseNone evaluates in this process: the index (or every shard)
-	// opened, searched and fused here.
-	PhaseNone Phase = iota
-	// PhaseStats writes shard Spec.Shard's statistics for the split's
-	// queries and embeds its block of them.
-	PhaseStats
-	// PhaseScatter searches shard Spec.Shard alone and writes its lists.
-	PhaseScatter
-	// PhaseGather merges every shard's lists and evaluates them as Run
-	// does, writing what it writes.
-	PhaseGather
-)
+// A scatter-gather evaluation runs over the shards of Spec.Index, built
+// beforehand, in three phases (package msrag's Statistics, Scatter and
+// OpenGather), each a process of its own sharing the directory Spec.Work:
+// Statistics and Scatter, one task per shard (Spec.Shard), write into it;
+// Gather evaluates what they wrote as Run evaluates a search, and writes
+// what Run writes. Every phase is given the same Spec but for Shard.
 
 // scatterOptions are the options every phase of the evaluation gives
 // package msrag: every kind of the index searched, the blocks of Batch.
@@ -45,24 +31,63 @@ func querySet(queries []corpus.Query) msrag.QuerySet {
 	return qs
 }
 
-// runTask runs the statistics or scatter task Spec.Shard over the shards
-// of Spec.Index for the queries.
-func runTask(ctx context.Context, spec Spec, queries []corpus.Query) error {
+// Statistics runs task Spec.Shard of the statistics phase: the shard's
+// statistics for the split's judged queries and its block of them
+// embedded, into Spec.Work.
+func Statistics(ctx context.Context, spec Spec) error {
+	return task(ctx, spec, msrag.Statistics)
+}
+
+// Scatter runs task Spec.Shard of the scatter phase: the shard searched
+// alone, its lists written into Spec.Work.
+func Scatter(ctx context.Context, spec Spec) error {
+	return task(ctx, spec, msrag.Scatter)
+}
+
+// Gather evaluates the lists every scatter task wrote, as Run evaluates a
+// search of the shards in one process.
+func Gather(ctx context.Context, spec Spec) (*Result, error) {
+	return run(ctx, spec, func(_ context.Context, spec Spec, _ *corpus.Dataset, queries []corpus.Query, _ *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
+		g, info, err := openGathered(spec, queries)
+		if err != nil {
+			return nil, nil, info, err
+		}
+		return g.Index(), g, info, nil
+	})
+}
+
+// task runs a task of a phase of msrag's over the shards of Spec.Index for
+// the split's judged queries.
+func task(ctx context.Context, spec Spec, phase func(context.Context, []string, int, msrag.QuerySet, msrag.ScatterOptions) error) error {
+	spec, err := spec.withDefaults()
+	if err != nil {
+		return err
+	}
+	if spec.Work == "" {
+		return fmt.Errorf("experiment: a scatter-gather task needs Spec.Work")
+	}
+	ds, err := corpus.OpenDataset(spec.Dataset)
+	if err != nil {
+		return err
+	}
+	_, queries, err := ds.JudgedQueries(spec.Split)
+	if err != nil {
+		return err
+	}
 	dirs := indexDirs(spec.Index)
 	if len(dirs) == 0 {
 		return fmt.Errorf("experiment: no index in %s: a scatter-gather evaluation searches an index built beforehand (msrag index --shard i/n)", spec.Index)
 	}
-	qs := querySet(queries)
-	if spec.Phase == PhaseStats {
-		return msrag.Statistics(ctx, dirs, spec.Shard, qs, spec.scatterOptions())
-	}
-	return msrag.Scatter(ctx, dirs, spec.Shard, qs, spec.scatterOptions())
+	return phase(ctx, dirs, spec.Shard, querySet(queries), spec.scatterOptions())
 }
 
 // openGathered opens the gather of the scatter-gather evaluation: the
 // shards' documents, checked to be an index spec may evaluate, and every
 // shard's lists.
 func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.IndexInfo, error) {
+	if spec.Work == "" {
+		return nil, report.IndexInfo{}, fmt.Errorf("experiment: a gather needs Spec.Work")
+	}
 	dirs := indexDirs(spec.Index)
 	if len(dirs) == 0 {
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: no index in %s to gather the search of", spec.Index)

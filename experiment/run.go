@@ -31,6 +31,18 @@ type Result struct {
 // judged queries, fuses and scores every configuration and writes the results
 // into spec.Out.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
+	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
+		ix, info, err := openOrBuild(ctx, spec, ds, tm)
+		return ix, ix, info, err
+	})
+}
+
+// opener opens what an evaluation's queries are searched in, and the index
+// that fuses their lists.
+type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error)
+
+// run evaluates spec with the queries searched in what open opens.
+func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 	start := time.Now()
 	spec, err := spec.withDefaults()
 	if err != nil {
@@ -45,11 +57,8 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	qrels := eval.Qrels(j)
-	if spec.Phase == PhaseStats || spec.Phase == PhaseScatter {
-		return nil, runTask(ctx, spec, queries)
-	}
 	var tm report.Timings
-	ix, src, info, err := openSearch(ctx, spec, ds, queries, &tm)
+	ix, src, info, err := open(ctx, spec, ds, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
@@ -98,20 +107,6 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 type batchSource interface {
 	SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error)
 	Close() error
-}
-
-// openSearch opens what the queries are searched in: the index reused or
-// built, or the gather of a scatter-gather evaluation; ix fuses.
-func openSearch(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
-	if spec.Phase == PhaseGather {
-		g, info, err := openGathered(spec, queries)
-		if err != nil {
-			return nil, nil, info, err
-		}
-		return g.Index(), g, info, nil
-	}
-	ix, info, err := openOrBuild(ctx, spec, ds, tm)
-	return ix, ix, info, err
 }
 
 // search embeds and searches the queries batch by batch and fuses every

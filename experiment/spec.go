@@ -93,11 +93,8 @@ type Spec struct {
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer
-	// Phase, when set, runs one phase of a scatter-gather evaluation over
-	// the shards of Index (built beforehand), the phases sharing the
-	// directory Work; Shard is the task's shard (statistics, scatter). Only
-	// the gather writes results.
-	Phase Phase
+	// Work is the directory the phases of a scatter-gather evaluation share
+	// (Statistics, Scatter, Gather), and Shard a task's shard of Index.
 	Work  string
 	Shard int
 
@@ -119,8 +116,6 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no fusion model, cross-validation or late embedding: they need query vectors")
 	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
 		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
-	case s.Phase != PhaseNone && (s.Work == "" || s.Index == ""):
-		return s, errors.New("experiment: a scatter-gather phase needs Spec.Work and the index of shards in Spec.Index")
 	}
 	if s.Split == "" {
 		s.Split = "test"

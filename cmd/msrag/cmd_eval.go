@@ -159,8 +159,7 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 	if err := t.checkShardCount(c, "eval", shardDirs(spec.Index)); err != nil {
 		return err
 	}
-	spec.Phase, spec.Work, spec.Shard = map[phase]experiment.Phase{phaseStats: experiment.PhaseStats,
-		phaseScatter: experiment.PhaseScatter, phaseGather: experiment.PhaseGather}[t.phase], t.work, t.shard
+	spec.Work, spec.Shard = t.work, t.shard
 	return nil
 }
 
@@ -212,13 +211,19 @@ func evalAction(c *cli.Context) error {
 		}
 		return printModes(c.App.Writer, c.App.ErrWriter, res)
 	}
-	res, err := experiment.Run(c.Context, spec)
+	run := experiment.Run
+	switch p, _ := phaseFlag(c, "eval"); p.phase {
+	case phaseStats:
+		return asUsage(experiment.Statistics(c.Context, spec)) // it writes into --work
+	case phaseScatter:
+		return asUsage(experiment.Scatter(c.Context, spec))
+	case phaseGather:
+		run = experiment.Gather
+	}
+	res, err := run(c.Context, spec)
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
-	}
-	if res == nil { // a statistics or scatter task: it wrote into --work
-		return nil
 	}
 	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
