@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/scatterfile"
 	"github.com/msrag/msrag/internal/testkind"
@@ -70,6 +72,30 @@ func gatherHits(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions, fusi
 	return out, err
 }
 
+// tiesAtK reports whether, for some query, the k-th and the (k+1)-th rows
+// of channel ch in the shard in dir score alike: a tie at the boundary of
+// the shard's list, which an exact merge must break as one index would.
+func tiesAtK(t *testing.T, dir string, qs QuerySet, ch string, k int) bool {
+	t.Helper()
+	ix, err := OpenWith(OpenOptions{Kinds: []ChannelKind{testkind.Kind}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	h, err := ix.SearchQueries(context.Background(), &channel.Queries{Texts: qs.Texts}, k+1, []ChannelKind{testkind.Kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.Layout.Index(ch)
+	for q := range h.NQ {
+		hits := h.Hits[c]
+		if i := q*hits.K + k; hits.Docs[i] >= 0 && hits.Scores[i] == hits.Scores[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
 func querySet(texts []string) QuerySet {
 	qs := QuerySet{Texts: texts}
 	for i := range texts {
@@ -97,6 +123,9 @@ func TestScatterGatherIsOneProcess(t *testing.T) {
 	defer one.Close()
 	qs := querySet(lexicalQueries(docs, 25))
 	o := ScatterOptions{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: OpenOptions{Embedder: emb}}
+	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.WindowK) {
+		t.Fatal("no query of shard 0 has a tie at the k-th place of ovl-w16: the case is not the one built")
+	}
 	runPhases(t, dirs, qs, o)
 	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", DefaultHybrid, "rrf:windows=all"} {
 		want, err := one.Search(context.Background(), qs.Texts, SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
@@ -173,6 +202,17 @@ func TestScatterGatherFaults(t *testing.T) {
 	os.WriteFile(stats2, data, 0o644)
 	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
 		t.Errorf("statistics of another shard set: %v", err)
+	}
+	// A shard of other windows (or model, or analyzer) beside the others.
+	path := writeJSONL(t, docs[:20])
+	otherWin := filepath.Join(t.TempDir(), "w")
+	ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Lexical: DefaultLexical(), Channels: []ChannelConfig{{Kind: testkind.Kind}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if err := Scatter(context.Background(), []string{dirs[0], dirs[1], otherWin}, 0, qs, o); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "different windows") {
+		t.Errorf("a shard of other windows: %v", err)
 	}
 	// A shard of another build in place of one.
 	mixed := []string{dirs[0], dirs[1], others[1]}
