@@ -202,18 +202,7 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	const n = 3
-	var dirs []string
-	for i := range n {
-		dir := filepath.Join(base, fmt.Sprint("shard-", i))
-		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: n}}),
-			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		dirs = append(dirs, dir)
-	}
+	dirs := buildShards(t, path, base, 3, 40, Config{Embedder: emb, Windows: testWindows})
 	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +239,24 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 }
 
 var tokenizerNoSpecial = tokenizer.Options{NoSpecial: true, MaxLength: -1}
+
+// buildShards builds n shards of the corpus at path (blocks of blockLines
+// lines) with cfg into base/shard-i and returns their directories.
+func buildShards(tb testing.TB, path, base string, n, blockLines int, cfg Config) []string {
+	tb.Helper()
+	var dirs []string
+	for i := range n {
+		c := cfg
+		c.Out, c.Shard = filepath.Join(base, fmt.Sprint("shard-", i)), fmt.Sprintf("%d/%d", i, n)
+		ix, err := Build(context.Background(), openCorpus(tb, path, corpus.Options{BlockLines: blockLines, Shard: corpus.Shard{I: i, N: n}}), c)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ix.Close()
+		dirs = append(dirs, c.Out)
+	}
+	return dirs
+}
 
 func mustFusion(tb testing.TB, s string) Fusion {
 	tb.Helper()

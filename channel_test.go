@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,16 +54,7 @@ func TestNewKindOfChannel(t *testing.T) {
 	if f := one.DefaultFusion(); f.String() != DefaultHybrid {
 		t.Errorf("default fusion %s", f)
 	}
-	var dirs []string
-	for i := range 3 {
-		dir := filepath.Join(t.TempDir(), "shard")
-		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: 3}}), cfg(dir, fmt.Sprintf("%d/3", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		dirs = append(dirs, dir)
-	}
+	dirs := buildShards(t, path, t.TempDir(), 3, 40, cfg("", ""))
 	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
 	if err != nil {
 		t.Fatal(err)

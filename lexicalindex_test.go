@@ -336,18 +336,7 @@ func TestLexicalShardsSearchLikeOneIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	const n = 3
-	var dirs []string
-	for i := range n {
-		dir := filepath.Join(t.TempDir(), "shard")
-		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40, Shard: corpus.Shard{I: i, N: n}}),
-			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n), Lexical: DefaultLexical()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		dirs = append(dirs, dir)
-	}
+	dirs := buildShards(t, path, t.TempDir(), 3, 40, Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
 	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
 	if err != nil {
 		t.Fatal(err)

@@ -20,21 +20,8 @@ import (
 // channels and returns their directories.
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
-	path := writeJSONL(t, docs)
-	root := t.TempDir()
-	var dirs []string
-	for i := range n {
-		dir := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{BlockLines: 30, Shard: corpus.Shard{I: i, N: n}}),
-			Config{Embedder: testEmbedder(t), Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/%d", i, n), Lexical: DefaultLexical(),
-				Channels: []ChannelConfig{{Kind: testkind.Kind}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		dirs = append(dirs, dir)
-	}
-	return dirs
+	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, Config{Embedder: testEmbedder(t), Windows: testWindows,
+		Lexical: DefaultLexical(), Channels: []ChannelConfig{{Kind: testkind.Kind}}})
 }
 
 // runPhases runs every task of the statistics and scatter phases in

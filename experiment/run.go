@@ -212,7 +212,11 @@ func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches [
 			return id
 		}
 	}
-	lin, routed, err := tune.CrossValidate(ix, tune.NewSet(ids, batches, qrels), group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
+	set, err := tune.NewSet(ids, batches, qrels)
+	if err != nil {
+		return err
+	}
+	lin, routed, err := tune.CrossValidate(ix, set, group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
 	if err != nil {
 		return fmt.Errorf("experiment: cross-validation: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
-	"github.com/msrag/msrag/fuse"
 )
 
 // Set is a split's queries, searched once.
@@ -95,58 +94,31 @@ func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels 
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("tune: no queries to search")
 	}
-	set.Hits = concat(parts)
-	return set, nil
+	return set, set.join(parts)
 }
 
 // NewSet makes a Set of queries ids searched in consecutive batches.
-func NewSet(ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) *Set {
-	return &Set{IDs: ids, Hits: concat(batches), Qrels: qrels}
+func NewSet(ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) (*Set, error) {
+	s := &Set{IDs: ids, Qrels: qrels}
+	return s, s.join(batches)
 }
 
-// concat joins chunk hits of consecutive batches.
-func concat(parts []*msrag.ChunkHits) *msrag.ChunkHits {
-	out := &msrag.ChunkHits{Layout: parts[0].Layout, Dims: parts[0].Dims}
-	nw := len(out.Layout)
-	out.Hits, out.Start, out.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
-	for _, p := range parts {
-		out.NQ += p.NQ
-		out.Queries = append(out.Queries, p.Queries...)
-		for w := range nw {
-			h := &out.Hits[w]
-			h.K = p.Hits[w].K
-			h.Docs = append(h.Docs, p.Hits[w].Docs...)
-			h.Scores = append(h.Scores, p.Hits[w].Scores...)
-			out.Start[w] = append(out.Start[w], p.Start[w]...)
-			out.End[w] = append(out.End[w], p.End[w]...)
-		}
+// join puts the chunk lists of consecutive batches into s.
+func (s *Set) join(parts []*msrag.ChunkHits) error {
+	ch, err := msrag.Concat(parts)
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
 	}
-	return out
+	s.Hits = ch
+	return nil
 }
 
 // Subset returns the set of the queries at positions idx.
 func (s *Set) Subset(idx []int) *Set {
-	ch := s.Hits
-	out := &Set{Qrels: s.Qrels}
-	sub := &msrag.ChunkHits{NQ: len(idx), Layout: ch.Layout, Dims: ch.Dims}
-	nw := len(ch.Layout)
-	sub.Hits, sub.Start, sub.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
-	for w := range nw {
-		sub.Hits[w].K = ch.Hits[w].K
-	}
+	out := &Set{Qrels: s.Qrels, Hits: s.Hits.Subset(idx)}
 	for _, q := range idx {
 		out.IDs = append(out.IDs, s.IDs[q])
-		sub.Queries = append(sub.Queries, ch.Queries[q*ch.Dims:(q+1)*ch.Dims]...)
-		for w := range nw {
-			k := ch.Hits[w].K
-			h := &sub.Hits[w]
-			h.Docs = append(h.Docs, ch.Hits[w].Docs[q*k:(q+1)*k]...)
-			h.Scores = append(h.Scores, ch.Hits[w].Scores[q*k:(q+1)*k]...)
-			sub.Start[w] = append(sub.Start[w], ch.Start[w][q*k:(q+1)*k]...)
-			sub.End[w] = append(sub.End[w], ch.End[w][q*k:(q+1)*k]...)
-		}
 	}
-	out.Hits = sub
 	return out
 }
 

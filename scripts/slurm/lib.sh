@@ -1,5 +1,38 @@
-# Shared by scripts/slurm/submit-*.sh: Slurm job states and waiting for jobs.
-# Source it; it defines log() only if the caller has not.
+# Shared by scripts/slurm/submit-*.sh: the options they share, Slurm job states and waiting
+# for jobs. Source it.
+
+# usage prints the calling script's header comment and exits 2.
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# The options every submit script has; common_option sets them.
+wait_for=0 timeout=0 resume=0 max_parallel=0 common=()
+
+# common_option ARGS...: takes one of the options every submit script has from the front of
+# ARGS (--wait, --timeout S, --resume, --max-parallel N, --sbatch-arg A), setting the globals
+# above, and sets took to how many arguments it took (0: not one of them).
+common_option() {
+  took=1
+  case $1 in
+    --wait) wait_for=1 ;;
+    --timeout) timeout=$2; took=2 ;;
+    --timeout=*) timeout=${1#*=} ;;
+    --resume) resume=1 ;;
+    --max-parallel) max_parallel=$2; took=2 ;;
+    --max-parallel=*) max_parallel=${1#*=} ;;
+    --sbatch-arg) common+=("$2"); took=2 ;;
+    --sbatch-arg=*) common+=("${1#*=}") ;;
+    *) took=0 ;;
+  esac
+}
+
+# check_common fails (exit 2) unless the common options' values are numbers.
+check_common() {
+  [[ $timeout =~ ^[0-9]+$ ]] || { log "--timeout must be whole seconds"; exit 2; }
+  [[ $max_parallel =~ ^[0-9]+$ ]] || { log "--max-parallel must be a number"; exit 2; }
+}
 
 # job_states ID: one "id state exitcode reason" line per job or array task. Uses scontrol
 # (works without accounting while slurmctld remembers the job, MinJobAge), else sacct.

@@ -23,24 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=submit-index
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-}
 log() { echo "$prog: $*" >&2; }
 
-wait_jobs=0 timeout=0 resume=0 max_parallel=0
-common=() index_only=() pos=() extra=()
+index_only=() pos=() extra=()
 while (($#)); do
+  common_option "$@"
+  if ((took)); then shift "$took"; continue; fi
   case $1 in
-    --wait) wait_jobs=1; shift ;;
-    --timeout) timeout=$2; shift 2 ;;
-    --timeout=*) timeout=${1#*=}; shift ;;
-    --resume) resume=1; shift ;;
-    --max-parallel) max_parallel=$2; shift 2 ;;
-    --max-parallel=*) max_parallel=${1#*=}; shift ;;
-    --sbatch-arg) common+=("$2"); shift 2 ;;
-    --sbatch-arg=*) common+=("${1#*=}"); shift ;;
     --index-sbatch-arg) index_only+=("$2"); shift 2 ;;
     --index-sbatch-arg=*) index_only+=("${1#*=}"); shift ;;
     -h | --help) usage ;;
@@ -52,8 +41,7 @@ done
 ((${#pos[@]} == 3)) || usage
 corpus=${pos[0]} out=${pos[1]} nshards=${pos[2]}
 if ! [[ $nshards =~ ^[0-9]+$ ]] || ((nshards == 0)); then log "NSHARDS must be a positive integer, got $nshards"; exit 2; fi
-[[ $timeout =~ ^[0-9]+$ ]] || { log "--timeout must be whole seconds"; exit 2; }
-[[ $max_parallel =~ ^[0-9]+$ ]] || { log "--max-parallel must be a number"; exit 2; }
+check_common
 command -v sbatch >/dev/null || { log "sbatch not found (is this a Slurm submit host?)"; exit 1; }
 
 # Jobs start in the submission directory, maybe on another node: pass absolute paths.
@@ -89,7 +77,7 @@ check_job=${check_job%%;*}
 echo "index_job=$index_job"
 echo "check_job=$check_job"
 log "submitted array $index_job (--array=$array) and check $check_job (afterok:$index_job); logs in $out/logs"
-((wait_jobs)) || exit 0
+((wait_for)) || exit 0
 
 # ---- --wait -------------------------------------------------------------------------
 wait_jobs "$timeout" "$index_job" "$check_job" || exit 1

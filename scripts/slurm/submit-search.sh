@@ -34,24 +34,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=submit-search
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-}
 log() { echo "$prog: $*" >&2; }
 
-wait_for=0 timeout=0 resume=0 max_parallel=0
-common=() stats_only=() scatter_only=() gather_only=() pos=() extra=()
+stats_only=() scatter_only=() gather_only=() pos=() extra=()
 while (($#)); do
+  common_option "$@"
+  if ((took)); then shift "$took"; continue; fi
   case $1 in
-    --wait) wait_for=1; shift ;;
-    --timeout) timeout=$2; shift 2 ;;
-    --timeout=*) timeout=${1#*=}; shift ;;
-    --resume) resume=1; shift ;;
-    --max-parallel) max_parallel=$2; shift 2 ;;
-    --max-parallel=*) max_parallel=${1#*=}; shift ;;
-    --sbatch-arg) common+=("$2"); shift 2 ;;
-    --sbatch-arg=*) common+=("${1#*=}"); shift ;;
     --stats-sbatch-arg) stats_only+=("$2"); shift 2 ;;
     --stats-sbatch-arg=*) stats_only+=("${1#*=}"); shift ;;
     --scatter-sbatch-arg) scatter_only+=("$2"); shift 2 ;;
@@ -73,8 +62,7 @@ for a in "${extra[@]}"; do
   esac
 done
 index=$(realpath -m -- "${pos[0]}") work=$(realpath -m -- "${pos[1]}")
-[[ $timeout =~ ^[0-9]+$ ]] || { log "--timeout must be whole seconds"; exit 2; }
-[[ $max_parallel =~ ^[0-9]+$ ]] || { log "--max-parallel must be a number"; exit 2; }
+check_common
 command -v sbatch >/dev/null || { log "sbatch not found (is this a Slurm submit host?)"; exit 1; }
 
 # The shards, as msrag lists them: INDEX itself when it is an index, else its subdirectories
