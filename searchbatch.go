@@ -27,16 +27,21 @@ type BatchTimes struct {
 }
 
 // maxBatchHits bounds the chunk lists one batch of SearchBatches holds
-// (queries x channels x window k slots, about 40 bytes each): a larger
-// batch is searched in parts of at most this many slots, so that memory
-// follows the work and not the batch asked for.
-const maxBatchHits = 1 << 21
+// (queries x channels x window k slots, about 40 bytes each, 20 MiB): a
+// larger batch is searched in parts of at most this many slots, or of
+// minBatch queries when those hold more, so that memory follows the work
+// and not the batch asked for.
+const (
+	maxBatchHits = 1 << 19
+	minBatch     = 1024
+)
 
 // SearchBatches embeds and searches queries o.Batch at a time (every
 // channel the index can search; an index without dense windows embeds
 // nothing, and o.Queries is not used) and hands each batch's chunk lists to
-// fn with the position of its first query. A batch whose lists would pass
-// maxBatchHits slots is handed over in parts. An error, fn's too, names the
+// fn with the position of its first query. A batch larger than 1024
+// queries whose lists would pass maxBatchHits slots is handed over in parts.
+// An error, fn's too, names the
 // batch's queries (from 1).
 func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
 	var tm BatchTimes
@@ -47,7 +52,7 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 		o.WindowK = 100
 	}
 	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
-	batch := min(o.Batch, max(1, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
+	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
 	need := ix.layout.Needs(allOf(ix.layout))
 	for lo := 0; lo < len(queries); lo += batch {
 		texts := queries[lo:min(lo+batch, len(queries))]
