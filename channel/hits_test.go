@@ -224,3 +224,27 @@ func TestTopStops(t *testing.T) {
 		t.Error("lists of other query counts merged")
 	}
 }
+
+// TestTopStopsBetweenBlocks checks that a search cancelled while a block of
+// queries is being searched stops before the next block: a batch of many
+// queries is not searched to its end after Ctrl-C.
+func TestTopStopsBetweenBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const nq = 5000
+	r := makeRows(rng, nq, 40, 10, 40)
+	all := make([]int32, 40)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls, searched := 0, 0
+	eng := engine(rng, r, all, &calls)
+	_, err := channel.Top(ctx, nq, 5, r, func(qs []int, n int) ([]int32, []float32, error) {
+		searched += len(qs)
+		cancel() // Ctrl-C while the first block is searched
+		return eng(qs, n)
+	})
+	if !errors.Is(err, context.Canceled) || calls != 1 || searched >= nq {
+		t.Errorf("cancelled in the first block: %v after %d calls and %d of %d queries", err, calls, searched, nq)
+	}
+}
