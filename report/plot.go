@@ -21,7 +21,8 @@ const (
 )
 
 // WritePlots draws into dir the recall@K curves (cdr_K against K for every
-// single window, RRF over all windows and the oracle) and, when e has an
+// single window, RRF over all windows and the oracle, or every
+// configuration when the run has none of those) and, when e has an
 // oracle, the histogram of the best window per query. It returns the paths
 // written.
 func WritePlots(dir string, e *Eval) ([]string, error) {
@@ -64,11 +65,7 @@ func recallPlot(e *Eval) (*plot.Plot, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	n := 0
-	for i := range e.Configs {
-		c := &e.Configs[i]
-		if c.Kind != KindWindow && c.Name != "rrf" && c.Kind != KindOracle {
-			continue
-		}
+	for _, c := range plotted(e) {
 		var xys plotter.XYs
 		for _, k := range CDRCutoffs {
 			if v, ok := c.mean(fmt.Sprintf("cdr_%d", k)); ok {
@@ -96,6 +93,24 @@ func recallPlot(e *Eval) (*plot.Plot, error) {
 		return nil, fmt.Errorf("report: no configuration of %s has cdr_K values to plot", e.Dataset)
 	}
 	return p, nil
+}
+
+// plotted returns the configurations the recall curves draw: every single
+// window, rrf and the oracle, or every configuration when the run has none
+// of those.
+func plotted(e *Eval) []*Config {
+	var some, all []*Config
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		all = append(all, c)
+		if c.Kind == KindWindow || c.Name == "rrf" || c.Kind == KindOracle {
+			some = append(some, c)
+		}
+	}
+	if len(some) == 0 {
+		return all
+	}
+	return some
 }
 
 func oraclePlot(e *Eval) (*plot.Plot, error) {

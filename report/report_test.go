@@ -195,6 +195,18 @@ func TestWritePlotsNeedsCDR(t *testing.T) {
 	}
 }
 
+// TestWritePlotsRulesOnly checks that a run of fusion rules alone, without
+// single windows, rrf or the oracle, still draws its recall curves.
+func TestWritePlotsRulesOnly(t *testing.T) {
+	e := tinyEval()
+	e.Configs = []report.Config{e.Configs[3]} // maxp
+	e.Oracle = nil
+	paths, err := report.WritePlots(t.TempDir(), e)
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("plots of maxp alone: %v, %v; want the recall curves", paths, err)
+	}
+}
+
 func TestOraclePicksRejectsTooManyTies(t *testing.T) {
 	o := &report.Oracle{Over: []string{"w10", "w20"}, BestCounts: map[string][]int{"cdr_1": {1, 3}}, Ties: map[string]int{"cdr_1": 2}}
 	if _, _, err := o.Picks("cdr_1"); err == nil {
