@@ -460,7 +460,7 @@ func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, err
 			return nil, nil, fmt.Errorf("msrag: fusion %s: channel %s was not searched for these queries", f, ch.Layout[wi].Name())
 		}
 	}
-	fo, err := fuseOptions(f, ch, sel, hits, k)
+	fo, err := fuseOptions(f, ch, sel, hits, ndocs, k)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -473,7 +473,7 @@ func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, err
 
 // fuseOptions turns f into fuse's options for the selected windows: static
 // weights, linear coefficients and, with Adapt or a Router, query weights.
-func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (fuse.Options, error) {
+func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, ndocs, k int) (fuse.Options, error) {
 	fo := f.Rule.Options(k)
 	fo.Workers = 2
 	name := func(i int) string { return ch.Layout[sel[i]].Name() }
@@ -492,22 +492,85 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, k int) (f
 			fo.Linear = append(fo.Linear, valueOr(f.Score, name(i), 0), valueOr(f.Rank, name(i), 0), valueOr(f.Votes, name(i), 0))
 		}
 	}
-	if f.Adapt == nil && f.Router == nil {
-		return fo, nil
-	}
-	feats, err := fuse.Features(hits)
-	if err != nil {
-		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
-	}
-	if f.Adapt != nil {
-		fo.QueryWeights, err = fuse.AdaptiveWeights(feats, len(sel), f.Adapt.Feature, f.Adapt.T)
-	} else {
-		fo.QueryWeights, err = routerWeights(f.Router, ch, feats, len(sel))
+	var err error
+	switch {
+	case f.Adapt != nil && f.Adapt.Scope == fuse.AdaptConsensus:
+		err = consensusWeights(&fo, hits, ndocs, f.Adapt.T)
+	case f.Adapt != nil && f.Adapt.Scope == fuse.AdaptKinds:
+		fo.QueryWeights, err = kindWeights(*f.Adapt, hits, ch.Layout, sel)
+	case f.Adapt != nil:
+		fo.QueryWeights, err = windowWeights(*f.Adapt, hits)
+	case f.Router != nil:
+		fo.QueryWeights, err = routerWeights(f.Router, ch, hits)
 	}
 	if err != nil {
 		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
 	}
 	return fo, nil
+}
+
+// windowWeights weighs each window per query by a feature of its list.
+func windowWeights(a fuse.Adapt, hits []fuse.Hits) ([]float64, error) {
+	feats, err := fuse.Features(hits)
+	if err != nil {
+		return nil, err
+	}
+	return fuse.AdaptiveWeights(feats, len(hits), a.Feature, a.T)
+}
+
+// kindWeights weighs each kind of channel fused per query by a feature of
+// its lists; each window gets its kind's weight.
+func kindWeights(a fuse.Adapt, hits []fuse.Hits, l Layout, sel []int) ([]float64, error) {
+	kind, nk := kindNumbers(l, sel)
+	feats, err := fuse.KindFeatures(hits, kind, nk)
+	if err != nil {
+		return nil, err
+	}
+	kw, err := fuse.KindWeights(feats, nk, a.Feature, a.T)
+	if err != nil {
+		return nil, err
+	}
+	nq, nw := len(kw)/nk, len(sel)
+	out := make([]float64, nq*nw)
+	for q := range nq {
+		for w, k := range kind {
+			out[q*nw+w] = kw[q*nk+k]
+		}
+	}
+	return out, nil
+}
+
+// kindNumbers numbers the kinds of the selected channels from 0, in the order
+// they first appear, and returns each channel's number and how many kinds.
+func kindNumbers(l Layout, sel []int) ([]int, int) {
+	num := map[ChannelKind]int{}
+	kind := make([]int, len(sel))
+	for j, i := range sel {
+		k, ok := num[l[i].Kind]
+		if !ok {
+			k = len(num)
+			num[l[i].Kind] = k
+		}
+		kind[j] = k
+	}
+	return kind, len(num)
+}
+
+// consensusWeights multiplies the static weights by each window's agreement
+// with the batch's consensus.
+func consensusWeights(fo *fuse.Options, hits []fuse.Hits, ndocs int, gamma float64) error {
+	cw, err := fuse.ConsensusWeights(hits, ndocs, gamma)
+	if err != nil {
+		return err
+	}
+	if fo.Weights == nil {
+		fo.Weights = cw
+		return nil
+	}
+	for i := range cw {
+		fo.Weights[i] *= cw[i]
+	}
+	return nil
 }
 
 // balance multiplies the weights of the selected channels so that each kind
@@ -522,15 +585,20 @@ func balance(w []float64, l Layout, sel []int) {
 	}
 }
 
-// routerWeights runs the router over the batch's query vectors and features.
-func routerWeights(r *router.Model, ch *ChunkHits, feats []float64, nw int) ([]float64, error) {
+// routerWeights runs the router over the batch's query vectors and
+// features.
+func routerWeights(r *router.Model, ch *ChunkHits, hits []fuse.Hits) ([]float64, error) {
 	if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
 		return nil, fmt.Errorf("a router needs the query vectors (search with SearchVectors)")
 	}
 	if err := checkRouter(r, ch.Dims); err != nil {
 		return nil, err
 	}
-	x, err := router.Inputs(ch.Queries, ch.Dims, feats, nw, fuse.NumFeatures)
+	feats, err := fuse.Features(hits)
+	if err != nil {
+		return nil, err
+	}
+	x, err := router.Inputs(ch.Queries, ch.Dims, feats, len(hits), fuse.NumFeatures)
 	if err != nil {
 		return nil, err
 	}

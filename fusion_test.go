@@ -37,6 +37,8 @@ func TestParseFusion(t *testing.T) {
 		{"linear:score=bm25-w100:1/100:0.5", "linear:score=100:0.5/bm25-w100:1"},
 		{"rrf:balance=kinds,windows=all", "rrf:windows=all,balance=kinds"},
 		{"combsum:norm=zscore,balance=kinds,weights=100:2,windows=all", "combsum:norm=zscore,windows=all,weights=100:2,balance=kinds"},
+		{"combsum:norm=minmax,windows=all,adapt=kind-peak:0.1", "combsum:norm=minmax,windows=all,adapt=kind-peak:0.1"},
+		{"rrf:adapt=consensus:2,windows=all", "rrf:windows=all,adapt=consensus:2"},
 		{DefaultHybrid, DefaultHybrid},
 	} {
 		f, err := ParseFusion(tc.in)
@@ -79,6 +81,9 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:windows=bm25-bm25-100", "is not a window"},
 		{"rrf:adapt=bogus:1", "unknown feature"},
 		{"rrf:adapt=top:0", "must be a positive number"},
+		{"rrf:adapt=kind-bogus:1", "kind-top, kind-peak"},
+		{"rrf:adapt=consensus:-2", "must be a positive number"},
+		{"maxp:adapt=consensus:2", "maxp takes no weights"},
 		{"linear+router", "fusion model file"},
 	} {
 		_, err := ParseFusion(tc.in)

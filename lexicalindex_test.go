@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/lexical"
 )
@@ -531,4 +532,85 @@ func sameSearch(t *testing.T, one, sharded *Index, queries []string, fusion stri
 			t.Errorf("%s query %d: sharded %v, one index %v", fusion, q, ids(b[q]), ids(a[q]))
 		}
 	}
+}
+
+// TestAdaptAcrossKinds checks the kind and consensus weightings end to end:
+// each window of a kind gets its kind's weight (a rule with those weights
+// given per query ranks the same), a kind weighting over one kind is the
+// unweighted rule, and the consensus weighting is the rule with the
+// consensus weights as static weights.
+func TestAdaptAcrossKinds(t *testing.T) {
+	docs := scifactDocs(t, 60)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	ctx := context.Background()
+	ch, err := ix.SearchChunks(ctx, lexicalQueries(docs, 8), 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuseWith := func(f Fusion, qw, w []float64) *fuse.Ranking {
+		t.Helper()
+		sel, err := f.Select(ch.Layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := make([]fuse.Hits, len(sel))
+		for i, wi := range sel {
+			hits[i] = ch.Hits[wi]
+		}
+		rk, err := fuse.Fuse(f.Method, hits, ix.NumDocs(), fuse.Options{K: 10, Norm: f.Norm, QueryWeights: qw, Weights: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rk
+	}
+	lists := func(f Fusion) ([]fuse.Hits, []int) {
+		sel, _ := f.Select(ch.Layout)
+		hits := make([]fuse.Hits, len(sel))
+		kind := make([]int, len(sel))
+		for i, wi := range sel {
+			hits[i] = ch.Hits[wi]
+			if ch.Layout[wi].Kind != Dense {
+				kind[i] = 1
+			}
+		}
+		return hits, kind
+	}
+	same := func(name string, a, b *fuse.Ranking) {
+		t.Helper()
+		for q := range a.NQ {
+			da, sa := a.Query(q)
+			db, sb := b.Query(q)
+			if !slices.Equal(da, db) || !slices.Equal(sa, sb) {
+				t.Fatalf("%s query %d: %v %v, want %v %v", name, q, da, sa, db, sb)
+			}
+		}
+	}
+	f := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=kind-peak:0.2")
+	_, got, err := f.FuseHits(ch, ix.NumDocs(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, kind := lists(f)
+	feats, _ := fuse.KindFeatures(hits, kind, 2)
+	kw, _ := fuse.KindWeights(feats, 2, fuse.KindPeak, 0.2)
+	qw := make([]float64, 0, ch.NQ*len(kind))
+	for q := range ch.NQ {
+		for _, k := range kind {
+			qw = append(qw, kw[q*2+k])
+		}
+	}
+	same("kind-peak", got, fuseWith(f, qw, nil))
+	if slices.Equal(kw, slices.Repeat([]float64{1}, len(kw))) {
+		t.Error("kind-peak weighs both kinds 1 for every query")
+	}
+
+	one := mustFusion(t, "combsum:norm=minmax,windows=lexical,adapt=kind-top:0.1")
+	_, got, _ = one.FuseHits(ch, ix.NumDocs(), 10)
+	same("one kind", got, fuseWith(one, nil, nil))
+
+	c := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=consensus:2")
+	_, got, _ = c.FuseHits(ch, ix.NumDocs(), 10)
+	hits, _ = lists(c)
+	cw, _ := fuse.ConsensusWeights(hits, ix.NumDocs(), 2)
+	same("consensus", got, fuseWith(c, nil, cw))
 }

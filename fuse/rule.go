@@ -3,6 +3,7 @@ package fuse
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,7 +21,11 @@ import (
 //	cap=3            most chunks of a document counted per window (rrf)
 //	norm=minmax      none, minmax or zscore (combsum, combmnz)
 //	adapt=top:0.03   per-query window weights from a feature (top, gap,
-//	                 entropy, agree) at a temperature (not maxp)
+//	                 entropy, agree) at a temperature (not maxp);
+//	                 adapt=kind-peak:0.1 per-query weights of each kind of
+//	                 channel from a kind feature (kind-top, kind-peak,
+//	                 kind-agree, kind-overlap, kind-corr); adapt=consensus:2
+//	                 window weights from the batch's consensus, to a power
 type Rule struct {
 	Method Method
 	// C is the RRF constant (0 means 1) and RankBase the rank of a list's
@@ -37,11 +42,44 @@ type Rule struct {
 	Adapt *Adapt
 }
 
-// Adapt is a query-adaptive weighting: window weights nw * softmax of one
-// feature ([Features]) over temperature T.
+// Adapt is an adaptive weighting of the windows, label-free. Scope says
+// which: window weights nw * softmax of one window feature ([Features]) over
+// temperature T; or kind weights nk * softmax of one kind feature
+// ([KindFeatures]) over T, each window weighing its kind's; or each
+// window's agreement with the batch's consensus to the power T
+// ([ConsensusWeights]).
 type Adapt struct {
+	Scope   AdaptScope
 	Feature int
 	T       float64
+}
+
+// AdaptScope is what an adaptive weighting weighs by.
+type AdaptScope int
+
+// Scopes of an adaptive weighting.
+const (
+	// AdaptWindows weighs each window by a feature of its list.
+	AdaptWindows AdaptScope = iota
+	// AdaptKinds weighs each kind of channel by a feature of its lists.
+	AdaptKinds
+	// AdaptConsensus weighs each window by its agreement with the batch's
+	// consensus: the same weights for every query of a batch.
+	AdaptConsensus
+)
+
+// consensusName is the adaptive weighting by the batch's consensus.
+const consensusName = "consensus"
+
+// name is the feature's name in the text form.
+func (a Adapt) name() string {
+	switch a.Scope {
+	case AdaptKinds:
+		return KindFeatureName(a.Feature)
+	case AdaptConsensus:
+		return consensusName
+	}
+	return FeatureName(a.Feature)
 }
 
 // RuleParams names the parameters [Rule.Set] reads, in the order
@@ -89,8 +127,11 @@ func (r Rule) checkRange() error {
 		return fmt.Errorf("%w: cap %d must not be negative", ErrOptions, r.Cap)
 	}
 	if a := r.Adapt; a != nil {
+		n := map[AdaptScope]int{AdaptWindows: NumFeatures, AdaptKinds: NumKindFeatures, AdaptConsensus: 1}[a.Scope]
 		switch {
-		case a.Feature < 0 || a.Feature >= NumFeatures:
+		case a.Scope < AdaptWindows || a.Scope > AdaptConsensus:
+			return fmt.Errorf("%w: unknown adaptive weighting %d", ErrOptions, int(a.Scope))
+		case a.Feature < 0 || a.Feature >= n:
 			return fmt.Errorf("%w: unknown feature %d", ErrOptions, a.Feature)
 		case !(a.T > 0) || math.IsInf(a.T, 1):
 			return fmt.Errorf("%w: temperature %v must be a positive number", ErrOptions, a.T)
@@ -121,21 +162,32 @@ func (r *Rule) Set(key, val string) (bool, error) {
 	return true, err
 }
 
-// parseAdapt parses FEATURE:TEMPERATURE.
+// parseAdapt parses FEATURE:TEMPERATURE (a window or kind feature) or
+// consensus:POWER.
 func parseAdapt(s string) (*Adapt, error) {
 	name, ts, ok := strings.Cut(s, ":")
 	if !ok {
-		return nil, fmt.Errorf("want FEATURE:TEMPERATURE, such as top:0.03")
+		return nil, fmt.Errorf("want FEATURE:TEMPERATURE, such as top:0.03, kind-peak:0.1 or consensus:2")
 	}
-	f, err := ParseFeature(name)
-	if err != nil {
-		return nil, err
+	a := &Adapt{}
+	switch i := slices.Index(kindFeatureNames[:], name); {
+	case name == consensusName:
+		a.Scope = AdaptConsensus
+	case i >= 0:
+		a.Scope, a.Feature = AdaptKinds, i
+	default:
+		f, err := ParseFeature(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w, %s, or %s", err, strings.Join(kindFeatureNames[:], ", "), consensusName)
+		}
+		a.Feature = f
 	}
 	t, err := strconv.ParseFloat(ts, 64)
 	if err != nil || !(t > 0) || math.IsInf(t, 1) {
 		return nil, fmt.Errorf("temperature %q must be a positive number", ts)
 	}
-	return &Adapt{Feature: f, T: t}, nil
+	a.T = t
+	return a, nil
 }
 
 // Format writes the rule in its text form, parameters in a fixed order and
@@ -158,7 +210,7 @@ func (r Rule) Format(caller []string) string {
 	}
 	p = append(p, caller...)
 	if r.Adapt != nil {
-		p = append(p, "adapt="+FeatureName(r.Adapt.Feature)+":"+strconv.FormatFloat(r.Adapt.T, 'g', -1, 64))
+		p = append(p, "adapt="+r.Adapt.name()+":"+strconv.FormatFloat(r.Adapt.T, 'g', -1, 64))
 	}
 	s := r.Method.String()
 	if len(p) > 0 {

@@ -1,0 +1,150 @@
+package fuse_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/msrag/msrag/fuse"
+)
+
+// kindsGolden is written by scripts/gen_fuse_kinds_golden.py.
+type kindsGolden struct {
+	NQ      int `json:"nq"`
+	NDocs   int `json:"ndocs"`
+	Windows []struct {
+		K      int       `json:"k"`
+		Docs   []int32   `json:"docs"`
+		Scores []float32 `json:"scores"`
+	} `json:"windows"`
+	Kinds []struct {
+		Name     string        `json:"name"`
+		Windows  []int         `json:"windows"`
+		Kind     []int         `json:"kind"`
+		NK       int           `json:"nk"`
+		Features [][][]float64 `json:"features"`
+		Weights  []struct {
+			Feature int       `json:"feature"`
+			T       float64   `json:"t"`
+			Weights []float64 `json:"weights"`
+		} `json:"weights"`
+	} `json:"kinds"`
+	Consensus []struct {
+		Windows []int     `json:"windows"`
+		Gamma   float64   `json:"gamma"`
+		Weights []float64 `json:"weights"`
+	} `json:"consensus"`
+}
+
+func loadKindsGolden(t *testing.T) kindsGolden {
+	t.Helper()
+	data, err := os.ReadFile("testdata/golden_kinds.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g kindsGolden
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Kinds) == 0 || len(g.Consensus) == 0 {
+		t.Fatal("golden file without cases")
+	}
+	return g
+}
+
+func (g kindsGolden) hits(idx []int) []fuse.Hits {
+	var ws []fuse.Hits
+	for _, i := range idx {
+		w := g.Windows[i]
+		ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
+	}
+	return ws
+}
+
+// close reports whether got and want agree to 1e-12, relative or absolute.
+func close(got, want float64) bool {
+	return math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))
+}
+
+// TestKindFeaturesMatchReference checks every kind feature and the kind
+// weights made from them against the NumPy reference: two and three kinds,
+// kinds of uneven size, one kind only, a kind with no hit for some queries,
+// one window per kind.
+func TestKindFeaturesMatchReference(t *testing.T) {
+	g := loadKindsGolden(t)
+	for _, c := range g.Kinds {
+		t.Run(c.Name, func(t *testing.T) {
+			got, err := fuse.KindFeatures(g.hits(c.Windows), c.Kind, c.NK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != g.NQ*c.NK*fuse.NumKindFeatures {
+				t.Fatalf("%d features, want %d", len(got), g.NQ*c.NK*fuse.NumKindFeatures)
+			}
+			for q := range g.NQ {
+				for k := range c.NK {
+					for f := range fuse.NumKindFeatures {
+						v, want := got[(q*c.NK+k)*fuse.NumKindFeatures+f], c.Features[q][k][f]
+						if !close(v, want) {
+							t.Fatalf("query %d kind %d %s: %.17g, want %.17g", q, k, fuse.KindFeatureName(f), v, want)
+						}
+					}
+				}
+			}
+			for _, w := range c.Weights {
+				kw, err := fuse.KindWeights(got, c.NK, w.Feature, w.T)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range kw {
+					if !close(v, w.Weights[i]) {
+						t.Fatalf("%s at %g: weight %d %.17g, want %.17g", fuse.KindFeatureName(w.Feature), w.T, i, v, w.Weights[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestConsensusWeightsMatchReference checks the batch consensus weights
+// against the NumPy reference, with a window that has no hits for some
+// queries and with one window alone.
+func TestConsensusWeightsMatchReference(t *testing.T) {
+	g := loadKindsGolden(t)
+	for _, c := range g.Consensus {
+		got, err := fuse.ConsensusWeights(g.hits(c.Windows), g.NDocs, c.Gamma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(c.Weights) {
+			t.Fatalf("windows %v: %d weights, want %d", c.Windows, len(got), len(c.Weights))
+		}
+		for i, v := range got {
+			if !close(v, c.Weights[i]) {
+				t.Fatalf("windows %v gamma %g: weight %d %.17g, want %.17g", c.Windows, c.Gamma, i, v, c.Weights[i])
+			}
+		}
+	}
+}
+
+// TestKindFeaturesRejectShapes checks that kinds that do not describe the
+// windows are refused.
+func TestKindFeaturesRejectShapes(t *testing.T) {
+	g := loadKindsGolden(t)
+	ws := g.hits([]int{0, 1})
+	for _, c := range []struct {
+		kind []int
+		nk   int
+	}{{[]int{0}, 1}, {[]int{0, 2}, 2}, {[]int{0, 0}, 2}, {[]int{0, -1}, 2}, {[]int{0, 0}, 0}} {
+		if _, err := fuse.KindFeatures(ws, c.kind, c.nk); err == nil {
+			t.Errorf("kinds %v of %d: no error", c.kind, c.nk)
+		}
+	}
+	if _, err := fuse.KindWeights(make([]float64, 7), 2, 0, 1); err == nil {
+		t.Error("7 kind features for 2 kinds: no error")
+	}
+	if _, err := fuse.ConsensusWeights(ws, g.NDocs, 0); err == nil {
+		t.Error("consensus power 0: no error")
+	}
+}
