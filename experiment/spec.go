@@ -106,6 +106,8 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: Spec.Tokenizer is for an evaluation without an embedder")
 	case s.Tokenizer != nil && (s.FusionModel != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
 		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no fusion model, cross-validation or late embedding: they need query vectors")
+	case s.CVGroup != nil && s.CVFolds < 2:
+		return s, fmt.Errorf("experiment: Spec.CVGroup groups the queries of cross-validation, and Spec.CVFolds is %d: %w", s.CVFolds, ErrCVGroups)
 	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
 		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
 	}

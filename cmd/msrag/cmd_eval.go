@@ -116,6 +116,9 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 			configText = experiment.NoModelConfigs
 		}
 	}
+	if err := checkModelFlags(c, "eval"); err != nil {
+		return experiment.Spec{}, err
+	}
 	configs, err := experiment.ParseConfigs(configText, layout)
 	if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
@@ -150,6 +153,9 @@ func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
 	spec.CVFolds = c.Int("cv-folds")
 	if spec.CVFolds == 1 || spec.CVFolds < 0 {
 		return usagef("eval: --cv-folds %d: want 0 (none) or at least 2", spec.CVFolds)
+	}
+	if c.IsSet("cv-group") && spec.CVFolds == 0 {
+		return usagef("eval: --cv-group groups the queries of cross-validation, which --cv-folds asks for: without it the groups would do nothing")
 	}
 	if g := c.String("cv-group"); g != "" {
 		re, err := regexp.Compile(g)

@@ -105,6 +105,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 		}
 		cfg.Factory, cfg.Metric = "", 0
 	}
+	if err := checkModelFlags(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	if cfg.Lexical, err = lexicalFlags(c, "index"); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}

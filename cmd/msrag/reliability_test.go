@@ -479,3 +479,53 @@ func TestHostileBenchInput(t *testing.T) {
 		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file of a size msrag reads whole (it is a device)", "s.json"},
 	})
 }
+
+// TestFlagsThatDoNothing: a flag that would be accepted and ignored is a
+// usage error, found before any document is read or query searched:
+// --cv-group without --cv-folds or grouping nothing (checked once the
+// queries are read), the server flags with a model that runs in this
+// process or with no model.
+func TestFlagsThatDoNothing(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	idx := filepath.Join(dir, "idx")
+	if code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--quiet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	out := filepath.Join(work, "out")
+	eval := func(extra ...string) []string {
+		return append([]string{"eval", "--dataset", data, "--index", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--quiet"}, extra...)
+	}
+	queries := filepath.Join(data, "queries.jsonl")
+	suiteFile := filepath.Join(dir, "s.json")
+	os.WriteFile(suiteFile, []byte(`{"name": "s", "out": "out", "datasets": [{"dir": "tiny"}], "models": [{"name": "hash-test-embedder", "window_sets": [[16]]}]}`), 0o644)
+	const inProcess = "is for a model behind a server (--model KIND:URL), and "
+	runHostile(t, work, []hostileCase{
+		{"cv-group without cv-folds", eval("--cv-group", "^(q)"), exitUsage, "eval: --cv-group groups the queries of cross-validation, which --cv-folds asks for", "-"},
+		// Was accepted: every query its own group, as without the flag.
+		{"cv-group matching no query", eval("--cv-folds", "2", "--cv-group", "^(x.*)-s[0-9]+$"), exitUsage,
+			`--cv-group (Spec.CVGroup) "^(x.*)-s[0-9]+$" matches none of the ids of the 10 queries of tiny split test (such as "q0")`, "-"},
+		// Was "the results share no query", after the whole search.
+		{"cv-group of one group", eval("--cv-folds", "2", "--cv-group", "^(q)"), exitUsage,
+			`puts the 10 queries of tiny split test in 1 group(s) (such as "q"), fewer than the 2 folds of --cv-folds`, "-"},
+		{"cv-group of fewer groups than folds", eval("--cv-folds", "5", "--cv-group", "^q([01])?"), exitUsage, "in 3 group(s)", "-"},
+		{"eval endpoints", eval("--endpoints", "http://127.0.0.1:9/v1"), exitUsage, "eval: --endpoints " + inProcess + "model hash-test-embedder runs in this process", "-"},
+		{"index concurrency", []string{"index", "--corpus", data, "--out", out, "--model", "hash-test-embedder", "--concurrency", "8"}, exitUsage,
+			"index: --concurrency " + inProcess + "model hash-test-embedder runs in this process", "-"},
+		{"index tokenizer", []string{"index", "--corpus", data, "--out", out, "--model", "hash-test-embedder", "--tokenizer", queries}, exitUsage,
+			"index: --tokenizer " + inProcess, "-"},
+		{"no model request timeout", []string{"index", "--corpus", data, "--out", out, "--model", "none", "--tokenizer", "all-minilm-l6-v2", "--request-timeout", "5s"}, exitUsage,
+			"index: --request-timeout " + inProcess + "--model none runs no model", "-"},
+		{"search endpoints", []string{"search", "--index", idx, "--queries", queries, "--out", out, "--endpoints", "http://127.0.0.1:9/v1"}, exitUsage,
+			"search: --endpoints " + inProcess + "index " + idx + "'s model hash-test-embedder runs in this process", "-"},
+		{"search concurrency", []string{"search", "--index", idx, "--queries", queries, "--out", out, "--concurrency", "4"}, exitUsage, "search: --concurrency " + inProcess, "-"},
+		{"embed endpoints", []string{"embed", "--model", "all-minilm-l6-v2", "--endpoints", "http://127.0.0.1:9/v1", "--out", out}, exitUsage,
+			"embed: --endpoints " + inProcess + "model all-minilm-l6-v2 runs in this process", "-"},
+		{"bench retries", []string{"bench", "--suite", suiteFile, "--retries", "3", "--out", out}, exitUsage,
+			"bench: --retries " + inProcess + "no model of the suite is behind a server", "-"},
+	})
+}
