@@ -77,7 +77,7 @@ func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
 	}
 	if withRouter {
 		if m.Router == nil {
-			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router")
+			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without dense windows): use its rule alone (learned)")
 		}
 		f.Router = m.Router
 	}
@@ -175,11 +175,15 @@ func checkChannels(data []byte) error {
 	return nil
 }
 
-// validate checks m's fields against one another: the model's dims, the
-// windows (each once), the rule over those windows and the router over the
+// validate checks m's fields against one another: the model's dims (none
+// and no router for an index without dense windows), the windows (each once), the rule over those windows and the router over the
 // rule's windows and the model's dims. Errors name the field.
 func (m *FusionModel) validate() error {
-	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+	switch {
+	case m.Model.None() && (m.Model.Dims != 0 || m.Router != nil):
+		// Trained on an index without dense windows: no vectors, no router.
+		return fmt.Errorf("model.dims: %d, router: %v: a model of kind none has neither: %w", m.Model.Dims, m.Router != nil, ErrBadFusionModel)
+	case !m.Model.None() && (m.Model.Dims <= 0 || m.Model.Dims > maxDims):
 		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
 	}
 	if len(m.Windows) == 0 {

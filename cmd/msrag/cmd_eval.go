@@ -148,6 +148,9 @@ func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
 		if err != nil {
 			return usageError{err}
 		}
+		if noModel(c) && m.Router != nil {
+			return usagef("eval: --fusion-model %s has a router, which weighs the windows from the query's embedding, and --model none embeds nothing", p)
+		}
 		spec.FusionModel = m
 	}
 	spec.CVFolds = c.Int("cv-folds")

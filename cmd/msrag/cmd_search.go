@@ -150,7 +150,11 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
 	}
-	return m.Fusion(c.String("fusion") == "learned+router")
+	f, err = m.Fusion(c.String("fusion") == "learned+router")
+	if err != nil {
+		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
+	}
+	return f, nil
 }
 
 // searchAll searches the queries batch by batch and writes the hits.
