@@ -73,6 +73,10 @@ const (
 
 var channelGroups = []string{groupDense, groupLexical, groupAll}
 
+// IsChannelGroup reports whether name, in a rule's windows=, names a group
+// of channels (dense, lexical, all) rather than one channel.
+func IsChannelGroup(name string) bool { return slices.Contains(channelGroups, name) }
+
 // ParseFusion reads a fusion rule:
 //
 //	rrf | docrrf | combsum | combmnz | maxp    a rule over every sliding window

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -207,10 +208,31 @@ func (m *FusionModel) validate() error {
 		}
 		f.Router = m.Router
 	}
+	if w := lacking(f, m.Windows); w != "" {
+		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Windows, ErrBadFusionModel)
+	}
 	if _, err := f.Select(m.Windows); err != nil {
-		return fmt.Errorf("rule %q over windows %s: %w", m.Rule, m.Windows, err)
+		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Windows, err)
 	}
 	return nil
+}
+
+// lacking returns the first channel f names, weighs or routes that windows
+// lacks, in f's order (weights by name), or "".
+func lacking(f msrag.Fusion, windows msrag.Layout) string {
+	names := slices.Clone(f.Windows)
+	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
+		names = append(names, slices.Sorted(maps.Keys(m))...)
+	}
+	if f.Router != nil {
+		names = append(names, f.Router.Windows...)
+	}
+	for _, w := range names {
+		if !msrag.IsChannelGroup(w) && windows.Index(w) < 0 {
+			return w
+		}
+	}
+	return ""
 }
 
 // Write writes the model to path, atomically.

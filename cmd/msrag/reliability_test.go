@@ -355,6 +355,14 @@ func TestHostileSearchInput(t *testing.T) {
 		return path
 	}
 	good := fusionModel("good.json", func(map[string]any) {})
+	otherRule := filepath.Join(dir, "f5.json")
+	{
+		m := map[string]any{"format": 1, "model": man.Model, "rule": "rrf:windows=4+16",
+			"windows":  []map[string]any{{"name": "w4", "size": 4, "tail": man.Windows[0].Tail}, {"name": "w8", "size": 8, "tail": man.Windows[1].Tail}},
+			"training": map[string]any{"query_ids": []string{"t1"}}}
+		data, _ := json.Marshal(m)
+		os.WriteFile(otherRule, data, 0o644)
+	}
 	out := filepath.Join(work, "run.trec")
 	search := func(extra ...string) []string {
 		return append([]string{"search", "--index", idx, "--queries", queries, "--out", out}, extra...)
@@ -370,6 +378,9 @@ func TestHostileSearchInput(t *testing.T) {
 			exitUsage, "f3.json: router:", "-"},
 		{"router std 0", search("--fusion-model", fusionModel("f4.json", func(r map[string]any) { r["std"] = make([]float64, inputs) }), "--fusion", "learned+router"),
 			exitUsage, "std[0]: 0, want a positive value", "-"},
+		// Said "the index has no window w16 (it has w4, w8)": the fusion model's windows, not the index's.
+		{"rule of a window the model lacks", search("--fusion-model", otherRule), exitUsage,
+			`f5.json: rule "rrf:windows=4+16" fuses or weighs channel w16, which the fusion model's windows (w4, w8) do not list`, "-"},
 		{"empty out", []string{"search", "--index", idx, "--queries", queries, "--out", ""}, exitUsage, "--out is empty", "-"},
 		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
 		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
