@@ -339,6 +339,8 @@ func TestHostileSearchInput(t *testing.T) {
 	os.Mkdir(work, 0o755)
 	queries := filepath.Join(dir, "q.tsv")
 	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\n"), 0o644)
+	emptyLine := filepath.Join(dir, "blank.tsv")
+	os.WriteFile(emptyLine, []byte("q1\tcoffee\n\nq2\tsleep\n"), 0o644)
 	badQueries := filepath.Join(dir, "bad.tsv")
 	os.WriteFile(badQueries, []byte("q1\tcoffee\nq 2\tsleep\n"), 0o644)
 	inputs := man.Model.Dims + 2*4
@@ -385,6 +387,8 @@ func TestHostileSearchInput(t *testing.T) {
 		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
 		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
 		{"query id with a space", []string{"search", "--index", idx, "--queries", badQueries, "--out", out}, exitFailure, `bad.tsv line 2: id "q 2" holds U+0020`, "-"},
+		// Was "corpus: blank.tsv line 2: empty line", read as a corpus file.
+		{"empty query line", []string{"search", "--index", idx, "--queries", emptyLine, "--out", out}, exitFailure, "msrag: corpus: queries file " + emptyLine + " line 2: empty line", "-"},
 	}
 	runHostile(t, work, cases)
 	code, _, stderr := limitedRun(t, time.Minute, search("--fusion-model", good, "--fusion", "learned+router")...)
