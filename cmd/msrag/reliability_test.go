@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -543,4 +544,40 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"bench retries", []string{"bench", "--suite", suiteFile, "--retries", "3", "--out", out}, exitUsage,
 			"bench: --retries " + inProcess + "no model of the suite is behind a server", "-"},
 	})
+}
+
+// TestUnreadableModelInCache: a model that is in the cache but cannot be
+// read was reported as not fetched (model list) or "not in the cache"
+// (and fetched again, which failed on the cache's lock); it is reported as
+// there but unreadable, naming the path and why. A link loop stands for a
+// file no one may read (the tests may run as root, whom permissions do not
+// stop); without root, a directory of mode 0 is tried too.
+func TestUnreadableModelInCache(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("MSRAG_CACHE", cacheDir)
+	dir := filepath.Join(cacheDir, "models", "all-minilm-l6-v2-int8")
+	os.MkdirAll(dir, 0o755)
+	info := filepath.Join(dir, "msrag-model.json")
+	os.Symlink(info, info) // opening it: too many levels of symbolic links
+	check := func(why string) {
+		t.Helper()
+		code, stdout, _ := limitedRun(t, time.Minute, "model", "list")
+		if code != exitOK || !regexp.MustCompile(`all-minilm-l6-v2-int8 .* unreadable`).MatchString(stdout) {
+			t.Errorf("model list: code %d, want the model unreadable:\n%s", code, stdout)
+		}
+		for _, offline := range []string{"--offline", "--quiet"} {
+			code, _, stderr := limitedRun(t, time.Minute, "embed", "--model", "all-minilm-l6-v2-int8", offline)
+			if want := "onnx: model all-minilm-l6-v2-int8: in the cache but unreadable: open " + why; code != exitFailure || !strings.Contains(stderr, want) {
+				t.Errorf("embed %s: code %d, stderr %q; want %q", offline, code, stderr, want)
+			}
+		}
+	}
+	check(info + ": too many levels of symbolic links")
+	if os.Geteuid() == 0 {
+		return
+	}
+	os.Remove(info)
+	os.Chmod(dir, 0)
+	defer os.Chmod(dir, 0o755)
+	check(dir + ": permission denied")
 }
