@@ -460,6 +460,8 @@ func TestHostileEvalInput(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", eval("--out", filepath.Join(dir, "first"))...); code != exitOK {
 		t.Fatal(stderr)
+	} else if !regexp.MustCompile(`eval: built .* [0-9]+ tokens/s \(embedder busy [0-9]+%\)`).MatchString(stderr) {
+		t.Errorf("eval's build line gives no tokens/s: %s", stderr)
 	}
 	man, err := msrag.ReadManifest(idx)
 	if err != nil {
@@ -507,8 +509,13 @@ func TestFlagsThatDoNothing(t *testing.T) {
 	data := filepath.Join(dir, "tiny")
 	writeTinyDataset(t, data)
 	idx := filepath.Join(dir, "idx")
-	if code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--quiet"); code != exitOK {
+	code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--quiet")
+	if code != exitOK {
 		t.Fatal(stderr)
+	}
+	// The closing line gives the rate, to compare with README's runs.
+	if !regexp.MustCompile(`index: wrote .* [0-9]+ tokens/s \(embedder busy [0-9]+%\)`).MatchString(stderr) {
+		t.Errorf("index's closing line gives no tokens/s: %s", stderr)
 	}
 	work := filepath.Join(dir, "work")
 	os.Mkdir(work, 0o755)
