@@ -168,6 +168,8 @@ type Reader interface {
 // RecordError locates a bad record: the file, the position in it and, when
 // known, the document id.
 type RecordError struct {
+	// Input says what File is when it is not a corpus file: "queries file".
+	Input string
 	File  string // path of the input
 	Where string // "line 12", "row group 1 row 7 (row 1031)", "batch 2 row 5"
 	ID    string // document or query id, if known
@@ -177,6 +179,9 @@ type RecordError struct {
 func (e *RecordError) Error() string {
 	var b strings.Builder
 	b.WriteString("corpus: ")
+	if e.Input != "" {
+		b.WriteString(e.Input + " ")
+	}
 	b.WriteString(e.File)
 	if e.Where != "" {
 		b.WriteString(" ")
@@ -255,7 +260,8 @@ type builder struct {
 	stats  Stats
 	seen   map[string]pos
 	out    []Doc
-	strict bool // empty texts are errors (queries), not skipped
+	strict bool   // empty texts are errors (queries), not skipped
+	input  string // RecordError.Input: "queries file", or "" for a corpus
 }
 
 func newBuilder(file string, opts Options, where func(pos) string) *builder {
@@ -263,7 +269,7 @@ func newBuilder(file string, opts Options, where func(pos) string) *builder {
 }
 
 func (b *builder) errAt(p pos, id string, err error) error {
-	return &RecordError{File: b.file, Where: b.where(p), ID: id, Err: err}
+	return &RecordError{Input: b.input, File: b.file, Where: b.where(p), ID: id, Err: err}
 }
 
 // add takes one record. id, title and text must be owned by the caller (not

@@ -46,7 +46,7 @@ func ReadQueries(path string, opts Options) ([]Query, error) {
 		return nil, err
 	}
 	defer r.Close()
-	strictEmpty(r)
+	asQueries(r)
 	var out []Query
 	for {
 		docs, err := r.Next(context.Background())
@@ -62,10 +62,16 @@ func ReadQueries(path string, opts Options) ([]Query, error) {
 	}
 }
 
-// strictEmpty makes a reader fail on empty texts instead of skipping them.
-func strictEmpty(r Reader) {
+// queriesFile is what a record error calls a file of queries, so that a
+// bad query is not taken for a bad document.
+const queriesFile = "queries file"
+
+// asQueries makes a reader read queries: it fails on empty texts instead of
+// skipping them, and its errors name a queries file.
+func asQueries(r Reader) {
 	if rb, ok := r.(interface{ records() *builder }); ok {
-		rb.records().strict = true
+		b := rb.records()
+		b.strict, b.input = true, queriesFile
 	}
 }
 
@@ -89,7 +95,7 @@ func readQueryLines(path string, tsv bool) ([]Query, error) {
 	}
 	defer lr.close()
 	b := newBuilder(path, Options{BatchSize: 1, DedupeIDs: false}, func(p pos) string { return "line " + strconv.FormatInt(p.row, 10) })
-	b.strict = true
+	b.strict, b.input = true, queriesFile
 	var out []Query
 	for {
 		line, err := lr.next()
@@ -124,7 +130,7 @@ func readQueryLines(path string, tsv bool) ([]Query, error) {
 		b.out = b.out[:0]
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("corpus: %s: no queries: %w", path, ErrEmpty)
+		return nil, fmt.Errorf("corpus: %s %s: no queries: %w", queriesFile, path, ErrEmpty)
 	}
 	return out, nil
 }

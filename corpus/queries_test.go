@@ -72,7 +72,8 @@ func TestReadQueriesErrors(t *testing.T) {
 			if !errors.Is(err, tt.sentinel) {
 				t.Fatalf("err = %v, want %v", err, tt.sentinel)
 			}
-			if !strings.HasPrefix(err.Error(), "corpus: "+filepath.Dir(path)) || !strings.Contains(err.Error(), tt.want) {
+			// A queries file is called one: "corpus: q.tsv" read as a corpus file.
+			if !strings.HasPrefix(err.Error(), "corpus: queries file "+filepath.Dir(path)) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not contain %q", err, tt.want)
 			}
 		})

@@ -102,7 +102,7 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	}
 	tm.Build = time.Since(t0).Seconds()
 	tm.BuildEmbed, tm.BuildTokens = stats.EmbedBusy.Seconds(), stats.Tokens
-	fmt.Fprintf(spec.Log, "eval: built %s (%s embedding): %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s (embedder busy %.0f%%)\n",
-		spec.Index, spec.Embedding, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, 100*tm.BuildEmbed/tm.Build)
+	fmt.Fprintf(spec.Log, "eval: built %s (%s embedding): %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s, %.0f tokens/s (embedder busy %.0f%%)\n",
+		spec.Index, spec.Embedding, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, float64(stats.Tokens)/tm.Build, 100*tm.BuildEmbed/tm.Build)
 	return ix, nil
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -57,6 +58,9 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	qrels := eval.Qrels(j)
+	if err := checkGroups(spec, ds, queries); err != nil {
+		return nil, err
+	}
 	var tm report.Timings
 	ix, src, info, err := open(ctx, spec, ds, queries, &tm)
 	if err != nil {
@@ -170,10 +174,7 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 		if err := tune.CheckFusionModel(ix, m); err != nil {
 			return nil, err
 		}
-		ids := make([]string, len(queries))
-		for i, q := range queries {
-			ids[i] = q.ID
-		}
+		ids := queryIDs(queries)
 		if seen := m.Overlap(ids); len(seen) > 0 {
 			return nil, fmt.Errorf("experiment: the fusion model was trained on %d of these %d queries (%q, ...: %s split %s); evaluate it on queries it has not seen",
 				len(seen), len(ids), seen[0], m.Training.Dataset, m.Training.Split)
@@ -195,33 +196,76 @@ func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches [
 	if spec.CVFolds < 2 {
 		return nil
 	}
-	ids := make([]string, len(queries))
-	for i, q := range queries {
-		ids[i] = q.ID
-	}
-	group := func(id string) string { return id }
-	if re := spec.CVGroup; re != nil {
-		group = func(id string) string {
-			m := re.FindStringSubmatch(id)
-			switch {
-			case len(m) > 1:
-				return m[1]
-			case len(m) == 1:
-				return m[0]
-			}
-			return id
-		}
-	}
-	set, err := tune.NewSet(ids, batches, qrels)
+	set, err := tune.NewSet(queryIDs(queries), batches, qrels)
 	if err != nil {
 		return err
 	}
-	lin, routed, err := tune.CrossValidate(ix, set, group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
+	lin, routed, err := tune.CrossValidate(ix, set, spec.group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
 	if err != nil {
 		return fmt.Errorf("experiment: cross-validation: %w", err)
 	}
 	runs["learned-cv"], runs["learned+router-cv"] = lin, routed
 	return nil
+}
+
+// ErrCVGroups is wrapped by the errors that refuse Spec.CVGroup: given
+// without cross-validation, matching no query id, or making fewer groups
+// than folds.
+var ErrCVGroups = errors.New("the cross-validation groups cannot be used")
+
+// group is the cross-validation group of query id: Spec.CVGroup's first
+// submatch, else its whole match; without a match (or a CVGroup), the
+// query alone.
+func (s Spec) group(id string) string {
+	if s.CVGroup == nil {
+		return id
+	}
+	m := s.CVGroup.FindStringSubmatch(id)
+	switch {
+	case len(m) > 1:
+		return m[1]
+	case len(m) == 1:
+		return m[0]
+	}
+	return id
+}
+
+// checkGroups refuses, once the queries are read and before any work,
+// a Spec.CVGroup that matches none of their ids (every query would be a
+// group of its own, as without it) or that makes fewer groups than
+// Spec.CVFolds (one group: no fold could be held out).
+func checkGroups(spec Spec, ds *corpus.Dataset, queries []corpus.Query) error {
+	re := spec.CVGroup
+	if re == nil || spec.CVFolds < 2 {
+		return nil
+	}
+	groups := map[string]bool{}
+	matched := false
+	for _, q := range queries {
+		groups[spec.group(q.ID)] = true
+		matched = matched || re.MatchString(q.ID)
+	}
+	where := fmt.Sprintf("%d queries of %s split %s", len(queries), filepath.Base(filepath.Clean(ds.Dir)), spec.Split)
+	switch {
+	case len(queries) == 0:
+		return nil
+	case !matched:
+		return fmt.Errorf("experiment: --cv-group (Spec.CVGroup) %q matches none of the ids of the %s (such as %q): %w",
+			re, where, queries[0].ID, ErrCVGroups)
+	case len(groups) < spec.CVFolds:
+		return fmt.Errorf("experiment: --cv-group (Spec.CVGroup) %q puts the %s in %d group(s) (such as %q), fewer than the %d folds of --cv-folds (Spec.CVFolds): %w",
+			re, where, len(groups), spec.group(queries[0].ID), spec.CVFolds, ErrCVGroups)
+	}
+	return nil
+}
+
+// queryIDs lists the queries' ids.
+func queryIDs(queries []corpus.Query) []string {
+	ids := make([]string, len(queries))
+	for i, q := range queries {
+		ids[i] = q.ID
+	}
+	return ids
 }
 
 // newReport starts results.json with what describes the run.

@@ -34,8 +34,9 @@ type Spec struct {
 	// lexical channels (Lexical, default msrag.DefaultLexical()) and
 	// bm25-doc, no full window. Its configurations fuse the lexical
 	// channels (rrf is rrf:windows=lexical there; default
-	// NoModelConfigs); a fusion model and cross-validation, which need
-	// query vectors, are refused.
+	// NoModelConfigs); a fusion model's router and cross-validation, which
+	// need query vectors, are refused (a fusion model msrag tune fitted on
+	// such an index has no router).
 	Tokenizer *msrag.WindowTokenizer
 	// Windows are the sliding windows; the index also gets the full window.
 	Windows []chunk.Window
@@ -112,8 +113,10 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: Spec.Embedder is required (or Spec.Tokenizer, for lexical windows only)")
 	case s.Embedder != nil && s.Tokenizer != nil:
 		return s, errors.New("experiment: Spec.Tokenizer is for an evaluation without an embedder")
-	case s.Tokenizer != nil && (s.FusionModel != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
-		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no fusion model, cross-validation or late embedding: they need query vectors")
+	case s.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
+		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no router, cross-validation or late embedding: they need query vectors")
+	case s.CVGroup != nil && s.CVFolds < 2:
+		return s, fmt.Errorf("experiment: Spec.CVGroup groups the queries of cross-validation, and Spec.CVFolds is %d: %w", s.CVFolds, ErrCVGroups)
 	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
 		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
 	}

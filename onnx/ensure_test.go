@@ -203,3 +203,28 @@ func TestMvnMessage(t *testing.T) {
 		t.Errorf("mvnMessage without [ERROR] = %q", got)
 	}
 }
+
+// TestCheckReadable: an absent or readable model directory is fine; a file
+// there that cannot be opened (a link loop here, which stops root too) is
+// an error wrapping ErrUnreadable that names it.
+func TestCheckReadable(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "m")
+	if err := CheckReadable(dir); err != nil {
+		t.Fatalf("absent: %v", err)
+	}
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, InfoFile), []byte("{}"), 0o644)
+	if err := CheckReadable(dir); err != nil {
+		t.Fatalf("readable: %v", err)
+	}
+	loop := filepath.Join(dir, ModelFile)
+	os.Symlink(ModelFile, loop) // relative: a loop wherever the directory moves
+	if err := CheckReadable(dir); !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), loop) {
+		t.Fatalf("link loop: %v, want ErrUnreadable naming %s", err, loop)
+	}
+	os.Rename(dir, filepath.Join(root, "all-minilm-l6-v2-int8"))
+	if _, err := EnsureModel(context.Background(), "all-minilm-l6-v2-int8", FetchOptions{Dir: root}); !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("EnsureModel of an unreadable cache entry: %v, want ErrUnreadable (and no fetch)", err)
+	}
+}

@@ -30,6 +30,10 @@ var (
 	// ErrNotFetched: an hf: model has not been fetched (they are fetched only
 	// by msrag model fetch).
 	ErrNotFetched = errors.New("not fetched")
+	// ErrUnreadable: a model is in the cache but its directory or a file of
+	// it cannot be read (its permissions, another user's cache): fetching it
+	// again would not help.
+	ErrUnreadable = errors.New("in the cache but unreadable")
 	// ErrClosed: the Embedder was used after Close.
 	ErrClosed = errors.New("embedder closed")
 )

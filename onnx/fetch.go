@@ -90,6 +90,9 @@ func EnsureModel(ctx context.Context, nameOrDir string, o FetchOptions) (string,
 	if Present(dir, info) {
 		return dir, nil
 	}
+	if err := CheckReadable(dir); err != nil { // there, but a fetch could not replace it either
+		return "", fmt.Errorf("onnx: model %s: %w", info.Name, err)
+	}
 	if o.Offline || OfflineEnv() {
 		return "", fmt.Errorf("onnx: model %s is not in the cache (no whole %s) and fetching is off (--offline or %s=1): %w; fetch it with: msrag model fetch %s",
 			info.Name, dir, EnvOffline, ErrOffline, info.Name)

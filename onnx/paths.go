@@ -1,11 +1,16 @@
 package onnx
 
 import (
+	"errors"
 	"fmt"
-	"github.com/msrag/msrag/internal/cache"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"github.com/msrag/msrag/internal/cache"
 )
 
 // Environment variables that place the files this package needs.
@@ -84,6 +89,9 @@ func ResolveModel(nameOrDir string) (string, error) {
 		return dir, nil
 	}
 	if _, ok := Builtin(nameOrDir); ok || strings.HasPrefix(nameOrDir, "hf:") {
+		if err := CheckReadable(dir); err != nil {
+			return "", fmt.Errorf("onnx: model %s: %w", nameOrDir, err)
+		}
 		return "", fmt.Errorf("onnx: model %s: %w (no %s); fetch it with: msrag model fetch %s",
 			nameOrDir, ErrNotFetched, dir, nameOrDir)
 	}
@@ -97,4 +105,38 @@ func cacheName(name string) string {
 		return "hf--" + strings.ReplaceAll(rest, "/", "--")
 	}
 	return name
+}
+
+// CheckReadable says whether the model directory dir in the cache can be
+// read: nil when it is absent or when it and the files of a model in it
+// (those absent aside) open; otherwise an error wrapping ErrUnreadable that
+// names the first path that does not, and why (permission denied: a cache
+// of another user, or files whose mode was changed).
+func CheckReadable(dir string) error {
+	paths := []string{dir}
+	for _, f := range []string{InfoFile, stampFile, ModelFile, TokenizerFile} {
+		paths = append(paths, filepath.Join(dir, f))
+	}
+	for _, p := range paths {
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO does not block
+		if errors.Is(err, fs.ErrNotExist) {
+			if p == dir {
+				return nil
+			}
+			continue
+		}
+		if err == nil {
+			if p == dir {
+				_, err = f.Readdirnames(1)
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+			}
+			f.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUnreadable, err)
+		}
+	}
+	return nil
 }

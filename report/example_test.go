@@ -27,9 +27,9 @@ func ExampleWriteSummary() {
 	//
 	// 2 queries, 5 documents; windows 100, 200 tokens; full-document window: none; 100 chunks per window, 100 documents per query; rrf is RRF over every window with c = 1 and ranks from 0 unless its name says otherwise.
 	//
-	// | dataset | queries | best window | nDCG@10 best window | nDCG@10 full | nDCG@10 rrf | rrf − best window |
-	// |---|---:|---:|---:|---:|---:|---:|
-	// | toy | 2 | w200 | 62.50 | — | 75.00 | +12.50 |
+	// | dataset | queries | channels | best single channel | nDCG@10 best | nDCG@10 full | rrf | nDCG@10 rrf | rrf − best |
+	// |---|---:|---|---|---:|---:|---|---:|---:|
+	// | toy | 2 | dense | w200 | 62.50 | — | rrf | 75.00 | +12.50 |
 	//
 	// | configuration | cdr@1 |
 	// |---|---:|

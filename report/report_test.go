@@ -62,9 +62,9 @@ func TestWriteMarkdownTables(t *testing.T) {
 	// Hand-computed: the best window by nDCG@10 is w20 (0.5 > 0.4); rrf
 	// 0.5525 is 55.25, +5.25 points over it; full is 30.00.
 	want := []string{
-		"| dataset | queries | best window | nDCG@10 best window | nDCG@10 full | nDCG@10 rrf | rrf − best window |\n" +
-			"|---|---:|---:|---:|---:|---:|---:|\n" +
-			"| tiny | 4 | w20 | 50.00 | 30.00 | 55.25 | +5.25 |\n",
+		"| dataset | queries | channels | best single channel | nDCG@10 best | nDCG@10 full | rrf | nDCG@10 rrf | rrf − best |\n" +
+			"|---|---:|---|---|---:|---:|---|---:|---:|\n" +
+			"| tiny | 4 | dense | w20 | 50.00 | 30.00 | rrf | 55.25 | +5.25 |\n\n",
 		"| configuration | cdr@1 | cdr@2 | cdr@3 | cdr@5 | cdr@10 |\n" +
 			"|---|---:|---:|---:|---:|---:|\n" +
 			"| w10 | 25.00 | 50.00 | 50.00 | 75.00 | 75.00 |\n" +
@@ -95,7 +95,7 @@ func TestWriteSummaryWithoutRRFOrFull(t *testing.T) {
 	if err := report.WriteSummary(&b, e); err != nil {
 		t.Fatal(err)
 	}
-	want := "| tiny | 4 | w20 | 50.00 | — | — | — |\n"
+	want := "| tiny | 4 | dense | w20 | 50.00 | — | — | — | — |\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
@@ -253,7 +253,17 @@ func TestWriteKinds(t *testing.T) {
 		"| dense | 50.00 (w20) | 55.25 (rrf) | 58.00 |\n" +
 		"| lexical | 55.00 (bm25-doc) | 50.00 (rrf:windows=lexical) | 62.00 |\n" +
 		"| hybrid | 55.00 (bm25-doc) | 60.00 (rrf:windows=all) | 70.00 |\n"
-	for _, w := range []string{kinds, "## Dense, lexical and hybrid (nDCG@10)",
+	// Naive vs RRF kind by kind: the dense rrf (55.25) against the best dense
+	// window w20 (50.00), not against bm25-doc (55.00, the best channel of
+	// any kind, which made +0.25); the lexical RRF (50.00) against bm25-doc;
+	// RRF over both (60.00) against bm25-doc, the best of either kind.
+	naive := "| tiny | 4 | dense | w20 | 50.00 | 30.00 | rrf | 55.25 | +5.25 |\n" +
+		"| tiny | 4 | lexical | bm25-doc | 55.00 | — | rrf:windows=lexical | 50.00 | -5.00 |\n" +
+		"| tiny | 4 | hybrid, against the best single channel of either kind | bm25-doc | 55.00 | — | rrf:windows=all | 60.00 | +5.00 |\n"
+	if !strings.Contains(sum.String(), naive) {
+		t.Errorf("the summary lacks the naive table kind by kind:\n%s\nsummary:\n%s", naive, sum.String())
+	}
+	for _, w := range []string{kinds, naive, "## Dense, lexical and hybrid (nDCG@10)",
 		"| rrf:windows=lexical | lexical | 50.00 | -5.25 | [-10.00, +1.00] | 1/1/2 | — | — | — |\n",
 		"| rrf:windows=all | hybrid | 60.00 | +4.75 | [+1.00, +9.00] | 2/2/0 | +10.00 | [+2.00, +20.00] | 3/1/0 |\n"} {
 		if !strings.Contains(md.String(), w) {

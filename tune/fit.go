@@ -41,7 +41,10 @@ type Choice struct {
 }
 
 // Fit learns a linear rule over every window of ix and a router for it on
-// s, and returns them as a fusion model that records tr.
+// s, and returns them as a fusion model that records tr. The router reads
+// the query's embedding: an index without dense windows (built with no
+// model) has none, and its fusion model is the linear rule alone, which
+// Fit says on Options.Log.
 func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()
 	windows, sliding, singles := names(ix.Layout())
@@ -60,14 +63,17 @@ func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) 
 	}
 	ch.Train["learned"], ch.Start = lin.Score, lin.Start
 	fmt.Fprintf(o.Log, "tune: linear rule from %s: train nDCG@10 %.4f: %s\n", lin.Start, lin.Score, lin.Fusion)
-	r, rc, err := FitRouter(ix, s, lin.Fusion, windows, o.Folds, o.Seed)
-	if err != nil {
-		return nil, err
-	}
-	ch.Router = rc
-	fmt.Fprintf(o.Log, "tune: router penalty %g (%d-fold cross-validated nDCG@10 %v)\n", rc.Lambda, rc.Folds, rc.CV)
 	rule := lin.Fusion
-	rule.Router = r
+	if ix.Dense() {
+		r, rc, err := FitRouter(ix, s, lin.Fusion, windows, o.Folds, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		ch.Router, rule.Router = rc, r
+		fmt.Fprintf(o.Log, "tune: router penalty %g (%d-fold cross-validated nDCG@10 %v)\n", rc.Lambda, rc.Folds, rc.CV)
+	} else {
+		fmt.Fprintf(o.Log, "tune: no router: it weighs the windows from the query's embedding, and the index has no dense windows (built with no model): the linear rule alone\n")
+	}
 	tr.QueryIDs = slices.Clone(s.IDs)
 	judged := map[string]map[string]int{}
 	for _, id := range s.IDs {

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
@@ -77,7 +79,7 @@ func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
 	}
 	if withRouter {
 		if m.Router == nil {
-			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router")
+			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without dense windows): use its rule alone (learned)")
 		}
 		f.Router = m.Router
 	}
@@ -175,11 +177,15 @@ func checkChannels(data []byte) error {
 	return nil
 }
 
-// validate checks m's fields against one another: the model's dims, the
-// windows (each once), the rule over those windows and the router over the
+// validate checks m's fields against one another: the model's dims (none
+// and no router for an index without dense windows), the windows (each once), the rule over those windows and the router over the
 // rule's windows and the model's dims. Errors name the field.
 func (m *FusionModel) validate() error {
-	if m.Model.Dims <= 0 || m.Model.Dims > maxDims {
+	switch {
+	case m.Model.None() && (m.Model.Dims != 0 || m.Router != nil):
+		// Trained on an index without dense windows: no vectors, no router.
+		return fmt.Errorf("model.dims: %d, router: %v: a model of kind none has neither: %w", m.Model.Dims, m.Router != nil, ErrBadFusionModel)
+	case !m.Model.None() && (m.Model.Dims <= 0 || m.Model.Dims > maxDims):
 		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
 	}
 	if len(m.Windows) == 0 {
@@ -203,10 +209,31 @@ func (m *FusionModel) validate() error {
 		}
 		f.Router = m.Router
 	}
+	if w := lacking(f, m.Windows); w != "" {
+		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Windows, ErrBadFusionModel)
+	}
 	if _, err := f.Select(m.Windows); err != nil {
-		return fmt.Errorf("rule %q over windows %s: %w", m.Rule, m.Windows, err)
+		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Windows, err)
 	}
 	return nil
+}
+
+// lacking returns the first channel f names, weighs or routes that windows
+// lacks, in f's order (weights by name), or "".
+func lacking(f msrag.Fusion, windows msrag.Layout) string {
+	names := slices.Clone(f.Windows)
+	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
+		names = append(names, slices.Sorted(maps.Keys(m))...)
+	}
+	if f.Router != nil {
+		names = append(names, f.Router.Windows...)
+	}
+	for _, w := range names {
+		if !channel.IsGroup(w) && windows.Index(w) < 0 {
+			return w
+		}
+	}
+	return ""
 }
 
 // Write writes the model to path, atomically.

@@ -81,7 +81,9 @@ func TestReadFusionModelRefusesDamage(t *testing.T) {
 		{"window misnamed", func(o map[string]any) { o["windows"].([]any)[0].(map[string]any)["name"] = "w5" }, `windows[0]: name "w5", the window is w4`},
 		{"window repeated", func(o map[string]any) { o["windows"].([]any)[1] = o["windows"].([]any)[0] }, "windows[1]: w4 is repeated"},
 		{"bad tail", func(o map[string]any) { o["windows"].([]any)[0].(map[string]any)["tail"] = "x" }, `tail "x"`},
-		{"rule of another window", func(o map[string]any) { o["rule"] = "rrf:windows=4+16" }, "the index has no window w16"},
+		// Said "the index has no window w16", naming the fusion model's windows the index's.
+		{"rule of another window", func(o map[string]any) { o["rule"] = "rrf:windows=4+16" }, "fuses or weighs channel w16, which the fusion model's windows (w4, w8) do not list"},
+		{"weight of another window", func(o map[string]any) { o["rule"] = "rrf:weights=4:1/16:2" }, "fuses or weighs channel w16, which the fusion model's windows (w4, w8) do not list"},
 		{"bad rule", func(o map[string]any) { o["rule"] = "bogus" }, `unknown rule "bogus"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,8 +31,12 @@ type RouterChoice struct {
 
 // FitRouter fits a router for rule over the windows it fuses, with the
 // penalty that k-fold cross-validation on s finds best, and reports the
-// choice.
+// choice. An index without dense windows has no query vectors for it: an
+// error wrapping msrag.ErrNoDense.
 func FitRouter(ix *msrag.Index, s *Set, rule msrag.Fusion, windows []string, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
+	if !ix.Dense() {
+		return nil, nil, fmt.Errorf("tune: a router weighs the windows from the query's embedding, and index %s has no dense windows (built with no model): %w", ix.Dir(), msrag.ErrNoDense)
+	}
 	if len(s.IDs) < 2*folds {
 		return nil, nil, fmt.Errorf("tune: %d training queries are too few for %d-fold cross-validation (at least %d)", len(s.IDs), folds, 2*folds)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -70,6 +71,10 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 		}
 	}
 	if s.Embedder, err = embedderOptions(c); err != nil {
+		return s, err
+	}
+	served := slices.ContainsFunc(s.Models, func(m suite.Model) bool { return servedName(m.Name) })
+	if err := checkServerFlags(c, "bench", served, "no model of the suite is behind a server"); err != nil {
 		return s, err
 	}
 	if err := checkWorkers(c, "bench"); err != nil {

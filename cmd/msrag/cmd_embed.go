@@ -69,6 +69,9 @@ func embedAction(c *cli.Context) error {
 	default:
 		return usagef("embed: --device %q: want cpu, cuda or auto", c.String("device"))
 	}
+	if err := checkModelFlags(c, "embed"); err != nil {
+		return err
+	}
 	if remote.IsModelSpec(c.String("model")) {
 		return embedRemote(c, role, format)
 	}

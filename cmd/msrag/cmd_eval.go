@@ -120,6 +120,9 @@ func evalFlags(c *cli.Context) (experiment.Spec, error) {
 			configText = experiment.NoModelConfigs
 		}
 	}
+	if err := checkModelFlags(c, "eval"); err != nil {
+		return experiment.Spec{}, err
+	}
 	spec := experiment.Spec{Lexical: lex, Tokenizer: tok, Channels: chans,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
 		Windows: windows, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
@@ -170,11 +173,17 @@ func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
 		if err != nil {
 			return usageError{err}
 		}
+		if noModel(c) && m.Router != nil {
+			return usagef("eval: --fusion-model %s has a router, which weighs the windows from the query's embedding, and --model none embeds nothing", p)
+		}
 		spec.FusionModel = m
 	}
 	spec.CVFolds = c.Int("cv-folds")
 	if spec.CVFolds == 1 || spec.CVFolds < 0 {
 		return usagef("eval: --cv-folds %d: want 0 (none) or at least 2", spec.CVFolds)
+	}
+	if c.IsSet("cv-group") && spec.CVFolds == 0 {
+		return usagef("eval: --cv-group groups the queries of cross-validation, which --cv-folds asks for: without it the groups would do nothing")
 	}
 	if g := c.String("cv-group"); g != "" {
 		re, err := regexp.Compile(g)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -379,12 +380,23 @@ func TestEvalIndexWithoutFull(t *testing.T) {
 		t.Fatalf("index: code %d\n%s", code, stderr)
 	}
 	before := readManifestBytes(t, idx)
+	var stdout string
 	eval := func(out string, extra ...string) (int, string) {
 		args := append([]string{"eval", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--index", idx, "--out", filepath.Join(dir, out)}, extra...)
-		code, _, stderr := limitedRun(t, time.Minute, args...)
+		var code int
+		code, stdout, stderr = limitedRun(t, time.Minute, args...)
 		return code, stderr
 	}
 	code, stderr = eval("default")
+	// The summary's naive table compares each kind with its own RRF, and
+	// the hybrid with the best single channel of either kind, labelled.
+	for _, re := range []string{`\| tiny \| 10 \| dense \| w(16|32) \| [0-9.]+ \| — \| rrf \|`,
+		`\| tiny \| 10 \| lexical \| bm25-(w16|w32|doc) \| [0-9.]+ \| — \| rrf:windows=lexical \|`,
+		`\| tiny \| 10 \| hybrid, against the best single channel of either kind \| \S+ \| [0-9.]+ \| — \| rrf:windows=all \|`} {
+		if !regexp.MustCompile(re).MatchString(stdout) {
+			t.Errorf("the summary lacks a row matching %s:\n%s", re, stdout)
+		}
+	}
 	if code != exitOK || !strings.Contains(stderr, "reusing index "+idx+" (built by msrag index") {
 		t.Fatalf("eval with the default configurations: code %d, want the index reused:\n%s", code, stderr)
 	}

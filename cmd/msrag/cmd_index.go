@@ -107,6 +107,9 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 		}
 		cfg.Factory, cfg.Metric = "", 0
 	}
+	if err := checkModelFlags(c, "index"); err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	if cfg.Lexical, err = lexicalFlags(c, "index"); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
@@ -218,9 +221,10 @@ func indexAction(c *cli.Context) error {
 			windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond))
 		return nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s (embedder busy %.0f%%)\n",
+	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s, %.0f tokens/s (embedder busy %.0f%%)\n",
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
-		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), 100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
+		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), float64(stats.Tokens)/stats.Wall.Seconds(),
+		100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	printRemoteStats(c.App.ErrWriter, "index", cfg.Embedder)
 	return nil
 }

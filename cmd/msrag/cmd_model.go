@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -56,10 +58,7 @@ func modelList(c *cli.Context) error {
 	}
 	for _, m := range onnx.BuiltinModels() {
 		seen[m.Name] = true
-		state := "not fetched"
-		if onnx.Present(filepath.Join(onnx.ModelsDir(), m.Name), m) {
-			state = "fetched"
-		}
+		state := modelState(filepath.Join(onnx.ModelsDir(), m.Name), m)
 		if m.Name == onnx.DefaultModel {
 			state += " (default)"
 		}
@@ -78,6 +77,20 @@ func modelList(c *cli.Context) error {
 		row(m, "fetched")
 	}
 	return tw.Flush()
+}
+
+// modelState says whether the built-in model m is fetched into dir, or
+// there but unreadable (and why), or not fetched.
+func modelState(dir string, m onnx.ModelInfo) string {
+	switch err := onnx.CheckReadable(dir); {
+	case onnx.Present(dir, m):
+		return "fetched"
+	case errors.Is(err, fs.ErrPermission):
+		return "unreadable (permission denied)"
+	case err != nil:
+		return "unreadable"
+	}
+	return "not fetched"
 }
 
 func modelFetch(c *cli.Context) error {

@@ -157,7 +157,11 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
 	}
-	return m.Fusion(c.String("fusion") == "learned+router")
+	f, err = m.Fusion(c.String("fusion") == "learned+router")
+	if err != nil {
+		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
+	}
+	return f, nil
 }
 
 // searchAll searches the queries batch by batch and writes the hits.
@@ -196,6 +200,9 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkServerFlags(c, "search", servedKind(man.Model.Origin.Kind), modelOf(dirs[0], man.Model)); err != nil {
+		return nil, err
+	}
 	if man.Model.None() { // lexical windows only: no model to open, nothing on GPUs
 		return msrag.OpenWith(msrag.OpenOptions{SkipVerify: c.Bool("skip-verify")}, dirs...)
 	}
@@ -209,6 +216,20 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 		return nil, err
 	}
 	return msrag.OpenWith(msrag.OpenOptions{Embedder: emb, CloseEmbedder: true, SkipVerify: c.Bool("skip-verify"), GPUs: gpus}, dirs...)
+}
+
+// servedKind reports whether an embedder kind is one of package remote's.
+func servedKind(kind string) bool {
+	_, err := remote.ParseKind(kind)
+	return err == nil && strings.ToLower(kind) == kind
+}
+
+// modelOf says which model an index's queries go through, for a message.
+func modelOf(dir string, m msrag.ModelInfo) string {
+	if m.None() {
+		return "index " + dir + " was built with --model none: its queries go through no model"
+	}
+	return "index " + dir + "'s model " + m.Name + " runs in this process"
 }
 
 // indexDirs expands --index: a comma-separated list, or one directory that holds

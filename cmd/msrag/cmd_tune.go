@@ -21,7 +21,9 @@ func init() {
 			"and label-free features of every window's list to window weights) whose penalty --folds-fold\n" +
 			"cross-validation chooses. Writes --out (fusion.json): the rule, the router, the training\n" +
 			"queries' ids, and the scores of what was tried. msrag eval --fusion-model evaluates it, and\n" +
-			"refuses queries it was trained on; msrag search --fusion-model searches with it.",
+			"refuses queries it was trained on; msrag search --fusion-model searches with it. An index without\n" +
+			"dense windows (msrag index --model none) gets the linear rule alone: the router reads the query's\n" +
+			"embedding, which such an index has not.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout"},
 			&cli.StringFlag{Name: "split", Value: "train", Usage: "the training split"},
@@ -77,7 +79,11 @@ func tuneAction(c *cli.Context) error {
 	if err := m.Write(c.String("out")); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "tune: wrote %s: %s (router penalty %g) from %d queries of %s %s\n",
-		c.String("out"), m.Rule, m.Router.Lambda, len(set.IDs), tr.Dataset, tr.Split)
+	router := "no router: the index has no dense windows, and a router reads the query's embedding"
+	if m.Router != nil {
+		router = fmt.Sprintf("router penalty %g", m.Router.Lambda)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "tune: wrote %s: %s (%s) from %d queries of %s %s\n",
+		c.String("out"), m.Rule, router, len(set.IDs), tr.Dataset, tr.Split)
 	return nil
 }

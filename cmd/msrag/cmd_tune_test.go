@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/tune"
 )
 
 // TestTuneRefusesNothingToLearn checks that tune stops, naming what is
@@ -69,6 +72,31 @@ func TestTuneLexicalEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	data, evalOut := filepath.Join(dir, "tiny"), filepath.Join(dir, "eval")
 	writeTinyDataset(t, data)
+	splitTrainDev(t, data)
+	common := []string{"--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "20", "--window-k", "20", "--quiet"}
+	if code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "train", "--out", evalOut}, common...)...); code != exitOK {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	model := filepath.Join(dir, "fusion.json")
+	index := filepath.Join(evalOut, "index")
+	if code, _, stderr := runCLI(t, "", "tune", "--dataset", data, "--split", "train", "--index", index, "--out", model, "--folds", "2", "--quiet"); code != exitOK {
+		t.Fatalf("tune: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "dev")
+	code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "dev", "--index", index, "--out", out, "--fusion-model", model}, common...)...)
+	if code != exitOK {
+		t.Fatalf("eval --fusion-model of a lexical index: exit %d: %s", code, stderr)
+	}
+	e := readEval(t, out)
+	if l := e.Config("learned"); l == nil || l.Channels != report.ChannelsHybrid || !strings.Contains(l.Fusion, "bm25-doc") {
+		t.Fatalf("learned configuration %+v, want a hybrid over every channel", l)
+	}
+}
+
+// splitTrainDev gives the tiny dataset in data a train split (queries q0 to
+// q4) and a dev split (the others) from its test judgements.
+func splitTrainDev(t *testing.T, data string) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(data, "qrels", "test.tsv"))
 	if err != nil {
 		t.Fatal(err)
@@ -87,22 +115,46 @@ func TestTuneLexicalEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	common := []string{"--dataset", data, "--model", "hash-test-embedder", "--windows", "16,32", "--k", "20", "--window-k", "20", "--quiet"}
-	if code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "train", "--out", evalOut}, common...)...); code != exitOK {
-		t.Fatalf("eval: exit %d: %s", code, stderr)
+}
+
+// TestTuneLexicalOnly: msrag tune on an index of lexical windows only died
+// in the router ("router: inconsistent shape: 0 query floats of 0 dims")
+// after fitting the linear rule; it writes the linear rule, says the
+// router needs query vectors, and eval and search take the rule. Real
+// processes.
+func TestTuneLexicalOnly(t *testing.T) {
+	dir := t.TempDir()
+	tok := testfiles.BERTUncased(t, dir)
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	splitTrainDev(t, data)
+	idx, model := filepath.Join(dir, "idx"), filepath.Join(dir, "fusion.json")
+	if code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "none", "--tokenizer", tok, "--windows", "16,32", "--quiet"); code != exitOK {
+		t.Fatal(stderr)
 	}
-	model := filepath.Join(dir, "fusion.json")
-	index := filepath.Join(evalOut, "index")
-	if code, _, stderr := runCLI(t, "", "tune", "--dataset", data, "--split", "train", "--index", index, "--out", model, "--folds", "2", "--quiet"); code != exitOK {
-		t.Fatalf("tune: exit %d: %s", code, stderr)
+	code, _, stderr := limitedRun(t, time.Minute, "tune", "--dataset", data, "--split", "train", "--index", idx, "--out", model, "--folds", "2")
+	if code != exitOK || !strings.Contains(stderr, "tune: no router: it weighs the windows from the query's embedding, and the index has no dense windows") {
+		t.Fatalf("tune of a lexical-only index: code %d, want the linear rule and a line on the router:\n%s", code, stderr)
 	}
-	out := filepath.Join(dir, "dev")
-	code, _, stderr := runCLI(t, "", append([]string{"eval", "--split", "dev", "--index", index, "--out", out, "--fusion-model", model}, common...)...)
+	m, err := tune.ReadFusionModel(model)
+	if err != nil || m.Router != nil || !strings.HasPrefix(m.Rule, "linear:") {
+		t.Fatalf("fusion model: %+v, %v; want a linear rule without a router", m, err)
+	}
+	out := filepath.Join(dir, "eval")
+	code, _, stderr = limitedRun(t, time.Minute, "eval", "--dataset", data, "--split", "dev", "--model", "none", "--tokenizer", tok, "--windows", "16,32",
+		"--index", idx, "--out", out, "--fusion-model", model, "--quiet")
 	if code != exitOK {
-		t.Fatalf("eval --fusion-model of a lexical index: exit %d: %s", code, stderr)
+		t.Fatalf("eval --fusion-model of the lexical rule: code %d:\n%s", code, stderr)
 	}
-	e := readEval(t, out)
-	if l := e.Config("learned"); l == nil || l.Channels != report.ChannelsHybrid || !strings.Contains(l.Fusion, "bm25-doc") {
-		t.Fatalf("learned configuration %+v, want a hybrid over every channel", l)
+	if e := readEval(t, out); e.Config("learned") == nil || e.Config("learned+router") != nil {
+		t.Errorf("eval configurations: want learned and no learned+router")
+	}
+	queries := filepath.Join(data, "queries.jsonl")
+	if code, _, stderr = limitedRun(t, time.Minute, "search", "--index", idx, "--queries", queries, "--fusion-model", model); code != exitOK {
+		t.Errorf("search --fusion-model: code %d:\n%s", code, stderr)
+	}
+	code, _, stderr = limitedRun(t, time.Minute, "search", "--index", idx, "--queries", queries, "--fusion-model", model, "--fusion", "learned+router")
+	if code != exitUsage || !strings.Contains(stderr, "the fusion model has no router") {
+		t.Errorf("search --fusion learned+router: code %d, want a usage error:\n%s", code, stderr)
 	}
 }

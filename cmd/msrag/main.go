@@ -18,6 +18,7 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
+	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/late"
 )
 
@@ -41,10 +42,11 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 // asUsage marks errors that reject the configuration itself (a window the
-// model cannot take, windows given twice) as usage errors; they are found
-// before any document is read.
+// model cannot take, windows given twice, cross-validation groups that
+// group nothing) as usage errors; they are found before any document is
+// read or query embedded.
 func asUsage(err error) error {
-	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) || errors.Is(err, experiment.ErrCVGroups) {
 		return usageError{err}
 	}
 	return err

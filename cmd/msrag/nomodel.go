@@ -17,7 +17,7 @@ func noModel(c *cli.Context) bool { return c.String("model") == msrag.NoModel }
 // noModelFlags are the flags that mean nothing without a model: a usage
 // error with --model none.
 var noModelFlags = []string{"full", "factory", "metric", "late-overlap", "late-edges", "endpoints", "server-tokenizer",
-	"input-type", "query-prefix", "passage-prefix", "max-tokens", "headroom", "no-normalize", "fusion-model", "cv-folds"}
+	"input-type", "query-prefix", "passage-prefix", "max-tokens", "headroom", "no-normalize", "cv-folds"}
 
 // windowTokenizer checks the flags of --model none and loads --tokenizer:
 // a tokenizer.json path, a model directory, or a model name as msrag

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -339,6 +340,8 @@ func TestHostileSearchInput(t *testing.T) {
 	os.Mkdir(work, 0o755)
 	queries := filepath.Join(dir, "q.tsv")
 	os.WriteFile(queries, []byte("q1\tcoffee and heart disease\n"), 0o644)
+	emptyLine := filepath.Join(dir, "blank.tsv")
+	os.WriteFile(emptyLine, []byte("q1\tcoffee\n\nq2\tsleep\n"), 0o644)
 	badQueries := filepath.Join(dir, "bad.tsv")
 	os.WriteFile(badQueries, []byte("q1\tcoffee\nq 2\tsleep\n"), 0o644)
 	inputs := man.Model.Dims + 2*4
@@ -355,6 +358,14 @@ func TestHostileSearchInput(t *testing.T) {
 		return path
 	}
 	good := fusionModel("good.json", func(map[string]any) {})
+	otherRule := filepath.Join(dir, "f5.json")
+	{
+		m := map[string]any{"format": 1, "model": man.Model, "rule": "rrf:windows=4+16",
+			"windows":  []map[string]any{{"name": "w4", "size": 4, "tail": man.Windows[0].Tail}, {"name": "w8", "size": 8, "tail": man.Windows[1].Tail}},
+			"training": map[string]any{"query_ids": []string{"t1"}}}
+		data, _ := json.Marshal(m)
+		os.WriteFile(otherRule, data, 0o644)
+	}
 	out := filepath.Join(work, "run.trec")
 	search := func(extra ...string) []string {
 		return append([]string{"search", "--index", idx, "--queries", queries, "--out", out}, extra...)
@@ -370,10 +381,15 @@ func TestHostileSearchInput(t *testing.T) {
 			exitUsage, "f3.json: router:", "-"},
 		{"router std 0", search("--fusion-model", fusionModel("f4.json", func(r map[string]any) { r["std"] = make([]float64, inputs) }), "--fusion", "learned+router"),
 			exitUsage, "std[0]: 0, want a positive value", "-"},
+		// Said "the index has no window w16 (it has w4, w8)": the fusion model's windows, not the index's.
+		{"rule of a window the model lacks", search("--fusion-model", otherRule), exitUsage,
+			`f5.json: rule "rrf:windows=4+16" fuses or weighs channel w16, which the fusion model's windows (w4, w8) do not list`, "-"},
 		{"empty out", []string{"search", "--index", idx, "--queries", queries, "--out", ""}, exitUsage, "--out is empty", "-"},
 		{"fusion model /dev/zero", search("--fusion-model", "/dev/zero"), exitUsage, "/dev/zero: not a regular file of a size msrag reads whole", "-"},
 		{"tag with a space", search("--tag", "my run"), exitUsage, `--tag: id "my run" holds U+0020`, "-"},
 		{"query id with a space", []string{"search", "--index", idx, "--queries", badQueries, "--out", out}, exitFailure, `bad.tsv line 2: id "q 2" holds U+0020`, "-"},
+		// Was "corpus: blank.tsv line 2: empty line", read as a corpus file.
+		{"empty query line", []string{"search", "--index", idx, "--queries", emptyLine, "--out", out}, exitFailure, "msrag: corpus: queries file " + emptyLine + " line 2: empty line", "-"},
 	}
 	runHostile(t, work, cases)
 	code, _, stderr := limitedRun(t, time.Minute, search("--fusion-model", good, "--fusion", "learned+router")...)
@@ -444,6 +460,8 @@ func TestHostileEvalInput(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", eval("--out", filepath.Join(dir, "first"))...); code != exitOK {
 		t.Fatal(stderr)
+	} else if !regexp.MustCompile(`eval: built .* [0-9]+ tokens/s \(embedder busy [0-9]+%\)`).MatchString(stderr) {
+		t.Errorf("eval's build line gives no tokens/s: %s", stderr)
 	}
 	man, err := msrag.ReadManifest(idx)
 	if err != nil {
@@ -478,4 +496,95 @@ func TestHostileBenchInput(t *testing.T) {
 		{"a billion workers", []string{"bench", "--suite", suiteFile, "--workers", "1000000000"}, exitUsage, "--workers 1000000000 is more than 1024", "s.json"},
 		{"suite /dev/zero", []string{"bench", "--suite", "/dev/zero"}, exitUsage, "/dev/zero: not a regular file of a size msrag reads whole (it is a device)", "s.json"},
 	})
+}
+
+// TestFlagsThatDoNothing: a flag that would be accepted and ignored is a
+// usage error, found before any document is read or query searched:
+// --cv-group without --cv-folds or grouping nothing (checked once the
+// queries are read), the server flags with a model that runs in this
+// process or with no model.
+func TestFlagsThatDoNothing(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "tiny")
+	writeTinyDataset(t, data)
+	idx := filepath.Join(dir, "idx")
+	code, _, stderr := limitedRun(t, time.Minute, "index", "--corpus", data, "--out", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--quiet")
+	if code != exitOK {
+		t.Fatal(stderr)
+	}
+	// The closing line gives the rate, to compare with README's runs.
+	if !regexp.MustCompile(`index: wrote .* [0-9]+ tokens/s \(embedder busy [0-9]+%\)`).MatchString(stderr) {
+		t.Errorf("index's closing line gives no tokens/s: %s", stderr)
+	}
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	out := filepath.Join(work, "out")
+	eval := func(extra ...string) []string {
+		return append([]string{"eval", "--dataset", data, "--index", idx, "--model", "hash-test-embedder", "--windows", "16,32", "--out", out, "--quiet"}, extra...)
+	}
+	queries := filepath.Join(data, "queries.jsonl")
+	suiteFile := filepath.Join(dir, "s.json")
+	os.WriteFile(suiteFile, []byte(`{"name": "s", "out": "out", "datasets": [{"dir": "tiny"}], "models": [{"name": "hash-test-embedder", "window_sets": [[16]]}]}`), 0o644)
+	const inProcess = "is for a model behind a server (--model KIND:URL), and "
+	runHostile(t, work, []hostileCase{
+		{"cv-group without cv-folds", eval("--cv-group", "^(q)"), exitUsage, "eval: --cv-group groups the queries of cross-validation, which --cv-folds asks for", "-"},
+		// Was accepted: every query its own group, as without the flag.
+		{"cv-group matching no query", eval("--cv-folds", "2", "--cv-group", "^(x.*)-s[0-9]+$"), exitUsage,
+			`--cv-group (Spec.CVGroup) "^(x.*)-s[0-9]+$" matches none of the ids of the 10 queries of tiny split test (such as "q0")`, "-"},
+		// Was "the results share no query", after the whole search.
+		{"cv-group of one group", eval("--cv-folds", "2", "--cv-group", "^(q)"), exitUsage,
+			`puts the 10 queries of tiny split test in 1 group(s) (such as "q"), fewer than the 2 folds of --cv-folds`, "-"},
+		{"cv-group of fewer groups than folds", eval("--cv-folds", "5", "--cv-group", "^q([01])?"), exitUsage, "in 3 group(s)", "-"},
+		{"eval endpoints", eval("--endpoints", "http://127.0.0.1:9/v1"), exitUsage, "eval: --endpoints " + inProcess + "model hash-test-embedder runs in this process", "-"},
+		{"index concurrency", []string{"index", "--corpus", data, "--out", out, "--model", "hash-test-embedder", "--concurrency", "8"}, exitUsage,
+			"index: --concurrency " + inProcess + "model hash-test-embedder runs in this process", "-"},
+		{"index tokenizer", []string{"index", "--corpus", data, "--out", out, "--model", "hash-test-embedder", "--tokenizer", queries}, exitUsage,
+			"index: --tokenizer " + inProcess, "-"},
+		{"no model request timeout", []string{"index", "--corpus", data, "--out", out, "--model", "none", "--tokenizer", "all-minilm-l6-v2", "--request-timeout", "5s"}, exitUsage,
+			"index: --request-timeout " + inProcess + "--model none runs no model", "-"},
+		{"search endpoints", []string{"search", "--index", idx, "--queries", queries, "--out", out, "--endpoints", "http://127.0.0.1:9/v1"}, exitUsage,
+			"search: --endpoints " + inProcess + "index " + idx + "'s model hash-test-embedder runs in this process", "-"},
+		{"search concurrency", []string{"search", "--index", idx, "--queries", queries, "--out", out, "--concurrency", "4"}, exitUsage, "search: --concurrency " + inProcess, "-"},
+		{"embed endpoints", []string{"embed", "--model", "all-minilm-l6-v2", "--endpoints", "http://127.0.0.1:9/v1", "--out", out}, exitUsage,
+			"embed: --endpoints " + inProcess + "model all-minilm-l6-v2 runs in this process", "-"},
+		{"bench retries", []string{"bench", "--suite", suiteFile, "--retries", "3", "--out", out}, exitUsage,
+			"bench: --retries " + inProcess + "no model of the suite is behind a server", "-"},
+	})
+}
+
+// TestUnreadableModelInCache: a model that is in the cache but cannot be
+// read was reported as not fetched (model list) or "not in the cache"
+// (and fetched again, which failed on the cache's lock); it is reported as
+// there but unreadable, naming the path and why. A link loop stands for a
+// file no one may read (the tests may run as root, whom permissions do not
+// stop); without root, a directory of mode 0 is tried too.
+func TestUnreadableModelInCache(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("MSRAG_CACHE", cacheDir)
+	dir := filepath.Join(cacheDir, "models", "all-minilm-l6-v2-int8")
+	os.MkdirAll(dir, 0o755)
+	info := filepath.Join(dir, "msrag-model.json")
+	os.Symlink(info, info) // opening it: too many levels of symbolic links
+	check := func(why string) {
+		t.Helper()
+		code, stdout, _ := limitedRun(t, time.Minute, "model", "list")
+		if code != exitOK || !regexp.MustCompile(`all-minilm-l6-v2-int8 .* unreadable`).MatchString(stdout) {
+			t.Errorf("model list: code %d, want the model unreadable:\n%s", code, stdout)
+		}
+		for _, offline := range []string{"--offline", "--quiet"} {
+			code, _, stderr := limitedRun(t, time.Minute, "embed", "--model", "all-minilm-l6-v2-int8", offline)
+			if want := "onnx: model all-minilm-l6-v2-int8: in the cache but unreadable: open " + why; code != exitFailure || !strings.Contains(stderr, want) {
+				t.Errorf("embed %s: code %d, stderr %q; want %q", offline, code, stderr, want)
+			}
+		}
+	}
+	check(info + ": too many levels of symbolic links")
+	if os.Geteuid() == 0 {
+		return
+	}
+	os.Remove(info)
+	os.Chmod(dir, 0)
+	defer os.Chmod(dir, 0o755)
+	check(dir + ": permission denied")
 }

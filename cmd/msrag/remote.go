@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/remote"
 )
@@ -62,6 +64,44 @@ func remoteOptions(c *cli.Context) remote.OpenOptions {
 		QueryPrefix: c.String("query-prefix"), PassagePrefix: c.String("passage-prefix"),
 		InputType: c.Bool("input-type"), NoNormalize: c.Bool("no-normalize"),
 	}
+}
+
+// serverFlags are the flags only a model behind a server reads (--tokenizer
+// is also --model none's).
+var serverFlags = []string{"tokenizer", "endpoints", "concurrency", "batch-texts", "request-timeout", "retries", "encoding",
+	"input-type", "query-prefix", "passage-prefix", "max-tokens", "headroom", "no-normalize", "server-tokenizer"}
+
+// servedName reports whether a model name is a model behind a server
+// (KIND:URL[#MODEL], the names package remote's kinds claim).
+func servedName(name string) bool {
+	kind, _, ok := strings.Cut(name, ":")
+	_, err := remote.ParseKind(kind)
+	return ok && err == nil && strings.ToLower(kind) == kind
+}
+
+// checkServerFlags refuses the server flags, but those of keep, when the
+// model is not behind a server: they would do nothing. model says which
+// model runs ("e5-small-v2 runs in this process").
+func checkServerFlags(c *cli.Context, cmd string, served bool, model string, keep ...string) error {
+	if served {
+		return nil
+	}
+	for _, f := range serverFlags {
+		if c.IsSet(f) && !slices.Contains(keep, f) {
+			return usagef("%s: --%s is for a model behind a server (--model KIND:URL), and %s: it would do nothing", cmd, f, model)
+		}
+	}
+	return nil
+}
+
+// checkModelFlags refuses the server flags for --model when it names no
+// model behind a server; with --model none, --tokenizer cuts the windows.
+func checkModelFlags(c *cli.Context, cmd string) error {
+	name := c.String("model")
+	if name == msrag.NoModel {
+		return checkServerFlags(c, cmd, false, "--model none runs no model", "tokenizer")
+	}
+	return checkServerFlags(c, cmd, servedName(name), "model "+name+" runs in this process")
 }
 
 // splitList splits a comma-separated flag value, dropping empty entries.
