@@ -62,7 +62,8 @@ docker-cuda:
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test
 # split (index built once into DEMO_OUT/index and reused), then the summary. The model is
 # all-MiniLM-L6-v2 int8, the fastest built-in one: SciFact at three window sizes is about
-# 5 million tokens to embed, which it does in about 6 minutes on an idle 2-core machine.
+# 5 million tokens to embed, which it does in under 4 minutes on an idle 2-core machine
+# (README; one ONNX Runtime session per core, docs/performance.md "Sessions").
 # DEMO_DOCS=N indexes a subset instead (the documents judged in the test split plus the
 # first N others), for a quicker look. Windows must fit the model: all-MiniLM-L6-v2 takes
 # 256 tokens (254 of content); models of 512 tokens take 100,200,500.

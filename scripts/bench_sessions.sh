@@ -25,7 +25,6 @@ data=${2:?$usage}
 docs=${3:?$usage}
 rounds=${4:-5}
 model=all-minilm-l6-v2-int8
-export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/base-src"
