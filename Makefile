@@ -62,9 +62,8 @@ docker-cuda:
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test
 # split (index built once into DEMO_OUT/index and reused), then the summary. The model is
 # all-MiniLM-L6-v2 int8, the fastest built-in one: SciFact at three window sizes and the full
-# documents is 6.3 million tokens to embed, about 4,000 tokens per CPU second on 2 vCPUs of an
-# AMD EPYC (Zen 4): 9 minutes in a reported 2-core run, 39 on 2 heavily shared vCPUs (README.md
-# has the runs and how to read the rate msrag eval prints).
+# documents is 6.3 million tokens to embed, one ONNX Runtime session per core (README.md has
+# the runs and how to read the rate msrag eval prints; docs/performance.md "Sessions").
 # DEMO_DOCS=N indexes a subset instead (the documents judged in the test split plus the
 # first N others), for a quicker look. Windows must fit the model: all-MiniLM-L6-v2 takes
 # 256 tokens (254 of content); models of 512 tokens take 100,200,500.

@@ -37,10 +37,16 @@ type Options struct {
 	// DeviceID is the CUDA device number.
 	DeviceID int
 	// GPUs: with Device "cuda" or "auto", one session per GPU with the
-	// batches handed out round-robin.
+	// batches handed out as they come free.
 	GPUs []int
-	// Threads is the intra-op thread count; 0 means all cores.
+	// Threads is the intra-op thread count (of all sessions together, for a
+	// kind that runs several); 0 means all cores.
 	Threads int
+	// Sessions is the number of model sessions the texts of a call are
+	// handed out to, for a kind that can run several on one device; 0 lets
+	// the kind choose (for ONNX on the CPU: one per thread when texts go one
+	// per run, else one).
+	Sessions int
 	// BatchTokens caps a batch's size times its padded length; 0 means the
 	// kind's default.
 	BatchTokens int

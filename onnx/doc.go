@@ -39,7 +39,26 @@
 // small; input and output buffers are reused from batch to batch. The token
 // vectors are pooled under the attention mask as sentence-transformers does (mean
 // over all unmasked tokens, special tokens included; or the first token for CLS)
-// and L2-normalised where the model says so. An Embedder is safe for concurrent
-// use: batches run one at a time, each on all of ONNX Runtime's intra-op threads.
-// Errors wrap the sentinels of errors.go.
+// and L2-normalised where the model says so. Errors wrap the sentinels of
+// errors.go.
+//
+// # Sessions
+//
+// An Embedder runs one or more ONNX Runtime sessions of its model
+// (Options.Sessions), sharing Options.Threads intra-op threads among them.
+// The batches of a call are planned once and handed out in the plan's order,
+// each to the next session that comes free, the sessions running at the same
+// time; a batch is the same batch whichever session runs it, so the vectors
+// are those of one session, bit for bit. By default a dynamically quantized
+// model, which runs one text per batch (Batching), gets one session of one
+// thread per core: a single short sequence is too small a product for two
+// threads to share, while two sessions keep both cores busy
+// (docs/performance.md measures it). Padded batches keep one session of all
+// the threads. EmbedTokenStates hands the batches' outputs over in the plan's
+// order, one at a time, whatever the number of sessions, so that sums over
+// them come out the same. A failing run stops the call: no session takes a
+// batch after it. An Embedder is safe for concurrent use; concurrent calls
+// share the sessions, each session running one batch at a time. [Pool]
+// hands batches out the same way over the sessions of several Embedders,
+// one per GPU.
 package onnx

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -28,7 +27,9 @@ const (
 )
 
 // Options configure an Embedder. The zero value runs on the CPU with all cores,
-// verifies the model files' checksums, and batches by DefaultTokenBudget.
+// verifies the model files' checksums, and batches by DefaultTokenBudget (one
+// sequence per run and one session per core for a dynamically quantized
+// model).
 type Options struct {
 	// Device is "cpu" (or empty), "cuda", or "auto" (CUDA if it can be had,
 	// else the CPU, saying so once on Log).
@@ -38,8 +39,19 @@ type Options struct {
 	// FP16 uses the model directory's model_fp16.onnx instead of model.onnx;
 	// only with CUDA.
 	FP16 bool
-	// Threads is ONNX Runtime's intra-op thread count; 0 means all cores.
+	// Threads is the number of ONNX Runtime intra-op threads of all the
+	// sessions together, shared among them as evenly as they can be, each
+	// session at least one; 0 means all cores.
 	Threads int
+	// Sessions is the number of ONNX Runtime sessions of the model: the
+	// batches of a call are handed out to them as they come free and run at
+	// the same time, and each sequence's vector is the same whichever session
+	// runs it. 0 chooses from the device and the batching: on the CPU with
+	// BatchingSingle, one session per thread, each of one intra-op thread (a
+	// single short sequence is too small a product for several threads to
+	// share); otherwise one session with all the threads. Each session holds
+	// its own copy of the model.
+	Sessions int
 	// TokenBudget caps batch size x padded length; 0 means DefaultTokenBudget.
 	TokenBudget int
 	// MaxBatch caps the sequences in a batch; 0 means DefaultMaxBatch.
@@ -60,9 +72,10 @@ type Options struct {
 }
 
 // Embedder turns texts or token ids into embeddings with an ONNX model; it is
-// an embed.Embedder. It is safe
-// for concurrent use; batches from concurrent calls run one at a time, each on all
-// the threads ONNX Runtime was given. Close releases the native session.
+// an embed.Embedder. It runs one or more ONNX Runtime sessions of the model
+// (Options.Sessions), each running one batch at a time on its intra-op
+// threads. It is safe for concurrent use: the batches of concurrent calls
+// share the sessions. Close releases the native sessions.
 type Embedder struct {
 	info      ModelInfo
 	dir       string
@@ -75,25 +88,21 @@ type Embedder struct {
 	maxBatch  int
 	batching  Batching // resolved: BatchingPadded or BatchingSingle
 
-	sess     *ort.DynamicAdvancedSession
+	sessions []*session
 	inputs   []string // input names, in the order of the tensors passed to Run
 	pooling  Pooling
 	hidden   int // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
-	ids      []int64 // reused input buffers, grown to the largest batch
-	mask     []int64
-	types    []int64
-	outBuf   []float32
-	stats    Stats
-	sumsOnce sync.Once
+	busy     busyClock
 	sums     map[string]string
 }
 
 // Open loads the model in modelDir (model.onnx, tokenizer.json, msrag-model.json),
-// checks its files against the recorded sha256 sums, and creates an ONNX Runtime
-// session on the device opts asks for. The first Open in a process loads the ONNX
-// Runtime library (see LibraryPath). The caller must Close the Embedder.
+// checks its files against the recorded sha256 sums, and creates the ONNX Runtime
+// sessions (Options.Sessions) on the device opts asks for. The first Open in a
+// process loads the ONNX Runtime library (see LibraryPath). The caller must Close
+// the Embedder.
 func Open(modelDir string, opts Options) (*Embedder, error) {
 	info, err := ReadModelInfo(modelDir)
 	if err != nil {
@@ -115,6 +124,9 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 	case DeviceCPU, DeviceCUDA, DeviceAuto:
 	default:
 		return nil, fmt.Errorf("onnx: device %q: want cpu, cuda or auto: %w", opts.Device, ErrInput)
+	}
+	if opts.Sessions < 0 {
+		return nil, fmt.Errorf("onnx: %d sessions: want 0 (chosen from the device and batching) or more: %w", opts.Sessions, ErrInput)
 	}
 	if opts.FP16 {
 		if device == DeviceCPU {
@@ -189,7 +201,7 @@ func leadingSpecials(tok *tokenizer.Tokenizer) int {
 	return n
 }
 
-// openSession reads the model's inputs and outputs and creates the session.
+// openSession reads the model's inputs and outputs and creates the sessions.
 func (e *Embedder) openSession(device string, opts Options) error {
 	ins, outs, err := ort.GetInputOutputInfo(e.modelPath)
 	if err != nil {
@@ -202,7 +214,7 @@ func (e *Embedder) openSession(device string, opts Options) error {
 		return err
 	}
 	if device == DeviceAuto {
-		err := e.createSession(DeviceCUDA, opts)
+		err := e.createSessions(DeviceCUDA, opts)
 		if err == nil {
 			return nil
 		}
@@ -211,7 +223,7 @@ func (e *Embedder) openSession(device string, opts Options) error {
 		}
 		device = DeviceCPU
 	}
-	return e.createSession(device, opts)
+	return e.createSessions(device, opts)
 }
 
 // readInputs checks the model's inputs (BERT's, int64) and records them in
@@ -272,24 +284,6 @@ func (e *Embedder) readOutput(outs []ort.InputOutputInfo) error {
 	return nil
 }
 
-// createSession creates the ONNX Runtime session on dev.
-func (e *Embedder) createSession(dev string, opts Options) error {
-	so, err := sessionOptions(opts, dev)
-	if err != nil {
-		return err
-	}
-	defer so.Destroy()
-	s, err := ort.NewDynamicAdvancedSession(e.modelPath, e.inputs, []string{e.info.Output}, so)
-	if err != nil {
-		if dev == DeviceCUDA {
-			return cudaError(opts.DeviceID, err)
-		}
-		return fmt.Errorf("onnx: creating session for %s: %v: %w", e.modelPath, err, ErrRuntime)
-	}
-	e.sess, e.device = s, dev
-	return nil
-}
-
 func hasInput(names []string, name string) bool {
 	for _, n := range names {
 		if n == name {
@@ -299,8 +293,8 @@ func hasInput(names []string, name string) bool {
 	return false
 }
 
-// Close releases the session. It is safe to call twice; the Embedder must not be
-// used after it.
+// Close releases the sessions, each once its batch in progress is done. It is
+// safe to call twice; calls after it fail with ErrClosed.
 func (e *Embedder) Close() error {
 	if e == nil {
 		return nil
@@ -311,13 +305,7 @@ func (e *Embedder) Close() error {
 		return nil
 	}
 	e.closed = true
-	if e.sess != nil {
-		if err := e.sess.Destroy(); err != nil {
-			return fmt.Errorf("onnx: closing session: %v: %w", err, ErrRuntime)
-		}
-		e.sess = nil
-	}
-	return nil
+	return e.closeSessions()
 }
 
 // Info returns the model's description.
@@ -350,8 +338,20 @@ func (e *Embedder) PrefixTokens(r Role) int {
 // Tokenizer returns the model's tokenizer.
 func (e *Embedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
 
-// Device returns the device the session runs on: "cpu" or "cuda".
+// Device returns the device the sessions run on: "cpu" or "cuda".
 func (e *Embedder) Device() string { return e.device }
+
+// Sessions returns the number of ONNX Runtime sessions.
+func (e *Embedder) Sessions() int { return len(e.sessions) }
+
+// Threads returns each session's intra-op thread count.
+func (e *Embedder) Threads() []int {
+	out := make([]int, len(e.sessions))
+	for i, s := range e.sessions {
+		out[i] = s.threads
+	}
+	return out
+}
 
 // Batching returns how sequences are grouped into runs: BatchingPadded or
 // BatchingSingle (Options' BatchingAuto resolved for the model).
@@ -457,20 +457,36 @@ func (e *Embedder) fullSeqs(seqs [][]int32, role Role) ([][]int32, error) {
 	return full, nil
 }
 
-// Stats are counters of the work an Embedder has done since it was opened.
+// Stats are counters of the work an Embedder has done since it was opened,
+// summed over its sessions.
 type Stats struct {
 	Sequences    int64         // sequences embedded
 	Tokens       int64         // real tokens, prefix and special tokens included
 	PaddedTokens int64         // tokens run through the model, padding included
 	Batches      int64         // model runs
-	RunTime      time.Duration // time spent in the model runs
+	RunTime      time.Duration // time spent in the model runs, each session's added up
+	Busy         time.Duration // wall time during which at least one session ran
+}
+
+// add adds o's counters to st's.
+func (st *Stats) add(o Stats) {
+	st.Sequences += o.Sequences
+	st.Tokens += o.Tokens
+	st.PaddedTokens += o.PaddedTokens
+	st.Batches += o.Batches
+	st.RunTime += o.RunTime
 }
 
 // Stats returns the counters of the work done so far.
 func (e *Embedder) Stats() Stats {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.stats
+	var st Stats
+	for _, s := range e.sessions {
+		s.mu.Lock()
+		st.add(s.stats)
+		s.mu.Unlock()
+	}
+	st.Busy = e.busy.busy()
+	return st
 }
 
 // batch is a run of sequences [lo, hi) of the length-sorted order.
@@ -518,7 +534,7 @@ func (e *Embedder) plan(lens []int) (order []int, batches []batch) {
 // embedFull embeds complete id sequences (specials and prefix included).
 func (e *Embedder) embedFull(ctx context.Context, full [][]int32) ([]float32, error) {
 	out := make([]float32, len(full)*e.info.Dims)
-	if err := e.runAll(ctx, full, e.pooler(out)); err != nil {
+	if err := e.runAll(ctx, full, e.pooler(out), false); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -545,126 +561,16 @@ func (e *Embedder) pooler(out []float32) rowFunc {
 // rowFunc receives the model's output for sequence i of a call: its token
 // states (seqLen rows of the hidden size, padding included, or one pooled
 // row for a model that pools itself) and its attention mask. The slices are
-// reused by the next batch. An error stops the call.
+// reused by the next batch. An error stops the call. Calls for different
+// batches may come at the same time from different sessions, unless the
+// call hands outputs over in order.
 type rowFunc func(i int, states []float32, mask []int64) error
 
-// runAll plans the batches of full and runs them one by one, handing every
-// sequence's output to row.
-func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc) error {
-	lens := make([]int, len(full))
-	for i, s := range full {
-		lens[i] = len(s)
-	}
-	order, batches := e.plan(lens)
-	for _, b := range batches {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("onnx: embedding: %w", err)
-		}
-		if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// runBatch runs one batch of sequences full[idx[...]] padded to seqLen and
-// hands each sequence's output to row, under the session's lock.
-func (e *Embedder) runBatch(full [][]int32, idx []int, seqLen int, row rowFunc) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return ErrClosed
-	}
-	e.fillInputs(full, idx, seqLen)
-	states, err := e.run(len(idx), seqLen)
-	if err != nil {
-		return err
-	}
-	for _, i := range idx {
-		e.stats.Tokens += int64(len(full[i]))
-	}
-	per := e.hidden
-	if e.pooling != PoolNone {
-		per = seqLen * e.hidden
-	}
-	defer runtime.KeepAlive(full)
-	for r, i := range idx {
-		if err := row(i, states[r*per:(r+1)*per], e.mask[r*seqLen:(r+1)*seqLen]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fillInputs writes the padded ids, the attention mask and zero token types
-// of a batch into the reused input buffers.
-func (e *Embedder) fillInputs(full [][]int32, idx []int, seqLen int) {
-	size := len(idx) * seqLen
-	e.ids = grow(e.ids, size)
-	e.mask = grow(e.mask, size)
-	e.types = grow(e.types, size)
-	pad := int64(e.tok.PadID())
-	for r, i := range idx {
-		row := e.ids[r*seqLen : (r+1)*seqLen]
-		mrow := e.mask[r*seqLen : (r+1)*seqLen]
-		s := full[i]
-		for j := range row {
-			if j < len(s) {
-				row[j], mrow[j] = int64(s[j]), 1
-			} else {
-				row[j], mrow[j] = pad, 0
-			}
-		}
-	}
-	clear(e.types[:size])
-}
-
-// run runs the session on the filled inputs of n sequences of seqLen tokens
-// and returns its output (valid until the next run).
-func (e *Embedder) run(n, seqLen int) ([]float32, error) {
-	size := n * seqLen
-	shape := ort.NewShape(int64(n), int64(seqLen))
-	in := make([]ort.Value, len(e.inputs))
-	defer func() {
-		for _, v := range in {
-			if v != nil {
-				v.Destroy()
-			}
-		}
-	}()
-	for k, name := range e.inputs {
-		data := e.types[:size]
-		switch name {
-		case "input_ids":
-			data = e.ids[:size]
-		case "attention_mask":
-			data = e.mask[:size]
-		}
-		t, err := ort.NewTensor(shape, data)
-		if err != nil {
-			return nil, fmt.Errorf("onnx: input tensor %s: %v: %w", name, err, ErrRuntime)
-		}
-		in[k] = t
-	}
-	outShape := ort.NewShape(int64(n), int64(seqLen), int64(e.hidden))
-	if e.pooling == PoolNone {
-		outShape = ort.NewShape(int64(n), int64(e.hidden))
-	}
-	e.outBuf = grow(e.outBuf, int(outShape.FlattenedSize()))
-	ot, err := ort.NewTensor(outShape, e.outBuf[:outShape.FlattenedSize()])
-	if err != nil {
-		return nil, fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
-	}
-	defer ot.Destroy()
-	start := time.Now()
-	if err := e.sess.Run(in, []ort.Value{ot}); err != nil {
-		return nil, fmt.Errorf("onnx: running %s on a batch of %d x %d tokens: %v: %w", e.info.Name, n, seqLen, err, ErrRuntime)
-	}
-	e.stats.RunTime += time.Since(start)
-	e.stats.Batches++
-	e.stats.Sequences += int64(n)
-	e.stats.PaddedTokens += int64(size)
-	return e.outBuf[:outShape.FlattenedSize()], nil
+// runAll plans the batches of full and runs them on the Embedder's sessions,
+// handing every sequence's output to row; with ordered, one batch at a time
+// in the order of the plan.
+func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc, ordered bool) error {
+	return runAll(ctx, e.workers(), full, func(*Embedder) rowFunc { return row }, ordered)
 }
 
 // pool writes into dst the pooling of one sequence's token vectors (seqLen rows

@@ -5,27 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sync"
 
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/tokenizer"
 )
 
-// Pool embeds with several sessions of one model, typically one per GPU: the
-// batches of every call are planned as one Embedder plans them and handed out
-// round-robin, batch i to session i mod n, and the sessions run at the same
-// time. Vectors are the same as one session's (each batch is the same batch).
-// A Pool is safe for concurrent use; Close closes every session.
+// Pool embeds with several Embedders of one model, typically one per GPU:
+// the batches of every call are planned as one Embedder plans them and
+// handed out to the sessions of all of them, each taking the next batch as
+// soon as it is free, and the sessions run at the same time. Vectors are the
+// same as one session's (each batch is the same batch). A Pool is safe for
+// concurrent use; Close closes every Embedder.
 type Pool struct {
 	members []*Embedder
 }
 
 // OpenPool opens the model in modelDir once per device in devices, each
-// session as Open(modelDir, opts) with Device "cuda" and that DeviceID (opts'
+// as Open(modelDir, opts) with Device "cuda" and that DeviceID (opts'
 // DeviceID is ignored). With opts.Device "auto" the first device is tried
-// with "auto": when it falls back to the CPU, the Pool is that one CPU session.
-// Device "cpu" with more than one device is an error: sessions on one CPU
-// would only share its cores.
+// with "auto": when it falls back to the CPU, the Pool is that one CPU
+// Embedder (with its sessions, Options.Sessions). Device "cpu" with more than
+// one device is an error: Options.Sessions shares one CPU among sessions.
 func OpenPool(modelDir string, opts Options, devices []int) (*Pool, error) {
 	if len(devices) == 0 {
 		return nil, fmt.Errorf("onnx: a pool needs at least one device: %w", ErrInput)
@@ -91,16 +91,25 @@ func NewPool(members ...*Embedder) (*Pool, error) {
 	return &Pool{members: members}, nil
 }
 
-// Sessions returns the number of sessions.
-func (p *Pool) Sessions() int { return len(p.members) }
+// Sessions returns the number of sessions of all the Embedders.
+func (p *Pool) Sessions() int { return len(p.workers()) }
 
 // Devices returns each session's device ("cpu" or "cuda").
 func (p *Pool) Devices() []string {
-	out := make([]string, len(p.members))
-	for i, e := range p.members {
-		out[i] = e.Device()
+	var out []string
+	for _, w := range p.workers() {
+		out = append(out, w.e.Device())
 	}
 	return out
+}
+
+// workers returns the sessions of every Embedder, in order.
+func (p *Pool) workers() []worker {
+	var ws []worker
+	for _, e := range p.members {
+		ws = append(ws, e.workers()...)
+	}
+	return ws
 }
 
 // Close closes every session; it is safe to call twice.
@@ -133,7 +142,7 @@ func (p *Pool) Tokenizer() *tokenizer.Tokenizer { return p.members[0].Tokenizer(
 // Checksums returns the sha256 of the model files by file name.
 func (p *Pool) Checksums() map[string]string { return p.members[0].Checksums() }
 
-// Stats returns the counters of every session, in session order.
+// Stats returns the counters of every Embedder, in order.
 func (p *Pool) Stats() []Stats {
 	out := make([]Stats, len(p.members))
 	for i, e := range p.members {
@@ -167,59 +176,9 @@ func (p *Pool) EmbedTokens(ctx context.Context, seqs [][]int32, role Role) ([]fl
 	if err != nil {
 		return nil, err
 	}
-	if len(p.members) == 1 {
-		return a.embedFull(ctx, full)
-	}
 	out := make([]float32, len(full)*a.info.Dims)
-	// Rows of different batches are disjoint, so the sessions write into
-	// out without a lock.
-	if err := p.runAll(ctx, full, func(e *Embedder) rowFunc { return e.pooler(out) }); err != nil {
+	if err := runAll(ctx, p.workers(), full, func(e *Embedder) rowFunc { return e.pooler(out) }, false); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// runAll plans the batches of full as one session would and runs batch j on
-// session j mod n, the sessions at the same time; each session hands its
-// sequences' output to its own rowFunc.
-func (p *Pool) runAll(ctx context.Context, full [][]int32, rowOf func(*Embedder) rowFunc) error {
-	a := p.members[0]
-	if len(p.members) == 1 {
-		return a.runAll(ctx, full, rowOf(a))
-	}
-	lens := make([]int, len(full))
-	for i, s := range full {
-		lens[i] = len(s)
-	}
-	order, batches := a.plan(lens)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, len(p.members))
-	var wg sync.WaitGroup
-	for k, e := range p.members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			row := rowOf(e)
-			for j := k; j < len(batches); j += len(p.members) {
-				if err := ctx.Err(); err != nil {
-					errs[k] = fmt.Errorf("onnx: embedding: %w", err)
-					return
-				}
-				b := batches[j]
-				if err := e.runBatch(full, order[b.lo:b.hi], b.seqLen, row); err != nil {
-					errs[k] = fmt.Errorf("onnx: session %d of %d: %w", k+1, len(p.members), err)
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	return errors.Join(errs...)
 }

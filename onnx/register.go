@@ -28,14 +28,14 @@ type origin struct {
 
 // OptionsFrom maps kind-neutral options to this package's: the fields of an
 // Options in o.Extra (FP16, MaxBatch, SkipVerify) with o's device, threads,
-// batch tokens, batching, log and offline over them.
+// sessions, batch tokens, batching, log and offline over them.
 func OptionsFrom(o embed.Options) (Options, error) {
 	opts, _ := embed.ExtraOf[Options](o)
 	b, err := ParseBatching(o.Batching)
 	if err != nil {
 		return opts, err
 	}
-	opts.Device, opts.DeviceID, opts.Threads, opts.Batching = o.Device, o.DeviceID, o.Threads, b
+	opts.Device, opts.DeviceID, opts.Threads, opts.Sessions, opts.Batching = o.Device, o.DeviceID, o.Threads, o.Sessions, b
 	opts.TokenBudget, opts.Log, opts.Offline = o.BatchTokens, o.Log, o.Offline
 	return opts, nil
 }
@@ -44,7 +44,7 @@ func OptionsFrom(o embed.Options) (Options, error) {
 // ResolveModel) or model directory. A built-in model is fetched into the
 // cache on its first use (EnsureModel, saying so on o.Log) unless o.Offline
 // or $MSRAG_OFFLINE forbid it. With o.GPUs and device "cuda" or "auto", the
-// model gets one session per GPU with the batches handed out round-robin
+// model gets one session per GPU with the batches handed out as they come free
 // (OpenPool); with device "cpu" the GPUs are ignored. It is the kind's
 // opener, what embed.Open calls for a name no other kind claims.
 func OpenModel(ctx context.Context, name string, o embed.Options) (embed.Embedder, error) {

@@ -3,7 +3,6 @@ package onnx
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,15 +48,11 @@ const (
 )
 
 // sessionOptions builds the options of a session on the given device ("cpu" or
-// "cuda"). The caller destroys them.
-func sessionOptions(o Options, device string) (*ort.SessionOptions, error) {
+// "cuda") with threads intra-op threads. The caller destroys them.
+func sessionOptions(o Options, device string, threads int) (*ort.SessionOptions, error) {
 	so, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("onnx: session options: %v: %w", err, ErrRuntime)
-	}
-	threads := o.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
 	}
 	if err := so.SetIntraOpNumThreads(threads); err != nil {
 		so.Destroy()

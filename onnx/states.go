@@ -3,21 +3,23 @@ package onnx
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/msrag/msrag/embed"
 )
 
 // EmbedTokenStates encodes content ids as EmbedTokens does and hands every
 // sequence's token vectors (last_hidden_state, padding left out) to fn
-// instead of pooling them (embed.TokenEmbedder). The model must output one
-// vector per token: a model that pools itself is refused.
+// instead of pooling them (embed.TokenEmbedder). fn is called one sequence
+// at a time, in the same order whatever the number of sessions, so that
+// sums over its calls come out the same to the bit; the rows it gets are
+// reused once it returns. The model must output one vector per token: a
+// model that pools itself is refused.
 func (e *Embedder) EmbedTokenStates(ctx context.Context, seqs [][]int32, role Role, fn func(int, embed.TokenStates) error) error {
 	full, err := e.statesSeqs(seqs, role)
 	if err != nil {
 		return err
 	}
-	return e.runAll(ctx, full, e.stater(seqs, role, fn))
+	return e.runAll(ctx, full, e.stater(seqs, role, fn), true)
 }
 
 // statesSeqs checks that the model has token states and makes the full
@@ -43,19 +45,13 @@ func (e *Embedder) stater(seqs [][]int32, role Role, fn func(int, embed.TokenSta
 }
 
 // EmbedTokenStates hands token vectors to fn as Embedder.EmbedTokenStates
-// does, over the pool's sessions; fn is called one call at a time.
+// does, over the pool's sessions.
 func (p *Pool) EmbedTokenStates(ctx context.Context, seqs [][]int32, role Role, fn func(int, embed.TokenStates) error) error {
 	full, err := p.members[0].statesSeqs(seqs, role)
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	locked := func(i int, s embed.TokenStates) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return fn(i, s)
-	}
-	return p.runAll(ctx, full, func(e *Embedder) rowFunc { return e.stater(seqs, role, locked) })
+	return runAll(ctx, p.workers(), full, func(e *Embedder) rowFunc { return e.stater(seqs, role, fn) }, true)
 }
 
 var (

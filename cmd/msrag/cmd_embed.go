@@ -37,7 +37,8 @@ func init() {
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "cpu, cuda or auto"},
 			batchingFlag(),
 			&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
-			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
+			threadsFlag(),
+			sessionsFlag(),
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
 			quietFlag(),
 			offlineFlag(),
@@ -84,7 +85,7 @@ func embedAction(c *cli.Context) error {
 		return err
 	}
 	emb, err := onnx.Open(dir, onnx.Options{
-		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"),
+		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"), Sessions: c.Int("sessions"),
 		TokenBudget: c.Int("batch-tokens"), Batching: batching, Log: noteWriter(c),
 	})
 	if err != nil {
@@ -95,7 +96,7 @@ func embedAction(c *cli.Context) error {
 		return embedAll(c, emb, role, vw)
 	})
 	if err == nil && c.Bool("stats") {
-		printEmbedStats(c.App.ErrWriter, emb.Stats())
+		printEmbedStats(c.App.ErrWriter, emb.Stats(), emb.Sessions())
 	}
 	return err
 }
@@ -160,11 +161,13 @@ func embedOutput(path string, stdout io.Writer, format output.VectorFormat, dims
 	return f.Commit()
 }
 
-func printEmbedStats(w io.Writer, st onnx.Stats) {
-	secs := st.RunTime.Seconds()
-	fmt.Fprintf(w, "embed: %d sequences, %d tokens, %d padded tokens (padding %.2f%% of tokens), %d batches, model time %.3fs, %.1f tokens/s, %.1f sequences/s\n",
+// printEmbedStats prints the embedder's counters; the model time is the
+// wall time during which at least one session ran.
+func printEmbedStats(w io.Writer, st onnx.Stats, sessions int) {
+	secs := st.Busy.Seconds()
+	fmt.Fprintf(w, "embed: %d sequences, %d tokens, %d padded tokens (padding %.2f%% of tokens), %d batches on %d sessions, model time %.3fs, %.1f tokens/s, %.1f sequences/s\n",
 		st.Sequences, st.Tokens, st.PaddedTokens, 100*float64(st.PaddedTokens-st.Tokens)/math.Max(float64(st.Tokens), 1),
-		st.Batches, secs, float64(st.Tokens)/math.Max(secs, 1e-9), float64(st.Sequences)/math.Max(secs, 1e-9))
+		st.Batches, sessions, secs, float64(st.Tokens)/math.Max(secs, 1e-9), float64(st.Sequences)/math.Max(secs, 1e-9))
 }
 
 // textReader reads texts from standard input, one per line.

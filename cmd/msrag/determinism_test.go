@@ -220,3 +220,51 @@ func TestEvalInt8BatchSizesAgree(t *testing.T) {
 		t.Fatalf("eval --batching padded over a single index: code %d: %s", code, stderr)
 	}
 }
+
+// TestEvalInt8SessionsAgree: an int8 model's index and eval numbers are the
+// same to the bit through one ONNX Runtime session of all the cores (how
+// every build ran before there were several), four sessions and the default
+// (one per core): the FAISS files are identical byte for byte, and so are the
+// per-query results.
+func TestEvalInt8SessionsAgree(t *testing.T) {
+	src := needInt8Model(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "scifact-sub")
+	writeSciFactSubset(t, src, data, 25, 25)
+	var want []any
+	var wantIndex map[string][]byte
+	for _, sessions := range []string{"1", "4", "0"} {
+		out := filepath.Join(dir, "out-"+sessions)
+		code, _, stderr := runCLI(t, "", "eval", "--dataset", data, "--model", int8Model, "--windows", "64,128",
+			"--no-lexical", "--out", out, "--sessions", sessions)
+		if code != exitOK {
+			t.Fatalf("eval --sessions %s: code %d: %s", sessions, code, stderr)
+		}
+		var res []any
+		for _, c := range readEval(t, out).Configs {
+			res = append(res, c.Name, c.Results.Mean, c.Results.PerQuery)
+		}
+		index := map[string][]byte{}
+		files, _ := filepath.Glob(filepath.Join(out, "index", "*.faiss"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			index[filepath.Base(f)] = b
+		}
+		if len(index) != 3 {
+			t.Fatalf("eval --sessions %s: FAISS files %v, want one per window and the whole documents'", sessions, files)
+		}
+		if want == nil {
+			want, wantIndex = res, index
+			continue
+		}
+		if !reflect.DeepEqual(index, wantIndex) {
+			t.Errorf("eval --sessions %s: the FAISS files differ from one session's", sessions)
+		}
+		if !reflect.DeepEqual(res, want) {
+			t.Errorf("eval numbers differ between --sessions 1 and %s:\n%v\n%v", sessions, want, res)
+		}
+	}
+}

@@ -21,12 +21,24 @@ func deviceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
 		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
-		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out round-robin, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
-		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads (0: all cores)"},
+		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out as the GPUs come free, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
+		threadsFlag(),
+		sessionsFlag(),
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 		offlineFlag(),
 		batchingFlag(),
 	}
+}
+
+// threadsFlag is --threads: the cores the model runs on.
+func threadsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "threads", Usage: "ONNX Runtime intra-op threads, of all the sessions together (0: all cores)"}
+}
+
+// sessionsFlag is --sessions: how many copies of the model run at once.
+func sessionsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "sessions", Usage: "ONNX Runtime sessions of the model, the texts handed out to them and run at the same time, --threads shared among them " +
+		"(0: on the cpu with --batching single, one per thread, each of one thread; otherwise one with all the threads)"}
 }
 
 // faissGPUs returns the GPUs the FAISS indices go to: --gpus, or --device-id
@@ -96,6 +108,7 @@ func embedderOptions(c *cli.Context) (embed.Options, error) {
 		DeviceID:    c.Int("device-id"),
 		GPUs:        gpus,
 		Threads:     c.Int("threads"),
+		Sessions:    c.Int("sessions"),
 		BatchTokens: c.Int("batch-tokens"),
 		Log:         noteWriter(c),
 		Offline:     c.Bool("offline"),

@@ -132,7 +132,7 @@ func prepareCommands(cmds []*cli.Command) {
 
 // nonNegative are the numeric flags whose value must not be negative, on
 // whichever command has them (0 means a default for all of them).
-var nonNegative = []string{"request-timeout", "concurrency", "batch-texts", "max-tokens", "batch-tokens", "threads",
+var nonNegative = []string{"request-timeout", "concurrency", "batch-texts", "max-tokens", "batch-tokens", "threads", "sessions",
 	"workers", "block-lines", "device-id", "late-overlap", "stride"}
 
 // checkFlagValues refuses a numeric flag value out of range, naming the flag

@@ -34,6 +34,8 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"index", "--corpus", "c", "--out", out, "--late-overlap", "-1"}, "--late-overlap -1: must not be negative", "msrag index --help"},
 		{[]string{"index", "--out", out}, "--corpus is required", "msrag index --help"},
 		{[]string{"eval", "--dataset", "d", "--out", out, "--threads", "-4"}, "--threads -4: must not be negative", "msrag eval --help"},
+		{[]string{"index", "--corpus", "c", "--out", out, "--sessions", "-2"}, "--sessions -2: must not be negative", "msrag index --help"},
+		{[]string{"embed", "--sessions", "-1"}, "--sessions -1: must not be negative", "msrag embed --help"},
 		{[]string{"eval", "--nope"}, "--nope: no such flag", "msrag eval --help"},
 		{[]string{"embed", "--model", srv, "--tokenizer", "t", "--request-timeout", "-1ms"}, "--request-timeout -1ms: must not be negative", "msrag embed --help"},
 		{[]string{"embed", "--batch-tokens", "-5"}, "--batch-tokens -5: must not be negative", "msrag embed --help"},
