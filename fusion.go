@@ -418,10 +418,17 @@ func (f Fusion) FileName() string {
 }
 
 // checkRouter fails unless r is a valid router for queries of dims
-// dimensions.
-func checkRouter(r *router.Model, dims int) error {
+// dimensions over the channels sel of l.
+func checkRouter(r *router.Model, dims int, l Layout, sel []int) error {
 	if err := r.Validate(); err != nil {
 		return err
+	}
+	if r.Set() == router.Kinds {
+		_, nk := kindNumbers(l, sel)
+		if want := nk*fuse.NumKindFeatures + len(sel); r.Inputs != want {
+			return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d channels)", router.ErrShape, r.Inputs, want, nk, fuse.NumKindFeatures, len(sel))
+		}
+		return nil
 	}
 	return r.CheckInputs(dims, fuse.NumFeatures)
 }
@@ -501,7 +508,7 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, ndocs, k 
 	case f.Adapt != nil:
 		fo.QueryWeights, err = windowWeights(*f.Adapt, hits)
 	case f.Router != nil:
-		fo.QueryWeights, err = routerWeights(f.Router, ch, hits)
+		fo.QueryWeights, err = routerWeights(f.Router, ch, sel)
 	}
 	if err != nil {
 		return fo, fmt.Errorf("msrag: fusion %s: %w", f, err)
@@ -585,24 +592,45 @@ func balance(w []float64, l Layout, sel []int) {
 	}
 }
 
-// routerWeights runs the router over the batch's query vectors and
-// features.
-func routerWeights(r *router.Model, ch *ChunkHits, hits []fuse.Hits) ([]float64, error) {
-	if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
-		return nil, fmt.Errorf("a router needs the query vectors (search with SearchVectors)")
-	}
-	if err := checkRouter(r, ch.Dims); err != nil {
+// routerWeights runs the router over the batch's features (and query
+// vectors).
+func routerWeights(r *router.Model, ch *ChunkHits, sel []int) ([]float64, error) {
+	x, err := RouterInputs(r.Set(), ch, sel)
+	if err != nil {
 		return nil, err
+	}
+	if err := checkRouter(r, ch.Dims, ch.Layout, sel); err != nil {
+		return nil, err
+	}
+	return r.Weights(x)
+}
+
+// RouterInputs builds the input rows of feature set fs for the queries of
+// ch, over its channels sel (as Fusion.Select returns them).
+func RouterInputs(fs router.FeatureSet, ch *ChunkHits, sel []int) ([]float64, error) {
+	hits := make([]fuse.Hits, len(sel))
+	for i, wi := range sel {
+		hits[i] = ch.Hits[wi]
 	}
 	feats, err := fuse.Features(hits)
 	if err != nil {
 		return nil, err
 	}
-	x, err := router.Inputs(ch.Queries, ch.Dims, feats, len(hits), fuse.NumFeatures)
-	if err != nil {
-		return nil, err
+	switch fs {
+	case router.EmbeddingWindows:
+		if ch.Dims == 0 || len(ch.Queries) != ch.NQ*ch.Dims {
+			return nil, fmt.Errorf("a router of feature set %s needs the query vectors (search with SearchVectors)", fs)
+		}
+		return router.Inputs(ch.Queries, ch.Dims, feats, len(hits), fuse.NumFeatures)
+	case router.Kinds:
+		kind, nk := kindNumbers(ch.Layout, sel)
+		kf, err := fuse.KindFeatures(hits, kind, nk)
+		if err != nil {
+			return nil, err
+		}
+		return router.KindInputs(kf, nk*fuse.NumKindFeatures, feats, len(hits), fuse.NumFeatures, fuse.FeatureAgree)
 	}
-	return r.Weights(x)
+	return nil, fmt.Errorf("router feature set %q: %w", fs, router.ErrInvalid)
 }
 
 func valueOr(m map[string]float64, k string, def float64) float64 {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/msrag/msrag/channel"
-
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/router"
 )
 
 // CheckFusion fails unless every channel f fuses or weighs is a channel of
@@ -26,10 +26,11 @@ func (ix *Index) CheckFusion(f Fusion) error {
 		}
 	}
 	if f.Router != nil {
-		if !ix.Dense() {
+		if f.Router.Set() == router.EmbeddingWindows && !ix.Dense() {
 			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, ix.where(), ErrNoDense)
 		}
-		if err := checkRouter(f.Router, ix.man.Model.Dims); err != nil {
+		sel, _ := f.Select(ix.layout)
+		if err := checkRouter(f.Router, ix.man.Model.Dims, ix.layout, sel); err != nil {
 			return fmt.Errorf("msrag: fusion %s: %w", f, err)
 		}
 	}
@@ -47,7 +48,7 @@ func (ix *Index) fusionKinds(f Fusion) []channel.Kind {
 func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
 	sel, _ := f.Select(ix.layout)
 	n := ix.layout.Needs(sel)
-	if f.Router != nil {
+	if f.Router != nil && f.Router.Set() == router.EmbeddingWindows {
 		n |= channel.QueryVectors
 	}
 	return n

@@ -175,9 +175,9 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 			return nil, err
 		}
 		ids := queryIDs(queries)
-		if seen := m.Overlap(ids); len(seen) > 0 {
+		if seen, tr := m.Overlap(filepath.Base(filepath.Clean(spec.Dataset)), ids); len(seen) > 0 {
 			return nil, fmt.Errorf("experiment: the fusion model was trained on %d of these %d queries (%q, ...: %s split %s); evaluate it on queries it has not seen",
-				len(seen), len(ids), seen[0], m.Training.Dataset, m.Training.Split)
+				len(seen), len(ids), seen[0], tr.Dataset, tr.Split)
 		}
 		lc, err := learnedConfigs(m)
 		if err != nil {
@@ -196,11 +196,11 @@ func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches [
 	if spec.CVFolds < 2 {
 		return nil
 	}
-	set, err := tune.NewSet(queryIDs(queries), batches, qrels)
+	set, err := tune.NewSet(ix, queryIDs(queries), batches, qrels)
 	if err != nil {
 		return err
 	}
-	lin, routed, err := tune.CrossValidate(ix, set, spec.group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
+	lin, routed, err := tune.CrossValidate(set, spec.group, tune.Options{Folds: spec.CVFolds, Log: spec.Log}, spec.K)
 	if err != nil {
 		return fmt.Errorf("experiment: cross-validation: %w", err)
 	}

@@ -91,12 +91,12 @@ func fitOnTrain(t *testing.T, data, dir string, emb msrag.Embedder) *tune.Fusion
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := tune.Fit(ix, set, tune.Training{Dataset: "tiny", Split: "train"}, tune.Options{Folds: 3})
+	m, err := tune.Fit(tune.Sets{set}, []tune.Training{{Dataset: filepath.Base(data), Split: "train"}}, tune.Options{Folds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Training.QueryIDs) != len(set.IDs) || m.Router == nil {
-		t.Fatalf("model: %d training ids, router %v", len(m.Training.QueryIDs), m.Router)
+	if len(m.Training[0].QueryIDs) != len(set.IDs) || m.Router == nil {
+		t.Fatalf("model: %d training ids, router %v", len(m.Training[0].QueryIDs), m.Router)
 	}
 	path := filepath.Join(t.TempDir(), "fusion.json")
 	if err := m.Write(path); err != nil {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // ErrShape marks inputs whose sizes do not agree.
@@ -46,6 +47,8 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("%w: w: %d values, want (%d inputs + 1) x %d windows = %d", ErrInvalid, len(m.W), m.Inputs, k, (m.Inputs+1)*k)
 	case math.IsNaN(m.Lambda) || math.IsInf(m.Lambda, 0) || m.Lambda < 0:
 		return fmt.Errorf("%w: lambda: %v, want a finite value >= 0", ErrInvalid, m.Lambda)
+	case !slices.Contains(FeatureSets, m.Set()):
+		return fmt.Errorf("%w: features: %q is not a feature set this msrag computes (%q): the router is of another version", ErrInvalid, m.Features, FeatureSets)
 	}
 	seen := make(map[string]bool, k)
 	for i, w := range m.Windows {
@@ -79,6 +82,53 @@ func (m *Model) CheckInputs(dims, nf int) error {
 	return nil
 }
 
+// FeatureSet names what a router reads, with the version of its
+// definition: a router is refused by an msrag that computes its features
+// otherwise.
+type FeatureSet string
+
+// The feature sets.
+const (
+	// EmbeddingWindows is the query's embedding followed by every
+	// window's fuse.Features: it serves indices of one embedding model.
+	// Files that name no feature set mean it.
+	EmbeddingWindows FeatureSet = "embedding+windows/1"
+	// Kinds is every kind's fuse.KindFeatures (kinds in the order their
+	// first window comes) followed by every window's fuse.FeatureAgree:
+	// ranks and overlaps only, no embedding and no raw score, so that they
+	// mean the same on every dataset and model.
+	Kinds FeatureSet = "kinds/1"
+)
+
+// FeatureSets are the feature sets this msrag computes.
+var FeatureSets = []FeatureSet{EmbeddingWindows, Kinds}
+
+// Set returns m's feature set (EmbeddingWindows when the file names none).
+func (m *Model) Set() FeatureSet {
+	if m.Features == "" {
+		return EmbeddingWindows
+	}
+	return m.Features
+}
+
+// KindInputs builds the input rows of the Kinds feature set for n queries:
+// each query's perKind kind features (kinds[q*perKind:]) followed by
+// feature pick of each of nw windows (feats, nf per window and query).
+func KindInputs(kinds []float64, perKind int, feats []float64, nw, nf, pick int) ([]float64, error) {
+	if perKind <= 0 || nw <= 0 || pick < 0 || pick >= nf || len(kinds)%perKind != 0 || len(feats) != len(kinds)/perKind*nw*nf {
+		return nil, fmt.Errorf("%w: %d kind features of %d per query, %d features for %d windows of %d", ErrShape, len(kinds), perKind, len(feats), nw, nf)
+	}
+	n := len(kinds) / perKind
+	out := make([]float64, 0, n*(perKind+nw))
+	for q := range n {
+		out = append(out, kinds[q*perKind:(q+1)*perKind]...)
+		for w := range nw {
+			out = append(out, feats[(q*nw+w)*nf+pick])
+		}
+	}
+	return out, nil
+}
+
 // Model is a fitted router. Its fields are what a fusion model file stores.
 type Model struct {
 	// Windows names the windows, in the order of the outputs.
@@ -94,6 +144,8 @@ type Model struct {
 	W []float64 `json:"w"`
 	// Lambda is the L2 penalty it was fitted with.
 	Lambda float64 `json:"lambda"`
+	// Features is what the inputs are; empty means EmbeddingWindows.
+	Features FeatureSet `json:"features,omitempty"`
 }
 
 // Steps and Rate are the gradient descent's step count and step size.

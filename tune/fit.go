@@ -8,12 +8,17 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/router"
 )
 
-// Options says how to fit. The zero value uses 5 folds and seed 1.
+// Options says how to fit. The zero value uses 5 folds and seed 1, and
+// the router's feature set that suits the sets (Sets.Features).
 type Options struct {
 	Folds int
 	Seed  uint64
+	// Features is the router's feature set; empty: router.EmbeddingWindows
+	// for one dataset, router.Kinds for several.
+	Features router.FeatureSet
 	// Log receives a line per step; nil discards them.
 	Log io.Writer
 }
@@ -33,54 +38,77 @@ func (o Options) withDefaults() Options {
 
 // Choice records what fitting tried, for the fusion model file.
 type Choice struct {
-	// Train holds the mean nDCG@10 on the training queries of the rules
-	// the learned one is measured against, and of the learned one.
+	// Train holds the mean nDCG@10 on the training queries (over several
+	// datasets, the mean of their means) of the rules the learned one is
+	// measured against, and of the learned one.
 	Train  map[string]float64 `json:"train_ndcg_cut_10"`
 	Start  string             `json:"linear_start"`
 	Router *RouterChoice      `json:"router"`
+	// Features is the router's feature set.
+	Features router.FeatureSet `json:"router_features"`
 }
 
-// Fit learns a linear rule over every window of ix and a router for it on
-// s, and returns them as a fusion model that records tr. The router reads
-// the query's embedding: an index without dense windows (built with no
-// model) has none, and its fusion model is the linear rule alone, which
-// Fit says on Options.Log.
-func Fit(ix *msrag.Index, s *Set, tr Training, o Options) (*FusionModel, error) {
+// Fit learns a linear rule over every window of the sets' indices and a
+// router for it on ss (Sets.Check must pass), and returns them as a fusion
+// model that records what it was trained on (trs, one per set, in order).
+// A router of router.EmbeddingWindows reads the query's embedding: over an
+// index without dense windows (built with no model) there is none, and the
+// fusion model is the linear rule alone, which Fit says on Options.Log.
+func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()
-	windows, sliding, singles := names(ix.Layout())
-	ch := &Choice{Train: map[string]float64{}}
-	for _, b := range append([]string{"rrf", "combsum:norm=zscore"}, singles...) {
+	if err := ss.Check(); err != nil {
+		return nil, err
+	}
+	if len(trs) != len(ss) {
+		return nil, fmt.Errorf("tune: %d training descriptions for %d sets", len(trs), len(ss))
+	}
+	fs := o.Features
+	if fs == "" {
+		fs = router.EmbeddingWindows
+		if len(ss) > 1 {
+			fs = router.Kinds
+		}
+	}
+	layout := ss[0].Index.Layout()
+	windows, sliding, singles := names(layout)
+	ch := &Choice{Train: map[string]float64{}, Features: fs}
+	for _, b := range append([]string{"rrf", "combsum:norm=zscore", msrag.DefaultHybrid}, singles...) {
 		f, _ := msrag.ParseFusion(b)
-		_, sc, err := s.Score(ix, f)
+		if _, err := f.Select(layout); err != nil {
+			continue // the default hybrid over an index of one kind
+		}
+		_, sc, err := ss.Score(f)
 		if err != nil {
 			return nil, err
 		}
 		ch.Train[f.String()] = sc
 	}
-	lin, err := FitLinear(ix, s, windows, sliding)
+	lin, err := FitLinear(ss, windows, sliding)
 	if err != nil {
 		return nil, err
 	}
 	ch.Train["learned"], ch.Start = lin.Score, lin.Start
 	fmt.Fprintf(o.Log, "tune: linear rule from %s: train nDCG@10 %.4f: %s\n", lin.Start, lin.Score, lin.Fusion)
 	rule := lin.Fusion
-	if ix.Dense() {
-		r, rc, err := FitRouter(ix, s, lin.Fusion, windows, o.Folds, o.Seed)
+	if fs != router.EmbeddingWindows || ss.Dense() {
+		r, rc, err := FitRouter(ss, lin.Fusion, windows, fs, o.Folds, o.Seed)
 		if err != nil {
 			return nil, err
 		}
 		ch.Router, rule.Router = rc, r
-		fmt.Fprintf(o.Log, "tune: router penalty %g (%d-fold cross-validated nDCG@10 %v)\n", rc.Lambda, rc.Folds, rc.CV)
+		fmt.Fprintf(o.Log, "tune: router (%s) penalty %g (%d-fold cross-validated nDCG@10 %v)\n", fs, rc.Lambda, rc.Folds, rc.CV)
 	} else {
 		fmt.Fprintf(o.Log, "tune: no router: it weighs the windows from the query's embedding, and the index has no dense windows (built with no model): the linear rule alone\n")
 	}
-	tr.QueryIDs = slices.Clone(s.IDs)
-	judged := map[string]map[string]int{}
-	for _, id := range s.IDs {
-		judged[id] = s.Qrels[id]
+	for i, s := range ss {
+		trs[i].QueryIDs = slices.Clone(s.IDs)
+		judged := map[string]map[string]int{}
+		for _, id := range s.IDs {
+			judged[id] = s.Qrels[id]
+		}
+		trs[i].Fingerprint = JudgementsFingerprint(judged)
 	}
-	tr.Fingerprint = JudgementsFingerprint(judged)
-	m := NewFusionModel(ix, rule, ix.Layout(), tr)
+	m := NewFusionModel(ss[0].Index, rule, layout, trs)
 	if m.Choice, err = json.Marshal(ch); err != nil {
 		return nil, err
 	}
@@ -109,7 +137,7 @@ func names(l msrag.Layout) (all, sliding, singles []string) {
 // fold), and for each fold the linear rule and its router are fitted on the
 // rest. It returns the held-out runs of the linear rule and of the rule with
 // its router, k documents per query.
-func CrossValidate(ix *msrag.Index, s *Set, group func(id string) string, o Options, k int) (linear, routed eval.Run, err error) {
+func CrossValidate(s *Set, group func(id string) string, o Options, k int) (linear, routed eval.Run, err error) {
 	o = o.withDefaults()
 	fold := groupFolds(s.IDs, group, o.Folds, o.Seed)
 	linear, routed = eval.Run{}, eval.Run{}
@@ -125,7 +153,7 @@ func CrossValidate(ix *msrag.Index, s *Set, group func(id string) string, o Opti
 		if len(test) == 0 || len(train) == 0 {
 			continue
 		}
-		if err := foldRuns(ix, s, train, test, o, k, linear, routed); err != nil {
+		if err := foldRuns(s, train, test, o, k, linear, routed); err != nil {
 			return nil, nil, fmt.Errorf("tune: fold %d of %d: %w", f+1, o.Folds, err)
 		}
 		fmt.Fprintf(o.Log, "tune: fold %d of %d: %d training queries, %d held out\n", f+1, o.Folds, len(train), len(test))
@@ -134,14 +162,18 @@ func CrossValidate(ix *msrag.Index, s *Set, group func(id string) string, o Opti
 }
 
 // foldRuns fits on train and adds the runs of test to linear and routed.
-func foldRuns(ix *msrag.Index, s *Set, train, test []int, o Options, k int, linear, routed eval.Run) error {
-	tr, te := s.Subset(train), s.Subset(test)
-	windows, sliding, _ := names(ix.Layout())
-	lin, err := FitLinear(ix, tr, windows, sliding)
+func foldRuns(s *Set, train, test []int, o Options, k int, linear, routed eval.Run) error {
+	tr, te := Sets{s.Subset(train)}, s.Subset(test)
+	windows, sliding, _ := names(s.Index.Layout())
+	lin, err := FitLinear(tr, windows, sliding)
 	if err != nil {
 		return err
 	}
-	r, _, err := FitRouter(ix, tr, lin.Fusion, windows, o.Folds, o.Seed)
+	fs := o.Features
+	if fs == "" {
+		fs = router.EmbeddingWindows
+	}
+	r, _, err := FitRouter(tr, lin.Fusion, windows, fs, o.Folds, o.Seed)
 	if err != nil {
 		return err
 	}
@@ -151,7 +183,7 @@ func foldRuns(ix *msrag.Index, s *Set, train, test []int, o Options, k int, line
 		f   msrag.Fusion
 		run eval.Run
 	}{{lin.Fusion, linear}, {withRouter, routed}} {
-		run, err := te.Run(ix, p.f, k)
+		run, err := te.Run(p.f, k)
 		if err != nil {
 			return err
 		}

@@ -14,17 +14,17 @@ const Passes = 3
 // Linear is a fitted linear rule and its training score.
 type Linear struct {
 	Fusion msrag.Fusion
-	Score  float64 // mean nDCG@10 on the set it was fitted on
+	Score  float64 // mean nDCG@10 on the sets it was fitted on (Sets.Score)
 	Start  string  // the starting rule it was fitted from
 }
 
 // FitLinear fits the linear rule's coefficients over windows (names) by
-// coordinate ascent on mean nDCG@10 of s, once from each rule it generalises
+// coordinate ascent on mean nDCG@10 of ss (Sets.Score), once from each rule it generalises
 // (CombSUM-z: every score coefficient 1; RRF: every votes coefficient 1;
 // DocRRF: every rank coefficient 1) over the sliding windows, keeping the
 // best. Each pass tries every value of Grid for every coefficient in turn and
 // keeps a change only when it raises the score.
-func FitLinear(ix *msrag.Index, s *Set, windows []string, sliding []string) (*Linear, error) {
+func FitLinear(ss Sets, windows []string, sliding []string) (*Linear, error) {
 	var best *Linear
 	for i, start := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
 		theta := make([]float64, fuse.NumLinear*len(windows))
@@ -33,7 +33,7 @@ func FitLinear(ix *msrag.Index, s *Set, windows []string, sliding []string) (*Li
 				theta[fuse.NumLinear*w+[]int{fuse.LinearScore, fuse.LinearVotes, fuse.LinearRank}[i]] = 1
 			}
 		}
-		l, err := ascend(ix, s, windows, theta)
+		l, err := ascend(ss, windows, theta)
 		if err != nil {
 			return nil, err
 		}
@@ -46,8 +46,8 @@ func FitLinear(ix *msrag.Index, s *Set, windows []string, sliding []string) (*Li
 }
 
 // ascend runs coordinate ascent from theta.
-func ascend(ix *msrag.Index, s *Set, windows []string, theta []float64) (*Linear, error) {
-	_, score, err := s.Score(ix, linearFusion(windows, theta))
+func ascend(ss Sets, windows []string, theta []float64) (*Linear, error) {
+	_, score, err := ss.Score(linearFusion(windows, theta))
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func ascend(ix *msrag.Index, s *Set, windows []string, theta []float64) (*Linear
 					continue
 				}
 				theta[i] = v
-				_, sc, err := s.Score(ix, linearFusion(windows, theta))
+				_, sc, err := ss.Score(linearFusion(windows, theta))
 				if err != nil {
 					return nil, err
 				}

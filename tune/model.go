@@ -17,15 +17,20 @@ import (
 	"github.com/msrag/msrag/router"
 )
 
-// FusionModelFormat is the format version of a fusion model file.
-const FusionModelFormat = 1
+// FusionModelFormat is the format version of a fusion model file. Format 1
+// (one training dataset, no checksum) is read too.
+const FusionModelFormat = 2
 
 // FusionModel is a fusion rule learned on labelled training queries (msrag tune
 // writes it as fusion.json): the static rule, an optional query router,
-// what it was trained on and how it was chosen. It serves only indices of
-// the same model with the same windows.
+// what it was trained on and how it was chosen. It serves indices with the
+// channels it fuses; a router that reads the query's embedding, only those
+// of the same model (Transfers).
 type FusionModel struct {
 	Format int `json:"format"`
+	// SHA256 is the sha256 of the model's JSON encoding with this field
+	// empty: a file whose fields were changed is refused as damaged.
+	SHA256 string `json:"sha256"`
 	// Model is the embedding model of the index it was trained on.
 	Model msrag.ModelInfo `json:"model"`
 	// Windows are the index channels the rule fuses, in order, in the
@@ -35,8 +40,8 @@ type FusionModel struct {
 	Rule string `json:"rule"`
 	// Router weighs the windows per query; nil when none was fitted.
 	Router *router.Model `json:"router,omitempty"`
-	// Training says which queries it saw.
-	Training Training `json:"training"`
+	// Training says which queries of which datasets it saw.
+	Training []Training `json:"training"`
 	// Choice records the candidates and their cross-validated scores.
 	Choice  json.RawMessage `json:"choice,omitempty"`
 	Created time.Time       `json:"created"`
@@ -86,21 +91,39 @@ func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
 	return f, nil
 }
 
-// Overlap returns the queries of ids the model was trained on.
-func (m *FusionModel) Overlap(ids []string) []string {
-	var out []string
-	for _, id := range ids {
-		if _, ok := slices.BinarySearch(m.Training.QueryIDs, id); ok {
-			out = append(out, id)
+// Overlap returns the queries of ids, of dataset (a directory's base name,
+// as Training.Dataset records it), that the model was trained on, and the
+// training entry they come from.
+func (m *FusionModel) Overlap(dataset string, ids []string) ([]string, Training) {
+	for _, tr := range m.Training {
+		if tr.Dataset != dataset {
+			continue
+		}
+		var out []string
+		for _, id := range ids {
+			if _, ok := slices.BinarySearch(tr.QueryIDs, id); ok {
+				out = append(out, id)
+			}
+		}
+		if len(out) > 0 {
+			return out, tr
 		}
 	}
-	return out
+	return nil, Training{}
 }
 
-// CheckFusionModel fails unless m was trained on an index of ix's model with the
-// channels it fuses.
+// Transfers reports whether the model serves indices of other embedding
+// models than its own: its rule reads ranks and per-query normalised
+// scores, and a router, when it has one, the features of router.Kinds,
+// not the query's embedding.
+func (m *FusionModel) Transfers() bool {
+	return m.Router == nil || m.Router.Set() != router.EmbeddingWindows
+}
+
+// CheckFusionModel fails unless ix has every channel m fuses, with the same
+// window parameters, and, unless m transfers (Transfers), is of m's model.
 func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
-	if have := ix.Manifest().Model; !m.Model.SameModel(have) {
+	if have := ix.Manifest().Model; !m.Transfers() && !m.Model.SameModel(have) {
 		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
 			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
 	}
@@ -114,13 +137,15 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 }
 
 // NewFusionModel starts a fusion model for rule over the channels fused, trained
-// on ix.
-func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, tr Training) *FusionModel {
-	slices.Sort(tr.QueryIDs)
+// on indices of ix's model (trs: what of which datasets).
+func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
+	for _, tr := range trs {
+		slices.Sort(tr.QueryIDs)
+	}
 	static := rule
 	static.Router = nil
 	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Windows: slices.Clone(fused), Rule: static.String(),
-		Router: rule.Router, Training: tr, Created: time.Now().UTC().Truncate(time.Second)}
+		Router: rule.Router, Training: trs, Created: time.Now().UTC().Truncate(time.Second)}
 }
 
 // ReadFusionModel reads a fusion model file.
@@ -129,23 +154,67 @@ func ReadFusionModel(path string) (*FusionModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tune: fusion model: %w", err)
 	}
-	if err := checkChannels(data); err != nil {
+	m, err := parseFusionModel(data)
+	if err != nil {
 		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// parseFusionModel reads a fusion model file's bytes and checks them.
+func parseFusionModel(data []byte) (*FusionModel, error) {
+	if err := checkChannels(data); err != nil {
+		return nil, err
+	}
+	var head struct {
+		Format int `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
 	}
 	var m FusionModel
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
-	}
-	if m.Format != FusionModelFormat {
-		return nil, fmt.Errorf("tune: fusion model %s: format %d, this msrag reads %d", path, m.Format, FusionModelFormat)
+	switch head.Format {
+	case 1:
+		var v1 struct {
+			FusionModel
+			Training Training `json:"training"`
+		}
+		if err := json.Unmarshal(data, &v1); err != nil {
+			return nil, err
+		}
+		m = v1.FusionModel
+		m.Training = []Training{v1.Training}
+	case FusionModelFormat:
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, err
+		}
+		if sum := m.checksum(); m.SHA256 != sum {
+			return nil, fmt.Errorf("sha256 of its fields %s, it records %s: the file was changed or damaged: %w", sum, m.SHA256, ErrBadFusionModel)
+		}
+	default:
+		return nil, fmt.Errorf("format %d, this msrag reads 1 and %d", head.Format, FusionModelFormat)
 	}
 	if err := m.validate(); err != nil {
-		return nil, fmt.Errorf("tune: fusion model %s: %w", path, err)
+		return nil, err
 	}
-	if !slices.IsSorted(m.Training.QueryIDs) {
-		slices.Sort(m.Training.QueryIDs)
+	for _, tr := range m.Training {
+		if !slices.IsSorted(tr.QueryIDs) {
+			slices.Sort(tr.QueryIDs)
+		}
 	}
 	return &m, nil
+}
+
+// checksum is the sha256 of m's JSON encoding with SHA256 empty.
+func (m *FusionModel) checksum() string {
+	c := *m
+	c.SHA256 = ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
 }
 
 // ErrBadFusionModel is wrapped by ReadFusionModel's errors for a file whose
@@ -204,7 +273,7 @@ func (m *FusionModel) validate() error {
 		if err := m.Router.Validate(); err != nil {
 			return err
 		}
-		if err := m.Router.CheckInputs(m.Model.Dims, fuse.NumFeatures); err != nil {
+		if err := m.checkRouterInputs(); err != nil {
 			return err
 		}
 		f.Router = m.Router
@@ -214,6 +283,26 @@ func (m *FusionModel) validate() error {
 	}
 	if _, err := f.Select(m.Windows); err != nil {
 		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Windows, err)
+	}
+	return nil
+}
+
+// checkRouterInputs checks the router's input count against its feature
+// set: the model's dims and 4 features per window, or 5 features per kind
+// of the router's windows and one per window.
+func (m *FusionModel) checkRouterInputs() error {
+	r := m.Router
+	if r.Set() == router.EmbeddingWindows {
+		return r.CheckInputs(m.Model.Dims, fuse.NumFeatures)
+	}
+	kinds := map[msrag.ChannelKind]bool{}
+	for _, w := range r.Windows {
+		if i := m.Windows.Index(w); i >= 0 {
+			kinds[m.Windows[i].Kind] = true
+		}
+	}
+	if want := len(kinds)*fuse.NumKindFeatures + len(r.Windows); r.Inputs != want {
+		return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d windows)", router.ErrShape, r.Inputs, want, len(kinds), fuse.NumKindFeatures, len(r.Windows))
 	}
 	return nil
 }
@@ -236,8 +325,11 @@ func lacking(f msrag.Fusion, windows msrag.Layout) string {
 	return ""
 }
 
-// Write writes the model to path, atomically.
+// Write writes the model to path, atomically, in the current format with
+// its checksum.
 func (m *FusionModel) Write(path string) error {
+	m.Format = FusionModelFormat
+	m.SHA256 = m.checksum()
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err == nil {
 		err = safefile.WriteFile(path, append(data, '\n'))

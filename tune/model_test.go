@@ -16,7 +16,7 @@ func TestFusionModelTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewFusionModel(ix, f, ix.Layout(), Training{Dataset: "tiny", Split: "train", QueryIDs: []string{"b", "a"}})
+	m := NewFusionModel(ix, f, ix.Layout(), []Training{{Dataset: "tiny", Split: "train", QueryIDs: []string{"b", "a"}}})
 	path := filepath.Join(t.TempDir(), "fusion.json")
 	if err := m.Write(path); err != nil {
 		t.Fatal(err)
@@ -25,8 +25,8 @@ func TestFusionModelTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := back.Windows.Diff(ix.Layout()); !d.Same() || d.Reordered || back.Rule != "rrf" || back.Training.QueryIDs[0] != "a" {
-		t.Fatalf("round trip: windows %v (diff %+v), rule %q, queries %v", back.Windows, d, back.Rule, back.Training.QueryIDs)
+	if d := back.Windows.Diff(ix.Layout()); !d.Same() || d.Reordered || back.Rule != "rrf" || back.Training[0].QueryIDs[0] != "a" {
+		t.Fatalf("round trip: windows %v (diff %+v), rule %q, queries %v", back.Windows, d, back.Rule, back.Training[0].QueryIDs)
 	}
 	if err := CheckFusionModel(ix, back); err != nil {
 		t.Fatalf("a model of the index's own windows: %v", err)

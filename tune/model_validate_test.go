@@ -27,13 +27,14 @@ func testFusionModel() *FusionModel {
 	for i := range r.W {
 		r.W[i] = float64(i%5) / 10
 	}
-	return &FusionModel{Format: FusionModelFormat, Model: msrag.ModelInfo{Name: "m", Dims: dims},
+	return &FusionModel{Format: 1, Model: msrag.ModelInfo{Name: "m", Dims: dims},
 		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}),
-		Rule:    "rrf", Router: r, Training: Training{QueryIDs: []string{"q1"}}}
+		Rule:    "rrf", Router: r, Training: []Training{{QueryIDs: []string{"q1"}}}}
 }
 
-// fusionModelJSON is m as its file holds it, with edit applied to the
-// decoded JSON object first.
+// fusionModelJSON is m as a file of format 1 (one training dataset, no
+// checksum, so that an edited field reaches the checks of its own) holds
+// it, with edit applied to the decoded JSON object first.
 func fusionModelJSON(t testing.TB, m *FusionModel, edit func(map[string]any)) []byte {
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -41,6 +42,9 @@ func fusionModelJSON(t testing.TB, m *FusionModel, edit func(map[string]any)) []
 	}
 	var obj map[string]any
 	json.Unmarshal(data, &obj)
+	obj["format"] = 1
+	delete(obj, "sha256")
+	obj["training"] = obj["training"].([]any)[0]
 	if edit != nil {
 		edit(obj)
 	}
@@ -99,6 +103,59 @@ func TestReadFusionModelRefusesDamage(t *testing.T) {
 	os.WriteFile(path, fusionModelJSON(t, testFusionModel(), nil), 0o644)
 	if _, err := ReadFusionModel(path); err != nil {
 		t.Fatalf("the valid model: %v", err)
+	}
+}
+
+// TestFusionModelChecksum: a fusion model file of the current format reads
+// back as written; one whose fields were changed afterwards, of another
+// format, or whose router reads another version's features is refused,
+// naming the file.
+func TestFusionModelChecksum(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fusion.json")
+	m := testFusionModel()
+	m.Training = []Training{{Dataset: "a", QueryIDs: []string{"q1"}}, {Dataset: "b", QueryIDs: []string{"q1", "q2"}}}
+	if err := m.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFusionModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Format != FusionModelFormat || len(back.Training) != 2 || back.SHA256 == "" {
+		t.Fatalf("read back format %d, %d trainings, sha256 %q", back.Format, len(back.Training), back.SHA256)
+	}
+	if seen, tr := back.Overlap("b", []string{"q0", "q2"}); len(seen) != 1 || seen[0] != "q2" || tr.Dataset != "b" {
+		t.Errorf("overlap with dataset b: %v of %s", seen, tr.Dataset)
+	}
+	if seen, _ := back.Overlap("c", []string{"q1"}); len(seen) != 0 {
+		t.Errorf("overlap with a dataset it was not trained on: %v", seen)
+	}
+	data, _ := os.ReadFile(path)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"changed rule", `"rule": "rrf"`, `"rule": "docrrf"`, "the file was changed or damaged"},
+		{"changed weight", `"lambda": 0.1`, `"lambda": 0.2`, "the file was changed or damaged"},
+		{"other format", `"format": 2`, `"format": 3`, "format 3, this msrag reads 1 and 2"},
+		{"features of another version", `"lambda": 0.1`, `"lambda": 0.1, "features": "kinds/9"`, "the file was changed or damaged"},
+	} {
+		bad := strings.Replace(string(data), tc.from, tc.to, 1)
+		if bad == string(data) {
+			t.Fatalf("%s: %q not in the file", tc.name, tc.from)
+		}
+		p := filepath.Join(dir, tc.name+".json")
+		os.WriteFile(p, []byte(bad), 0o644)
+		if _, err := ReadFusionModel(p); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v, want an error naming %s with %q", tc.name, err, p, tc.want)
+		}
+	}
+	// A router of a feature set this msrag does not compute, checksum and
+	// all (a file of a later msrag): refused as of another version.
+	m.Router.Features = "kinds/9"
+	if err := m.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFusionModel(path); err == nil || !strings.Contains(err.Error(), `features: "kinds/9" is not a feature set this msrag computes`) {
+		t.Errorf("a router of features kinds/9: %v", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
 
@@ -29,24 +28,33 @@ type RouterChoice struct {
 	BeatsNone bool `json:"beats_none"`
 }
 
-// FitRouter fits a router for rule over the windows it fuses, with the
-// penalty that k-fold cross-validation on s finds best, and reports the
-// choice. An index without dense windows has no query vectors for it: an
-// error wrapping msrag.ErrNoDense.
-func FitRouter(ix *msrag.Index, s *Set, rule msrag.Fusion, windows []string, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
-	if !ix.Dense() {
-		return nil, nil, fmt.Errorf("tune: a router weighs the windows from the query's embedding, and index %s has no dense windows (built with no model): %w", ix.Dir(), msrag.ErrNoDense)
+// FitRouter fits a router of feature set fs for rule over the windows it
+// fuses, with the penalty that k-fold cross-validation on ss finds best
+// (each set dealt into the folds on its own; a penalty's score is the mean
+// over the sets of their held-out means), and reports the choice. The
+// router is fitted on every query of every set alike. A router of
+// router.EmbeddingWindows over an index without dense windows has no query
+// vectors to read: an error wrapping msrag.ErrNoDense.
+func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
+	if fs == router.EmbeddingWindows && !ss.Dense() {
+		return nil, nil, fmt.Errorf("tune: a router of feature set %s weighs the windows from the query's embedding, and an index has no dense windows (built with no model): %w", fs, msrag.ErrNoDense)
 	}
-	if len(s.IDs) < 2*folds {
-		return nil, nil, fmt.Errorf("tune: %d training queries are too few for %d-fold cross-validation (at least %d)", len(s.IDs), folds, 2*folds)
+	for _, s := range ss {
+		if len(s.IDs) < 2*folds {
+			return nil, nil, fmt.Errorf("tune: %d training queries are too few for %d-fold cross-validation (at least %d)", len(s.IDs), folds, 2*folds)
+		}
 	}
-	x, y, err := routerData(ix, s, windows)
+	x, y, err := routerData(ss, windows, fs)
 	if err != nil {
 		return nil, nil, err
 	}
+	inputs := len(x) / ss.Queries()
+	fold := make([][]int, len(ss))
+	for i, s := range ss {
+		fold[i] = assignFolds(len(s.IDs), folds, seed)
+	}
 	ch := &RouterChoice{Folds: folds, CV: map[string]float64{}}
-	fold := assignFolds(len(s.IDs), folds, seed)
-	none, err := cvScore(ix, s, rule, fold, folds, nil)
+	none, err := cvScore(ss, rule, fold, folds, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,9 +62,9 @@ func FitRouter(ix *msrag.Index, s *Set, rule msrag.Fusion, windows []string, fol
 	best := -1.0
 	for _, lam := range Lambdas {
 		fit := func(train []int) (*router.Model, error) {
-			return router.Fit(rows(x, train, len(x)/len(s.IDs)), len(x)/len(s.IDs), rows(y, train, len(windows)), windows, lam)
+			return fitRouter(rows(x, train, inputs), inputs, rows(y, train, len(windows)), windows, lam, fs)
 		}
-		sc, err := cvScore(ix, s, rule, fold, folds, fit)
+		sc, err := cvScore(ss, rule, fold, folds, fit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -66,51 +74,64 @@ func FitRouter(ix *msrag.Index, s *Set, rule msrag.Fusion, windows []string, fol
 		}
 	}
 	ch.BeatsNone = best > none
-	m, err := router.Fit(x, len(x)/len(s.IDs), y, windows, ch.Lambda)
+	m, err := fitRouter(x, inputs, y, windows, ch.Lambda, fs)
 	return m, ch, err
 }
 
-// routerData builds the router's inputs and soft targets for s.
-func routerData(ix *msrag.Index, s *Set, windows []string) (x, y []float64, err error) {
-	n, nw := len(s.IDs), len(windows)
-	per := make([]float64, n*nw)
-	for w, name := range windows {
-		vals, _, err := s.Score(ix, msrag.Single(name))
-		if err != nil {
-			return nil, nil, err
-		}
-		for q, v := range vals {
-			per[q*nw+w] = v
-		}
+// fitRouter fits a router and records its feature set.
+func fitRouter(x []float64, inputs int, y []float64, windows []string, lambda float64, fs router.FeatureSet) (*router.Model, error) {
+	m, err := router.Fit(x, inputs, y, windows, lambda)
+	if err == nil && fs != router.EmbeddingWindows {
+		m.Features = fs
 	}
-	hits := make([]fuse.Hits, nw)
-	for w, name := range windows {
-		for i, win := range s.Hits.Layout {
-			if win.Name() == name {
-				hits[w] = s.Hits.Hits[i]
-			}
-		}
-	}
-	feats, err := fuse.Features(hits)
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err = router.Inputs(s.Hits.Queries, s.Hits.Dims, feats, nw, fuse.NumFeatures)
-	return x, router.SoftTargets(per, nw, TargetTemperature), err
+	return m, err
 }
 
-// cvScore is the mean nDCG@10 over held-out folds of rule weighted by a
-// router fitted on the other folds (fit nil: the rule alone).
-func cvScore(ix *msrag.Index, s *Set, rule msrag.Fusion, fold []int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
-	total := 0.0
-	for f := range folds {
-		var train, test []int
-		for q, g := range fold {
-			if g == f {
-				test = append(test, q)
-			} else {
-				train = append(train, q)
+// routerData builds the router's inputs (feature set fs) and soft targets
+// for every query of ss, set after set.
+func routerData(ss Sets, windows []string, fs router.FeatureSet) (x, y []float64, err error) {
+	for _, s := range ss {
+		n, nw := len(s.IDs), len(windows)
+		per := make([]float64, n*nw)
+		sel := make([]int, nw)
+		for w, name := range windows {
+			vals, _, err := s.Score(msrag.Single(name))
+			if err != nil {
+				return nil, nil, err
 			}
+			for q, v := range vals {
+				per[q*nw+w] = v
+			}
+			sel[w] = s.Hits.Layout.Index(name)
+		}
+		in, err := msrag.RouterInputs(fs, s.Hits, sel)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tune: %w", err)
+		}
+		x, y = append(x, in...), append(y, router.SoftTargets(per, nw, TargetTemperature)...)
+	}
+	return x, y, nil
+}
+
+// cvScore is the mean over the sets of their mean nDCG@10 over held-out
+// folds of rule weighted by a router fitted on the other folds of every set
+// (fit nil: the rule alone). fold[i][q] is query q of set i's fold; fit
+// takes rows numbered over all sets, set after set.
+func cvScore(ss Sets, rule msrag.Fusion, fold [][]int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
+	totals := make([]float64, len(ss))
+	for f := range folds {
+		var train []int
+		test := make([][]int, len(ss))
+		base := 0
+		for i := range ss {
+			for q, g := range fold[i] {
+				if g == f {
+					test[i] = append(test[i], q)
+				} else {
+					train = append(train, base+q)
+				}
+			}
+			base += len(fold[i])
 		}
 		r := rule
 		if fit != nil {
@@ -120,15 +141,24 @@ func cvScore(ix *msrag.Index, s *Set, rule msrag.Fusion, fold []int, folds int, 
 			}
 			r.Router = m
 		}
-		per, _, err := s.Subset(test).Score(ix, r)
-		if err != nil {
-			return 0, err
-		}
-		for _, v := range per {
-			total += v
+		for i, s := range ss {
+			if len(test[i]) == 0 {
+				continue
+			}
+			per, _, err := s.Subset(test[i]).Score(r)
+			if err != nil {
+				return 0, err
+			}
+			for _, v := range per {
+				totals[i] += v
+			}
 		}
 	}
-	return total / float64(len(fold)), nil
+	mean := 0.0
+	for i, s := range ss {
+		mean += totals[i] / float64(len(s.IDs))
+	}
+	return mean / float64(len(ss)), nil
 }
 
 // assignFolds gives each of n queries a fold, a seeded shuffle dealt round

@@ -10,8 +10,9 @@ import (
 	"github.com/msrag/msrag/eval"
 )
 
-// Set is a split's queries, searched once.
+// Set is a split's queries, searched once in Index.
 type Set struct {
+	Index *msrag.Index
 	IDs   []string
 	Hits  *msrag.ChunkHits // every window's lists, all queries in one
 	Qrels eval.Qrels
@@ -78,7 +79,7 @@ func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
 // Search embeds and searches queries in batches of batch and gathers the
 // chunk lists of every window (windowK chunks each) into one Set.
 func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
-	set := &Set{Qrels: qrels}
+	set := &Set{Index: ix, Qrels: qrels}
 	texts := make([]string, len(queries))
 	for i, q := range queries {
 		texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
@@ -97,9 +98,9 @@ func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels 
 	return set, set.join(parts)
 }
 
-// NewSet makes a Set of queries ids searched in consecutive batches.
-func NewSet(ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) (*Set, error) {
-	s := &Set{IDs: ids, Qrels: qrels}
+// NewSet makes a Set of queries ids searched in ix in consecutive batches.
+func NewSet(ix *msrag.Index, ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) (*Set, error) {
+	s := &Set{Index: ix, IDs: ids, Qrels: qrels}
 	return s, s.join(batches)
 }
 
@@ -115,7 +116,7 @@ func (s *Set) join(parts []*msrag.ChunkHits) error {
 
 // Subset returns the set of the queries at positions idx.
 func (s *Set) Subset(idx []int) *Set {
-	out := &Set{Qrels: s.Qrels, Hits: s.Hits.Subset(idx)}
+	out := &Set{Index: s.Index, Qrels: s.Qrels, Hits: s.Hits.Subset(idx)}
 	for _, q := range idx {
 		out.IDs = append(out.IDs, s.IDs[q])
 	}
@@ -123,8 +124,8 @@ func (s *Set) Subset(idx []int) *Set {
 }
 
 // Run fuses the set with f into a run of k documents per query.
-func (s *Set) Run(ix *msrag.Index, f msrag.Fusion, k int) (eval.Run, error) {
-	hits, err := ix.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f})
+func (s *Set) Run(f msrag.Fusion, k int) (eval.Run, error) {
+	hits, err := s.Index.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f})
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +137,8 @@ const Metric = "ndcg_cut_10"
 
 // Score returns each query's nDCG@10 under f, in the order of s.IDs, and
 // their mean.
-func (s *Set) Score(ix *msrag.Index, f msrag.Fusion) ([]float64, float64, error) {
-	run, err := s.Run(ix, f, 100)
+func (s *Set) Score(f msrag.Fusion) ([]float64, float64, error) {
+	run, err := s.Run(f, 100)
 	if err != nil {
 		return nil, 0, err
 	}

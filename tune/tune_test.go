@@ -2,7 +2,11 @@ package tune
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/msrag/msrag"
@@ -11,6 +15,7 @@ import (
 	"github.com/msrag/msrag/embedders"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
+	"github.com/msrag/msrag/router"
 )
 
 // tinySet builds an index of the test dataset and searches its train split.
@@ -18,6 +23,13 @@ func tinySet(t *testing.T) (*msrag.Index, *Set) { return tinySetWith(t, nil) }
 
 // tinySetWith is tinySet, the index with lexical windows when lex is set.
 func tinySetWith(t *testing.T, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
+	t.Helper()
+	return tinySetOf(t, 160, append(chunk.Sizes(8, 16, 32), chunk.Full), lex)
+}
+
+// tinySetOf builds an index of windows of a test dataset of ndocs
+// documents and searches its train split.
+func tinySetOf(t *testing.T, ndocs int, windows []chunk.Window, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
 	t.Helper()
 	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -30,7 +42,7 @@ func tinySetWith(t *testing.T, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	if err := hashembed.WriteDataset(data, 160); err != nil {
+	if err := hashembed.WriteDataset(data, ndocs); err != nil {
 		t.Fatal(err)
 	}
 	ds, _ := corpus.OpenDataset(data)
@@ -39,7 +51,7 @@ func tinySetWith(t *testing.T, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: append(chunk.Sizes(8, 16, 32), chunk.Full), Lexical: lex})
+	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: windows, Lexical: lex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +79,13 @@ func fitNeverLoses(t *testing.T, lex *msrag.LexicalConfig) {
 	if lex != nil && (len(all) != 9 || all[8] != "bm25-doc" || len(sliding) != 3) {
 		t.Fatalf("channels %v, starts over %v", all, sliding)
 	}
-	lin, err := FitLinear(ix, set, all, sliding)
+	lin, err := FitLinear(Sets{set}, all, sliding)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
 		f, _ := msrag.ParseFusion(s)
-		_, sc, err := set.Score(ix, f)
+		_, sc, err := set.Score(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,19 +93,19 @@ func fitNeverLoses(t *testing.T, lex *msrag.LexicalConfig) {
 			t.Errorf("learned %s scores %v on its training queries, below %s's %v", lin.Fusion, lin.Score, s, sc)
 		}
 	}
-	if _, sc, _ := set.Score(ix, lin.Fusion); sc != lin.Score {
+	if _, sc, _ := set.Score(lin.Fusion); sc != lin.Score {
 		t.Errorf("the fitted rule scores %v again, %v when fitted", sc, lin.Score)
 	}
 }
 
 func TestSubsetAndFolds(t *testing.T) {
-	ix, set := tinySet(t)
+	_, set := tinySet(t)
 	sub := set.Subset([]int{2, 0})
 	if sub.Hits.NQ != 2 || sub.IDs[0] != set.IDs[2] || len(sub.Hits.Queries) != 2*set.Hits.Dims {
 		t.Fatalf("subset: %d queries, ids %v", sub.Hits.NQ, sub.IDs)
 	}
-	a, _, _ := set.Score(ix, msrag.Single("w8"))
-	b, _, _ := sub.Score(ix, msrag.Single("w8"))
+	a, _, _ := set.Score(msrag.Single("w8"))
+	b, _, _ := sub.Score(msrag.Single("w8"))
 	if b[0] != a[2] || b[1] != a[0] {
 		t.Errorf("a subset scores its queries as the whole set did: %v vs %v", b, []float64{a[2], a[0]})
 	}
@@ -111,5 +123,47 @@ func TestSubsetAndFolds(t *testing.T) {
 	}
 	if len(seen) != 3 {
 		t.Errorf("4 groups dealt into %d of 3 folds", len(seen))
+	}
+}
+
+// TestFitSeveralDatasets fits one model on two datasets' training queries:
+// it maximises the mean of the two means, its router reads the kind
+// features by default, it records both datasets, and a fit over indices of
+// other windows is refused before any search.
+func TestFitSeveralDatasets(t *testing.T) {
+	windows := append(chunk.Sizes(8, 16, 32), chunk.Full)
+	_, a := tinySetOf(t, 160, windows, msrag.DefaultLexical())
+	_, b := tinySetOf(t, 120, windows, msrag.DefaultLexical())
+	ss := Sets{a, b}
+	m, err := Fit(ss, []Training{{Dataset: "a", Split: "train"}, {Dataset: "b", Split: "train"}}, Options{Folds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Router == nil || m.Router.Set() != router.Kinds || !m.Transfers() || len(m.Training) != 2 || m.Training[1].Dataset != "b" || len(m.Training[1].QueryIDs) != len(b.IDs) {
+		t.Fatalf("router %+v, transfers %v, training %+v", m.Router, m.Transfers(), m.Training)
+	}
+	f, err := m.Fusion(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sa, _ := a.Score(f)
+	_, sb, _ := b.Score(f)
+	var ch Choice
+	if err := json.Unmarshal(m.Choice, &ch); err != nil {
+		t.Fatal(err)
+	}
+	if got := ch.Train["learned"]; math.Abs(got-(sa+sb)/2) > 1e-12 {
+		t.Errorf("training score %v, want the mean of the datasets' means (%v + %v) / 2", got, sa, sb)
+	}
+	routed, _ := m.Fusion(true)
+	if _, _, err := a.Score(routed); err != nil {
+		t.Errorf("the kinds router on a dataset it was fitted on: %v", err)
+	}
+	_, other := tinySetOf(t, 120, append(chunk.Sizes(8, 16), chunk.Full), msrag.DefaultLexical())
+	if err := (Sets{a, other}).Check(); !errors.Is(err, msrag.ErrIndexMismatch) || !strings.Contains(err.Error(), "one set of windows") {
+		t.Errorf("indices of other windows: %v", err)
+	}
+	if err := CheckFusionModel(other.Index, m); !errors.Is(err, msrag.ErrIndexMismatch) {
+		t.Errorf("a model of windows 8, 16, 32 on an index of 8, 16: %v", err)
 	}
 }

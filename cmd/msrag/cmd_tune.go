@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tune"
 )
 
@@ -17,18 +20,25 @@ func init() {
 		Usage: "learn a fusion rule and a query router on labelled training queries",
 		Description: "Searches the split's judged queries once in --index (built by msrag eval or msrag index), then\n" +
 			"fits the linear rule (per window: a document's z-scored score, 1/(rank+1) and its chunk votes)\n" +
-			"by coordinate ascent on nDCG@10, and a query router (a logistic model from the query's embedding\n" +
-			"and label-free features of every window's list to window weights) whose penalty --folds-fold\n" +
-			"cross-validation chooses. Writes --out (fusion.json): the rule, the router, the training\n" +
-			"queries' ids, and the scores of what was tried. msrag eval --fusion-model evaluates it, and\n" +
-			"refuses queries it was trained on; msrag search --fusion-model searches with it. An index without\n" +
-			"dense windows (msrag index --model none) gets the linear rule alone: the router reads the query's\n" +
-			"embedding, which such an index has not.",
+			"by coordinate ascent on nDCG@10, and a query router (a logistic model from label-free features\n" +
+			"to window weights) whose penalty --folds-fold cross-validation chooses. Writes --out\n" +
+			"(fusion.json): the rule, the router, the training queries' ids, and the scores of what was\n" +
+			"tried. msrag eval --fusion-model evaluates it, and refuses queries it was trained on; msrag\n" +
+			"search --fusion-model searches with it.\n\n" +
+			"Several datasets: --dataset A --index IA --dataset B --index IB fits one model on the training\n" +
+			"queries of all of them (the i-th --index holds the i-th dataset's corpus; indices of one model\n" +
+			"and one set of windows), each dataset weighing the same in the score it maximises. --router\n" +
+			"says what the router reads: embedding (the query's embedding and every window's top, gap,\n" +
+			"entropy and agree: the default for one dataset) or kinds (every kind's label-free features and\n" +
+			"every window's agree, no embedding and no raw score, so that they mean the same on every\n" +
+			"dataset: the default for several). A model whose router reads kinds, or that has none, serves\n" +
+			"indices of other models with the same channels (docs/fusion.md).",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout"},
-			&cli.StringFlag{Name: "split", Value: "train", Usage: "the training split"},
-			&cli.StringFlag{Name: "index", Required: true, Usage: "index of the dataset's corpus"},
+			&cli.StringSliceFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (repeatable, one per --index)"},
+			&cli.StringFlag{Name: "split", Value: "train", Usage: "the training split (of every dataset)"},
+			&cli.StringSliceFlag{Name: "index", Required: true, Usage: "index of the dataset's corpus (repeatable, one per --dataset, in the same order)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "fusion model file to write"},
+			&cli.StringFlag{Name: "router", Usage: "what the router reads: embedding or kinds (default: embedding for one dataset, kinds for several)"},
 			&cli.IntFlag{Name: "folds", Value: 5, Usage: "cross-validation folds for the router's penalty"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns per query"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
@@ -37,6 +47,9 @@ func init() {
 		Action: tuneAction,
 	})
 }
+
+// routerFeatures maps --router to a feature set ("" when not given).
+var routerFeatures = map[string]router.FeatureSet{"embedding": router.EmbeddingWindows, "kinds": router.Kinds}
 
 func tuneAction(c *cli.Context) error {
 	if c.NArg() != 0 {
@@ -48,42 +61,68 @@ func tuneAction(c *cli.Context) error {
 	if c.Int("folds") < 2 || c.Int("window-k") < 1 || c.Int("batch") < 1 {
 		return usagef("tune: --folds must be at least 2, --window-k and --batch at least 1")
 	}
+	datasets, indices := c.StringSlice("dataset"), c.StringSlice("index")
+	if len(datasets) != len(indices) {
+		return usagef("tune: %d --dataset and %d --index: give one index per dataset, in the same order", len(datasets), len(indices))
+	}
+	fs, ok := routerFeatures[c.String("router")]
+	if !ok && c.IsSet("router") {
+		return usagef("tune: --router %q: want embedding or kinds", c.String("router"))
+	}
 	if _, err := embedderOptions(c); err != nil {
 		return err
 	}
-	ds, err := corpus.OpenDataset(c.String("dataset"))
-	if err != nil {
+	ixs := make([]*msrag.Index, len(datasets))
+	for i, d := range datasets {
+		ix, err := openSource(c, d, indices[i])
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		ixs[i] = ix
+	}
+	if err := tune.CheckIndices(ixs); err != nil {
 		return err
 	}
-	if err := experiment.CheckSource(c.String("index"), ds.Corpus); err != nil {
-		return fmt.Errorf("tune: --index and --dataset disagree: %w", err)
+	var ss tune.Sets
+	var trs []tune.Training
+	for i, d := range datasets {
+		set, err := tune.Load(c.Context, ixs[i], d, c.String("split"), c.Int("batch"), c.Int("window-k"))
+		if err != nil {
+			return err
+		}
+		ss = append(ss, set)
+		trs = append(trs, tune.Training{Dataset: filepath.Base(filepath.Clean(d)), Split: c.String("split")})
 	}
-	ix, err := openIndex(c, c.String("index"))
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	set, err := tune.Load(c.Context, ix, c.String("dataset"), c.String("split"), c.Int("batch"), c.Int("window-k"))
-	if err != nil {
-		return err
-	}
-	o := tune.Options{Folds: c.Int("folds")}
+	o := tune.Options{Folds: c.Int("folds"), Features: fs}
 	if !c.Bool("quiet") {
 		o.Log = c.App.ErrWriter
 	}
-	tr := tune.Training{Dataset: filepath.Base(filepath.Clean(c.String("dataset"))), Split: c.String("split")}
-	m, err := tune.Fit(ix, set, tr, o)
+	m, err := tune.Fit(ss, trs, o)
 	if err != nil {
 		return err
 	}
 	if err := m.Write(c.String("out")); err != nil {
 		return err
 	}
-	router := "no router: the index has no dense windows, and a router reads the query's embedding"
+	desc := "no router"
 	if m.Router != nil {
-		router = fmt.Sprintf("router penalty %g", m.Router.Lambda)
+		desc = fmt.Sprintf("router of %s, penalty %g", m.Router.Set(), m.Router.Lambda)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "tune: wrote %s: %s (%s) from %d queries of %s %s\n",
-		c.String("out"), m.Rule, router, len(set.IDs), tr.Dataset, tr.Split)
+	fmt.Fprintf(c.App.ErrWriter, "tune: wrote %s: %s (%s) from %d queries of %s, split %s\n",
+		c.String("out"), m.Rule, desc, ss.Queries(), strings.Join(datasets, ", "), c.String("split"))
 	return nil
+}
+
+// openSource opens the index of a dataset's corpus, after checking that it
+// is built from that corpus.
+func openSource(c *cli.Context, dataset, index string) (*msrag.Index, error) {
+	ds, err := corpus.OpenDataset(dataset)
+	if err != nil {
+		return nil, err
+	}
+	if err := experiment.CheckSource(index, ds.Corpus); err != nil {
+		return nil, fmt.Errorf("tune: --index %s and --dataset %s disagree: %w", index, dataset, err)
+	}
+	return openIndex(c, index)
 }

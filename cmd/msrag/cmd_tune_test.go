@@ -48,7 +48,7 @@ func TestTuneRefusesNothingToLearn(t *testing.T) {
 		name, dataset, want string
 	}{
 		{"qrels of no document of the index", foreign, `none of the 10 documents ` + foreign + ` split test judges relevant (such as "other-0") is in index ` + index + ` (30 documents)`},
-		{"index of another corpus", other, "tune: --index and --dataset disagree: index " + index + " was built from " + filepath.Join(data, "corpus.jsonl")},
+		{"index of another corpus", other, "tune: --index " + index + " and --dataset " + other + " disagree: index " + index + " was built from " + filepath.Join(data, "corpus.jsonl")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "fusion-"+filepath.Base(tc.dataset)+".json")
@@ -156,5 +156,79 @@ func TestTuneLexicalOnly(t *testing.T) {
 	code, _, stderr = limitedRun(t, time.Minute, "search", "--index", idx, "--queries", queries, "--fusion-model", model, "--fusion", "learned+router")
 	if code != exitUsage || !strings.Contains(stderr, "the fusion model has no router") {
 		t.Errorf("search --fusion learned+router: code %d, want a usage error:\n%s", code, stderr)
+	}
+}
+
+// TestTuneSeveralDatasets fits one model on two datasets' training queries
+// (real processes): it records both, its router reads the kind features,
+// eval takes it on a split it has not seen; one index per dataset, a known
+// --router and indices of one set of windows are required, and what is
+// refused writes nothing.
+func TestTuneSeveralDatasets(t *testing.T) {
+	hashTokenizer(t)
+	dir := t.TempDir()
+	index := map[string]string{}
+	for _, name := range []string{"tiny", "other", "narrow"} {
+		data := filepath.Join(dir, name)
+		writeTinyDataset(t, data)
+		splitTrainDev(t, data)
+		if name != "tiny" { // another corpus
+			raw, _ := os.ReadFile(filepath.Join(data, "corpus.jsonl"))
+			os.WriteFile(filepath.Join(data, "corpus.jsonl"), []byte(strings.Replace(string(raw), "alpha", "omega", 1)), 0o644)
+		}
+		windows := "16,32"
+		if name == "narrow" {
+			windows = "16"
+		}
+		out := filepath.Join(dir, "eval-"+name)
+		if code, _, stderr := runCLI(t, "", "eval", "--dataset", data, "--split", "train", "--model", "hash-test-embedder", "--windows", windows,
+			"--out", out, "--k", "20", "--window-k", "20", "--quiet"); code != exitOK {
+			t.Fatalf("eval %s: exit %d: %s", name, code, stderr)
+		}
+		index[name] = filepath.Join(out, "index")
+	}
+	tiny, other := filepath.Join(dir, "tiny"), filepath.Join(dir, "other")
+	model := filepath.Join(dir, "fusion.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"an index short", []string{"--dataset", tiny, "--dataset", other, "--index", index["tiny"]}, exitUsage, "2 --dataset and 1 --index"},
+		{"unknown router", []string{"--dataset", tiny, "--index", index["tiny"], "--router", "windows"}, exitUsage, `--router "windows": want embedding or kinds`},
+		{"other windows", []string{"--dataset", tiny, "--dataset", filepath.Join(dir, "narrow"), "--index", index["tiny"], "--index", index["narrow"]}, exitFailure, "one fit takes indices of one set of windows"},
+	} {
+		code, _, stderr := runCLI(t, "", append([]string{"tune", "--out", model, "--folds", "2", "--quiet"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q: want exit %d with %q", tc.name, code, stderr, tc.code, tc.want)
+		}
+		if _, err := os.Stat(model); err == nil {
+			t.Fatalf("%s: %s was written", tc.name, model)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "tune", "--dataset", tiny, "--index", index["tiny"], "--dataset", other, "--index", index["other"],
+		"--out", model, "--folds", "2", "--quiet"); code != exitOK {
+		t.Fatalf("tune of two datasets: exit %d: %s", code, stderr)
+	}
+	m, err := tune.ReadFusionModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Training) != 2 || m.Training[1].Dataset != "other" || m.Router == nil || !m.Transfers() {
+		t.Fatalf("model trained on %+v, router %+v", m.Training, m.Router)
+	}
+	out := filepath.Join(dir, "dev")
+	if code, _, stderr := runCLI(t, "", "eval", "--dataset", tiny, "--split", "dev", "--model", "hash-test-embedder", "--windows", "16,32",
+		"--index", index["tiny"], "--out", out, "--k", "20", "--window-k", "20", "--fusion-model", model, "--quiet"); code != exitOK {
+		t.Fatalf("eval --fusion-model on dev: exit %d: %s", code, stderr)
+	}
+	if e := readEval(t, out); e.Config("learned+router") == nil {
+		t.Error("eval lacks learned+router")
+	}
+	code, _, stderr := runCLI(t, "", "eval", "--dataset", other, "--split", "train", "--model", "hash-test-embedder", "--windows", "16,32",
+		"--index", index["other"], "--out", filepath.Join(dir, "seen"), "--k", "20", "--window-k", "20", "--fusion-model", model, "--quiet")
+	if code != exitFailure || !strings.Contains(stderr, "other split train") {
+		t.Errorf("eval on training queries of the second dataset: exit %d, %q", code, stderr)
 	}
 }
