@@ -166,29 +166,52 @@ func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, ru
 	return nil
 }
 
-// addLearned checks spec's fusion model against the index and the queries
-// and adds its configurations, and those of cross-validation.
+// addLearned checks spec's fusion models against the index and the queries
+// and adds their configurations, and those of cross-validation.
 func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
-	configs := spec.Configs
+	configs := slices.Clone(spec.Configs)
 	if m := spec.FusionModel; m != nil {
-		if err := tune.CheckFusionModel(ix, m); err != nil {
+		if err := checkUnseen(spec, ix, m, queries); err != nil {
 			return nil, err
-		}
-		ids := queryIDs(queries)
-		if seen, tr := m.Overlap(filepath.Base(filepath.Clean(spec.Dataset)), ids); len(seen) > 0 {
-			return nil, fmt.Errorf("experiment: the fusion model was trained on %d of these %d queries (%q, ...: %s split %s); evaluate it on queries it has not seen",
-				len(seen), len(ids), seen[0], tr.Dataset, tr.Split)
 		}
 		lc, err := learnedConfigs(m)
 		if err != nil {
 			return nil, err
 		}
-		configs = append(slices.Clone(configs), lc...)
+		configs = append(configs, lc...)
+	}
+	if spec.Builtin != "" {
+		m, err := tune.Builtin(spec.Builtin, ix)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkUnseen(spec, ix, m, queries); err != nil {
+			return nil, fmt.Errorf("built-in fusion %s: %w", spec.Builtin, err)
+		}
+		f, _, err := m.Chosen()
+		if err != nil {
+			return nil, err
+		}
+		configs = append(configs, Config{Name: spec.Builtin, Kind: KindLearned, Fusion: f})
 	}
 	if spec.CVFolds > 1 {
-		configs = append(slices.Clone(configs), cvConfigs...)
+		configs = append(configs, cvConfigs...)
 	}
 	return configs, nil
+}
+
+// checkUnseen refuses a fusion model that does not serve the index or was
+// trained on any of the queries.
+func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corpus.Query) error {
+	if err := tune.CheckFusionModel(ix, m); err != nil {
+		return err
+	}
+	ids := queryIDs(queries)
+	if seen, tr := m.Overlap(filepath.Base(filepath.Clean(spec.Dataset)), ids); len(seen) > 0 {
+		return fmt.Errorf("experiment: the fusion model was trained on %d of these %d queries (%q, ...: %s split %s); evaluate it on queries it has not seen",
+			len(seen), len(ids), seen[0], tr.Dataset, tr.Split)
+	}
+	return nil
 }
 
 // crossValidate adds the runs of the cross-validated configurations.

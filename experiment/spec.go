@@ -80,6 +80,12 @@ type Spec struct {
 	// and "learned+router"; it must not have been trained on any query of
 	// the split evaluated.
 	FusionModel *tune.FusionModel
+	// Builtin, when set, names a built-in fusion model (tune.TransferName)
+	// and adds a configuration of that name: the fusion its fit chose
+	// (tune.FusionModel.Chosen), of the built-in model that serves the
+	// index (tune.Builtin); it must not have been trained on any query of
+	// the split evaluated.
+	Builtin string
 	// CVFolds > 1 adds "learned-cv" and "learned+router-cv": each query
 	// ranked by a rule and router fitted (package tune) on the queries of
 	// the other folds, for a split without a training split of its own.
@@ -115,6 +121,8 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: Spec.Tokenizer is for an evaluation without an embedder")
 	case s.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
 		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no router, cross-validation or late embedding: they need query vectors")
+	case s.Builtin != "" && !tune.IsBuiltin(s.Builtin):
+		return s, fmt.Errorf("experiment: Spec.Builtin %q: %w", s.Builtin, tune.ErrNoBuiltin)
 	case s.CVGroup != nil && s.CVFolds < 2:
 		return s, fmt.Errorf("experiment: Spec.CVGroup groups the queries of cross-validation, and Spec.CVFolds is %d: %w", s.CVFolds, ErrCVGroups)
 	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):

@@ -40,7 +40,7 @@ func init() {
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
-			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index with lexical windows, rrf for one without)"},
+			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index with lexical windows, rrf for one without), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
@@ -66,7 +66,9 @@ const fusionHelp = "  rrf                  RRF over the dense sliding windows: e
 	"  w100 (w=100), full   one window alone; full: documents embedded whole (an index built with --full)\n" +
 	"  bm25-w100, bm25-doc  one lexical channel alone\n" +
 	"  any rule takes windows=100+200 (a subset), windows=dense|lexical|all, weights=100:1/200:0.5\n" +
-	"  and balance=kinds (each kind of channel the same total weight; not maxp)"
+	"  and balance=kinds (each kind of channel the same total weight; not maxp)\n" +
+	"  " + tune.TransferName + "             the built-in fusion model msrag tune fitted on the training splits of\n" +
+	"                       several datasets (docs/fusion.md): no labels needed; for indices of its windows"
 
 // searchFlags checks what can be checked before the index is opened.
 func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) {
@@ -77,14 +79,18 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
 		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
 	}
-	if c.String("fusion-model") == "" && c.IsSet("fusion") {
-		f, err := msrag.ParseFusion(c.String("fusion"))
+	switch fu := c.String("fusion"); {
+	case c.String("fusion-model") != "":
+		if c.IsSet("fusion") && fu != "learned" && fu != "learned+router" {
+			return opts, 0, usagef("search: with --fusion-model, --fusion is learned or learned+router, not %q", fu)
+		}
+	case tune.IsBuiltin(fu): // chosen for the index once it is open (modelFusion)
+	case c.IsSet("fusion"):
+		f, err := msrag.ParseFusion(fu)
 		if err != nil {
 			return opts, 0, usagef("search: --fusion: %w", err)
 		}
 		opts.Fusion = f
-	} else if fu := c.String("fusion"); c.IsSet("fusion") && fu != "learned" && fu != "learned+router" {
-		return opts, 0, usagef("search: with --fusion-model, --fusion is learned or learned+router, not %q", fu)
 	}
 	format, err := output.ParseRunFormat(c.String("format"))
 	if err != nil {
@@ -144,9 +150,18 @@ func searchAction(c *cli.Context) error {
 }
 
 // modelFusion returns the rule of --fusion-model (checked against the
-// index), or f when there is none.
+// index), the built-in fusion --fusion names (tune.Builtin) that serves the
+// index, or f when there is neither.
 func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion, error) {
 	p := c.String("fusion-model")
+	if name := c.String("fusion"); p == "" && tune.IsBuiltin(name) {
+		m, err := tune.Builtin(name, ix)
+		if err != nil {
+			return f, usageError{fmt.Errorf("search: --fusion %s: %w", name, err)}
+		}
+		f, _, err = m.Chosen()
+		return f, err
+	}
 	if p == "" {
 		return f, nil
 	}

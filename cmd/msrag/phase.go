@@ -10,6 +10,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/output"
+	"github.com/msrag/msrag/tune"
 )
 
 // phase is one phase of a scatter-gather search (msrag.Statistics,
@@ -153,10 +154,10 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 }
 
 // phaseKinds returns the kinds of channel the search reads: those --fusion
-// (or the index's default) fuses; every kind with a fusion model, whose
-// rule is read in the gather.
+// (or the index's default) fuses; every kind with a fusion model or a
+// built-in one, whose rule is read in the gather.
 func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.ChannelKind, error) {
-	if c.String("fusion-model") != "" {
+	if c.String("fusion-model") != "" || tune.IsBuiltin(c.String("fusion")) {
 		return nil, nil
 	}
 	if !c.IsSet("fusion") {
