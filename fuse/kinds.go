@@ -51,12 +51,15 @@ func KindFeatureName(f int) string {
 	return kindFeatureNames[f]
 }
 
-// kindLists is one query's view of every kind: its RRF documents in order
-// with their scores, and its windows' top documents.
+// kindLists is one query's view of every kind: its first KindDepth RRF
+// documents in order with their scores, and its windows' top documents.
+// The accumulators are kept from query to query.
 type kindLists struct {
 	docs   [][]int32
 	scores [][]float64
 	tops   [][][]int32 // per kind, per window of it
+	acc    []map[int32]float64
+	order  [][]int32 // per kind, documents in order of first vote
 }
 
 // KindFeatures computes every kind feature of every kind for every query of
@@ -105,11 +108,16 @@ func checkKinds(kind []int, nw, nk int) error {
 
 // fill makes query q's lists of every kind.
 func (kl *kindLists) fill(windows []Hits, kind []int, nk, q int) {
-	kl.docs, kl.scores, kl.tops = make([][]int32, nk), make([][]float64, nk), make([][][]int32, nk)
-	acc := make([]map[int32]float64, nk)
-	order := make([][]int32, nk) // documents in order of first vote
-	for k := range acc {
-		acc[k] = map[int32]float64{}
+	if len(kl.acc) != nk {
+		*kl = kindLists{docs: make([][]int32, nk), scores: make([][]float64, nk), tops: make([][][]int32, nk),
+			acc: make([]map[int32]float64, nk), order: make([][]int32, nk)}
+		for k := range nk {
+			kl.acc[k] = map[int32]float64{}
+		}
+	}
+	for k := range nk {
+		clear(kl.acc[k])
+		kl.order[k], kl.tops[k] = kl.order[k][:0], kl.tops[k][:0]
 	}
 	for w, h := range windows {
 		k := kind[w]
@@ -119,33 +127,41 @@ func (kl *kindLists) fill(windows []Hits, kind []int, nk, q int) {
 			if d < 0 {
 				continue
 			}
-			if _, ok := acc[k][d]; !ok {
-				order[k] = append(order[k], d)
+			if _, ok := kl.acc[k][d]; !ok {
+				kl.order[k] = append(kl.order[k], d)
 			}
-			acc[k][d] += 1 / float64(rank+1)
+			kl.acc[k][d] += 1 / float64(rank+1)
 			rank++
 		}
 		top, _ := topDocs(h, q, nil, nil)
 		kl.tops[k] = append(kl.tops[k], top)
 	}
 	for k := range nk {
-		ds := order[k]
-		slices.SortStableFunc(ds, func(a, b int32) int {
-			sa, sb := acc[k][a], acc[k][b]
-			switch {
-			case sa > sb:
-				return -1
-			case sa < sb:
-				return 1
-			}
-			return int(a - b)
-		})
-		kl.docs[k] = ds
-		kl.scores[k] = make([]float64, len(ds))
-		for i, d := range ds {
-			kl.scores[k][i] = acc[k][d]
-		}
+		kl.docs[k], kl.scores[k] = firstByScore(kl.order[k], kl.acc[k], KindDepth, kl.docs[k][:0], kl.scores[k][:0])
 	}
+}
+
+// firstByScore appends to docs and scores the first n of ds by score
+// (acc), higher first, ties by document index: what sorting them all
+// would put first, in one pass.
+func firstByScore(ds []int32, acc map[int32]float64, n int, docs []int32, scores []float64) ([]int32, []float64) {
+	for _, d := range ds {
+		s := acc[d]
+		i := len(docs)
+		for i > 0 && (s > scores[i-1] || s == scores[i-1] && d < docs[i-1]) {
+			i--
+		}
+		if i >= n {
+			continue
+		}
+		if len(docs) < n {
+			docs, scores = append(docs, 0), append(scores, 0)
+		}
+		copy(docs[i+1:], docs[i:len(docs)-1])
+		copy(scores[i+1:], scores[i:len(scores)-1])
+		docs[i], scores[i] = d, s
+	}
+	return docs, scores
 }
 
 // features writes kind k's features into f.
