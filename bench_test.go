@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,10 +158,8 @@ const (
 	benchSeed    = 0x5e4c
 )
 
-// benchQueryVectors embeds SciFact's queries with emb and repeats them to n
-// rows, every repeat perturbed by Gaussian noise of norm about 0.1 and
-// normalised again (fixed seed). scripts/searchbench makes the same vectors.
-func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
+// benchQueryTexts reads SciFact's query texts.
+func benchQueryTexts(tb testing.TB) []string {
 	tb.Helper()
 	f, err := os.Open(filepath.Join(benchDataDir(), "scifact", "queries.jsonl.gz"))
 	if err != nil {
@@ -181,7 +180,18 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 		}
 		texts = append(texts, q.Text)
 	}
-	base, err := emb.Embed(context.Background(), texts, embed.Query)
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return texts
+}
+
+// benchQueryVectors embeds SciFact's queries with emb and repeats them to n
+// rows, every repeat perturbed by Gaussian noise of norm about 0.1 and
+// normalised again (fixed seed). scripts/searchbench makes the same vectors.
+func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
+	tb.Helper()
+	base, err := emb.Embed(context.Background(), benchQueryTexts(tb), embed.Query)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -303,4 +313,108 @@ func benchRules(tb testing.TB, ix *Index) []struct {
 		name string
 		f    Fusion
 	}{"linear+router", lin})
+}
+
+// BenchmarkSearchHybrid searches an in-memory SciFact index of dense and
+// lexical channels (windows 64, 128, 254 and full, 384-dim hash test
+// embedder, BM25 over every window and whole documents) with SciFact's 1,109
+// queries three times over, through Index.SearchBatches (embedding, FAISS and
+// BM25), and fuses every batch with each rule over all channels: fuse-% is
+// the share of Index.Fuse in search + fuse (docs/performance.md). The fusion
+// is timed without the matched terms of the evidence (SkipTerms, as msrag
+// search --format trec); rule=default+terms adds them to the default's.
+func BenchmarkSearchHybrid(b *testing.B) {
+	tokPath := benchTokenizerPath(b)
+	path := benchCorpusPath(b, "scifact")
+	emb, err := hashembed.NewHash(tokPath, benchDims, 512)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := corpus.Open(path, corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: append(chunk.Sizes(64, 128, 254), chunk.Full), Lexical: &LexicalConfig{}})
+	src.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	base := benchQueryTexts(b)
+	texts := append(append(slices.Clone(base), base...), base...)
+	rules := hybridBenchRules(b)
+	rules = append(rules, struct {
+		name string
+		f    Fusion
+	}{"default+terms", rules[1].f})
+	for _, rule := range rules {
+		b.Run("rule="+rule.name, func(b *testing.B) {
+			opts := SearchOptions{K: 10, WindowK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
+			var fuseTime time.Duration
+			for b.Loop() {
+				_, err := ix.SearchBatches(context.Background(), texts, BatchOptions{WindowK: opts.WindowK}, func(_ int, ch *ChunkHits) error {
+					t0 := time.Now()
+					_, err := ix.Fuse(ch, opts)
+					fuseTime += time.Since(t0)
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(texts))*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(100*fuseTime.Seconds()/b.Elapsed().Seconds(), "fuse-%")
+		})
+	}
+}
+
+// hybridBenchRules are the rules over every channel BenchmarkSearchHybrid
+// times: RRF, the default hybrid and the one before it, the default with
+// per-query kind weights and with the batch's consensus, and the built-in
+// transferred fusion model (its linear rule with its router of kind
+// features, read from tune/builtin).
+func hybridBenchRules(tb testing.TB) []struct {
+	name string
+	f    Fusion
+} {
+	var out []struct {
+		name string
+		f    Fusion
+	}
+	add := func(name string, f Fusion) {
+		out = append(out, struct {
+			name string
+			f    Fusion
+		}{name, f})
+	}
+	for _, s := range []string{"rrf:windows=all", DefaultHybrid, "combsum:norm=minmax,windows=all",
+		DefaultHybrid + ",adapt=kind-peak:1", DefaultHybrid + ",adapt=consensus:1"} {
+		f, err := ParseFusion(s)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		add(strings.ReplaceAll(s, ",", ";"), f)
+	}
+	files, _ := filepath.Glob(filepath.Join("tune", "builtin", "transfer-*.json"))
+	if len(files) == 0 {
+		tb.Fatal("no built-in fusion model under tune/builtin")
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m struct {
+		Rule   string        `json:"rule"`
+		Router *router.Model `json:"router"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := ParseFusion(m.Rule)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.Router = m.Router
+	add("transfer", f)
+	return out
 }
