@@ -56,7 +56,10 @@ func init() {
 // fusionHelp describes the fusion rules (msrag.ParseFusion).
 const fusionHelp = "  rrf                  RRF over the dense sliding windows: every chunk adds 1/(rank + c), ranks from 0, c = 1\n" +
 	"  rrf:windows=all      RRF over the dense and the lexical channels\n" +
-	"  combsum:norm=minmax,windows=all   min-max normalised scores summed over both kinds (the default with lexical windows)\n" +
+	"  combsum:norm=zscore,windows=all   z-scored scores summed over both kinds (the default with lexical windows)\n" +
+	"  combsum:norm=zscore,windows=all,adapt=consensus:1   the same, each channel weighed by its agreement with\n" +
+	"                       the batch's consensus: better when one kind fails, but a query's ranking depends on\n" +
+	"                       the other queries of its --batch\n" +
 	"  rrf:windows=lexical  RRF over the lexical channels (bm25-w100, ..., bm25-doc)\n" +
 	"  rrf:c=60,base=1      classic RRF; cap=3 counts at most 3 chunks of a document per window\n" +
 	"  docrrf               RRF over per-window document lists (each document at its best chunk)\n" +

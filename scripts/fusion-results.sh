@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Fusion across kinds on every dataset of docs/results.md (docs/fusion.md,
+# "Fusion across kinds"): the label-free candidates on every training split
+# (where the default is chosen, by its worst margin over the better kind),
+# and leave one dataset out: for each dataset, one fusion model fitted by
+# msrag tune on the other datasets' training splits, evaluated on the
+# left-out dataset's reported split beside dense, lexical and every
+# candidate. LongEmbed QMSum, whose meetings are QMSum's, is also left out
+# with QMSum (trained on SciFact and NFCorpus alone).
+#
+#   scripts/fusion-results.sh [MODEL [WINDOWS]]
+#
+# MODEL defaults to all-minilm-l6-v2-int8, WINDOWS to 64,128,254. Indices go
+# to $OUT/idx-DATASET (built on first use by msrag eval, or reused: set
+# IDX_DIR to a directory of indices named DATASET), training runs to
+# $OUT/DATASET-train, fusion models to $OUT/transfer-without-DATASET.json,
+# reported runs to $OUT/DATASET-SPLIT. Then
+#
+#   python3 scripts/fusion-select.py $OUT                  # the default, chosen on the training runs
+#   python3 scripts/fusion-summary.py RULE LABEL=$OUT ...  # docs/results.md's tables
+#
+# Rerunning skips what is there. Every step is a plain msrag command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+model=${1:-all-minilm-l6-v2-int8}
+windows=${2:-64,128,254}
+data=${DATA:-../shared/data}
+out=${OUT:-out/fusion-$model}
+bin=${MSRAG:-bin/msrag}
+mkdir -p "$out"
+
+# The label-free candidates, fixed before these runs: the rules of
+# docs/results.md's lexical section, the kind features at three
+# temperatures, and the batch's consensus at three powers.
+B='combsum:norm=minmax;windows=all'
+candidates="rrf:windows=dense,rrf:windows=lexical,$B,combsum:norm=zscore;windows=all,rrf:windows=all,$B;balance=kinds"
+for f in kind-top kind-peak kind-agree; do for t in 0.1 0.3 1; do candidates="$candidates,$B;adapt=$f:$t"; done; done
+for g in 1 2 4; do candidates="$candidates,$B;adapt=consensus:$g"; done
+candidates="$candidates,rrf:windows=all;adapt=consensus:1,rrf:windows=all;adapt=consensus:2,$B;balance=kinds;adapt=consensus:1,$B;balance=kinds;adapt=consensus:2,combsum:norm=zscore;windows=all;adapt=consensus:1"
+common=(--model "$model" --windows "$windows" --quiet)
+
+index() { if [[ -n ${IDX_DIR:-} ]]; then echo "$IDX_DIR/$1"; else echo "$out/idx-$1"; fi; }
+split() { case $1 in qmsum) echo dev ;; *) echo test ;; esac; }
+trains=(scifact nfcorpus qmsum)
+
+for ds in "${trains[@]}"; do
+    [[ -f $out/$ds-train/results.json ]] && continue
+    "$bin" eval --dataset "$data/$ds" --split train --index "$(index "$ds")" --out "$out/$ds-train" --configs "$candidates" "${common[@]}"
+done
+# TRAIN_ONLY=1: only the training runs (another model's share of the choice).
+[[ -n ${TRAIN_ONLY:-} ]] && exit 0
+
+tune_without() { # name datasets...
+    local name=$1 args=()
+    shift
+    [[ -f $out/transfer-without-$name.json ]] && return
+    for d in "$@"; do args+=(--dataset "$data/$d" --index "$(index "$d")"); done
+    "$bin" tune "${args[@]}" --split train --out "$out/transfer-without-$name.json" --quiet
+}
+tune_without scifact nfcorpus qmsum
+tune_without nfcorpus scifact qmsum
+tune_without qmsum scifact nfcorpus
+tune_without qmsum-lembed scifact nfcorpus qmsum
+tune_without qmsum-lembed-and-qmsum scifact nfcorpus
+
+report() { # dataset model-name run-name
+    local ds=$1 s
+    s=$(split "$ds")
+    [[ -f $out/$3/results.json ]] && return
+    "$bin" eval --dataset "$data/$ds" --split "$s" --index "$(index "$ds")" --out "$out/$3" \
+        --configs "windows,rrf,hybrid,full,oracle,$candidates" --fusion-model "$out/transfer-without-$2.json" "${common[@]}"
+}
+for ds in scifact nfcorpus qmsum qmsum-lembed; do report "$ds" "$ds" "$ds-$(split "$ds")"; done
+report qmsum-lembed qmsum-lembed-and-qmsum qmsum-lembed-test-without-qmsum
+echo "runs in $out"
