@@ -138,6 +138,44 @@ func TestTopIsCanonical(t *testing.T) {
 	}
 }
 
+// TestTopBlocks checks that a batch searched in several blocks, some of
+// whose queries are searched again for ties, gives what one block gives.
+func TestTopBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const nq, n, k = 1300, 200, 10
+	r := makeRows(rng, nq, n, 30, 3)
+	all := make([]int32, n)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	calls := 0
+	one, err := channel.Top(context.Background(), nq, k, r, engine(rng, r, all, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := channel.SetTopWork(n * 512)
+	defer restore()
+	blocks := 0
+	split, err := channel.Top(context.Background(), nq, k, r, func(qs []int, m int) ([]int32, []float32, error) {
+		if len(qs) > 512 {
+			t.Fatalf("a block of %d queries, want at most 512", len(qs))
+		}
+		blocks++
+		return engine(rng, r, all, &calls)(qs, m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blocks < 3 {
+		t.Errorf("%d blocks for %d queries of 512 at most", blocks, nq)
+	}
+	for q := range nq {
+		if got, want := listOf(split, q), listOf(one, q); !slices.Equal(got, want) {
+			t.Fatalf("query %d: %v in blocks, %v in one", q, got, want)
+		}
+	}
+}
+
 // TestMergeIsOneIndex checks that the canonical top k of shards, merged,
 // are the canonical top k of all their rows: the rows split at random, ties
 // across shards and at every shard's k-th place included.
@@ -236,6 +274,7 @@ func TestTopStopsBetweenBlocks(t *testing.T) {
 	for i := range all {
 		all[i] = int32(i)
 	}
+	defer channel.SetTopWork(40 * 512)() // blocks of 512 queries over 40 rows
 	ctx, cancel := context.WithCancel(context.Background())
 	calls, searched := 0, 0
 	eng := engine(rng, r, all, &calls)
