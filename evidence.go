@@ -30,10 +30,13 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
 		ci    int
 		shard int32
 	}
-	groups := map[group][]int{} // positions in refs
+	var groups map[group][]int // positions in refs; none for channels without terms
 	for i, r := range refs {
-		if ch.rows[r.ci] == nil {
+		if ch.rows[r.ci] == nil || !ix.explains(ch.Layout[r.ci].Kind) {
 			continue
+		}
+		if groups == nil {
+			groups = map[group][]int{}
 		}
 		g := group{ci: r.ci}
 		if s := ch.shards[r.ci]; s != nil {
@@ -62,4 +65,15 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
 			row[refs[i].hit].Evidence[refs[i].ev].Terms = held[k]
 		}
 	}
+}
+
+// explains reports whether channels of kind k show the terms a chunk holds
+// (their part of a shard is a channel.Explainer).
+func (ix *Index) explains(k channel.Kind) bool {
+	i := kindIndex(ix.kinds, k)
+	if i < 0 || len(ix.shards) == 0 {
+		return false
+	}
+	_, ok := ix.shards[0].parts[i].(channel.Explainer)
+	return ok
 }
