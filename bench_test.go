@@ -198,6 +198,28 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 	return benchdata.PerturbQueries(base, emb.Spec().Dims, n, benchSeed)
 }
 
+// benchSciFactIndex builds SciFact in memory with cfg and the 384-dim hash
+// test embedder (which it returns too); the index is closed when b ends.
+func benchSciFactIndex(b *testing.B, cfg Config) (*Index, Embedder) {
+	b.Helper()
+	emb, err := hashembed.NewHash(benchTokenizerPath(b), benchDims, 512)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := corpus.Open(benchCorpusPath(b, "scifact"), corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	cfg.Embedder = emb
+	ix, err := Build(context.Background(), src, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix, emb
+}
+
 // BenchmarkSearch searches an in-memory SciFact index (windows 100, 200, 500,
 // 384-dim hash test embedder, Flat inner product) with 10,000 query vectors
 // (SciFact's 1,109 queries, repeated with noise) for 100 chunks per window and
@@ -206,22 +228,7 @@ func benchQueryVectors(tb testing.TB, emb Embedder, n int) []float32 {
 // (the same k SearchVectors asks for, windows one after another); stage=fuse
 // is Index.Fuse alone on the chunk hits of one search.
 func BenchmarkSearch(b *testing.B) {
-	tokPath := benchTokenizerPath(b)
-	path := benchCorpusPath(b, "scifact")
-	emb, err := hashembed.NewHash(tokPath, benchDims, 512)
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := corpus.Open(path, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: chunk.Sizes(100, 200, 500)})
-	src.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix, emb := benchSciFactIndex(b, Config{Windows: chunk.Sizes(100, 200, 500)})
 	vecs := benchQueryVectors(b, emb, benchQueries)
 	opts := SearchOptions{K: 10, WindowK: 100}
 	ctx := context.Background()
@@ -275,27 +282,24 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
+// benchRule is a fusion rule a benchmark times, with its name there.
+type benchRule struct {
+	name string
+	f    Fusion
+}
+
 // benchRules are the fusion rules BenchmarkSearch times: plain RRF, the
 // label-free rules, and a learned linear rule with and without a router (its
 // coefficients arbitrary: the cost does not depend on them).
-func benchRules(tb testing.TB, ix *Index) []struct {
-	name string
-	f    Fusion
-} {
-	var out []struct {
-		name string
-		f    Fusion
-	}
+func benchRules(tb testing.TB, ix *Index) []benchRule {
+	var out []benchRule
 	for _, s := range []string{"rrf", "combmnz:norm=minmax", "combsum:norm=zscore,adapt=entropy:0.3",
 		"linear:score=100:0.25/500:1,rank=100:1/200:0.25,votes=100:1/200:0.25"} {
 		f, err := ParseFusion(s)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, struct {
-			name string
-			f    Fusion
-		}{strings.SplitN(s, ":", 2)[0], f})
+		out = append(out, benchRule{strings.SplitN(s, ":", 2)[0], f})
 	}
 	lin := out[len(out)-1].f
 	names := []string{"w100", "w200", "w500"}
@@ -309,10 +313,7 @@ func benchRules(tb testing.TB, ix *Index) []struct {
 	}
 	lin.Router = m
 	out[1].name, out[2].name = "combmnz", "combsum-adapt"
-	return append(out, struct {
-		name string
-		f    Fusion
-	}{"linear+router", lin})
+	return append(out, benchRule{"linear+router", lin})
 }
 
 // BenchmarkSearchHybrid searches an in-memory SciFact index of dense and
@@ -324,29 +325,11 @@ func benchRules(tb testing.TB, ix *Index) []struct {
 // is timed without the matched terms of the evidence (SkipTerms, as msrag
 // search --format trec); rule=default+terms adds them to the default's.
 func BenchmarkSearchHybrid(b *testing.B) {
-	tokPath := benchTokenizerPath(b)
-	path := benchCorpusPath(b, "scifact")
-	emb, err := hashembed.NewHash(tokPath, benchDims, 512)
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := corpus.Open(path, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Build(context.Background(), src, Config{Embedder: emb, Windows: append(chunk.Sizes(64, 128, 254), chunk.Full), Lexical: &LexicalConfig{}})
-	src.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix, _ := benchSciFactIndex(b, Config{Windows: append(chunk.Sizes(64, 128, 254), chunk.Full), Lexical: &LexicalConfig{}})
 	base := benchQueryTexts(b)
 	texts := append(append(slices.Clone(base), base...), base...)
 	rules := hybridBenchRules(b)
-	rules = append(rules, struct {
-		name string
-		f    Fusion
-	}{"default+terms", rules[1].f})
+	rules = append(rules, benchRule{"default+terms", rules[1].f})
 	for _, rule := range rules {
 		b.Run("rule="+rule.name, func(b *testing.B) {
 			opts := SearchOptions{K: 10, WindowK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
@@ -373,20 +356,9 @@ func BenchmarkSearchHybrid(b *testing.B) {
 // per-query kind weights and with the batch's consensus, and the built-in
 // transferred fusion model (its linear rule with its router of kind
 // features, read from tune/builtin).
-func hybridBenchRules(tb testing.TB) []struct {
-	name string
-	f    Fusion
-} {
-	var out []struct {
-		name string
-		f    Fusion
-	}
-	add := func(name string, f Fusion) {
-		out = append(out, struct {
-			name string
-			f    Fusion
-		}{name, f})
-	}
+func hybridBenchRules(tb testing.TB) []benchRule {
+	var out []benchRule
+	add := func(name string, f Fusion) { out = append(out, benchRule{name, f}) }
 	for _, s := range []string{"rrf:windows=all", DefaultHybrid, "combsum:norm=minmax,windows=all",
 		DefaultHybrid + ",adapt=kind-peak:1", DefaultHybrid + ",adapt=consensus:1"} {
 		f, err := ParseFusion(s)
