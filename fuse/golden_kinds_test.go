@@ -1,9 +1,6 @@
 package fuse_test
 
 import (
-	"encoding/json"
-	"math"
-	"os"
 	"testing"
 
 	"github.com/msrag/msrag/fuse"
@@ -11,13 +8,7 @@ import (
 
 // kindsGolden is written by scripts/gen_fuse_kinds_golden.py.
 type kindsGolden struct {
-	NQ      int `json:"nq"`
-	NDocs   int `json:"ndocs"`
-	Windows []struct {
-		K      int       `json:"k"`
-		Docs   []int32   `json:"docs"`
-		Scores []float32 `json:"scores"`
-	} `json:"windows"`
+	goldenWindows
 	Kinds []struct {
 		Name     string        `json:"name"`
 		Windows  []int         `json:"windows"`
@@ -39,32 +30,12 @@ type kindsGolden struct {
 
 func loadKindsGolden(t *testing.T) kindsGolden {
 	t.Helper()
-	data, err := os.ReadFile("testdata/golden_kinds.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g kindsGolden
-	if err := json.Unmarshal(data, &g); err != nil {
-		t.Fatal(err)
-	}
+	readGolden(t, "golden_kinds.json", &g)
 	if len(g.Kinds) == 0 || len(g.Consensus) == 0 {
 		t.Fatal("golden file without cases")
 	}
 	return g
-}
-
-func (g kindsGolden) hits(idx []int) []fuse.Hits {
-	var ws []fuse.Hits
-	for _, i := range idx {
-		w := g.Windows[i]
-		ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
-	}
-	return ws
-}
-
-// close reports whether got and want agree to 1e-12, relative or absolute.
-func close(got, want float64) bool {
-	return math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))
 }
 
 // TestKindFeaturesMatchReference checks every kind feature and the kind
@@ -75,7 +46,7 @@ func TestKindFeaturesMatchReference(t *testing.T) {
 	g := loadKindsGolden(t)
 	for _, c := range g.Kinds {
 		t.Run(c.Name, func(t *testing.T) {
-			got, err := fuse.KindFeatures(g.hits(c.Windows), c.Kind, c.NK)
+			got, err := fuse.KindFeatures(g.hits(c.Windows...), c.Kind, c.NK)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +57,7 @@ func TestKindFeaturesMatchReference(t *testing.T) {
 				for k := range c.NK {
 					for f := range fuse.NumKindFeatures {
 						v, want := got[(q*c.NK+k)*fuse.NumKindFeatures+f], c.Features[q][k][f]
-						if !close(v, want) {
+						if !closeTo(v, want) {
 							t.Fatalf("query %d kind %d %s: %.17g, want %.17g", q, k, fuse.KindFeatureName(f), v, want)
 						}
 					}
@@ -98,7 +69,7 @@ func TestKindFeaturesMatchReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, v := range kw {
-					if !close(v, w.Weights[i]) {
+					if !closeTo(v, w.Weights[i]) {
 						t.Fatalf("%s at %g: weight %d %.17g, want %.17g", fuse.KindFeatureName(w.Feature), w.T, i, v, w.Weights[i])
 					}
 				}
@@ -113,7 +84,7 @@ func TestKindFeaturesMatchReference(t *testing.T) {
 func TestConsensusWeightsMatchReference(t *testing.T) {
 	g := loadKindsGolden(t)
 	for _, c := range g.Consensus {
-		got, err := fuse.ConsensusWeights(g.hits(c.Windows), g.NDocs, c.Gamma)
+		got, err := fuse.ConsensusWeights(g.hits(c.Windows...), g.NDocs, c.Gamma)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +92,7 @@ func TestConsensusWeightsMatchReference(t *testing.T) {
 			t.Fatalf("windows %v: %d weights, want %d", c.Windows, len(got), len(c.Weights))
 		}
 		for i, v := range got {
-			if !close(v, c.Weights[i]) {
+			if !closeTo(v, c.Weights[i]) {
 				t.Fatalf("windows %v gamma %g: weight %d %.17g, want %.17g", c.Windows, c.Gamma, i, v, c.Weights[i])
 			}
 		}
@@ -132,7 +103,7 @@ func TestConsensusWeightsMatchReference(t *testing.T) {
 // windows are refused.
 func TestKindFeaturesRejectShapes(t *testing.T) {
 	g := loadKindsGolden(t)
-	ws := g.hits([]int{0, 1})
+	ws := g.hits(0, 1)
 	for _, c := range []struct {
 		kind []int
 		nk   int

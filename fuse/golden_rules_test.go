@@ -1,10 +1,8 @@
 package fuse_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/msrag/msrag/fuse"
@@ -12,14 +10,8 @@ import (
 
 // rulesGolden is written by scripts/gen_fuse_rules_golden.py.
 type rulesGolden struct {
-	NumPy   string `json:"numpy"`
-	NQ      int    `json:"nq"`
-	NDocs   int    `json:"ndocs"`
-	Windows []struct {
-		K      int       `json:"k"`
-		Docs   []int32   `json:"docs"`
-		Scores []float32 `json:"scores"`
-	} `json:"windows"`
+	NumPy string `json:"numpy"`
+	goldenWindows
 	Cases []rulesCase `json:"cases"`
 }
 
@@ -43,15 +35,8 @@ type rulesCase struct {
 }
 
 func loadRulesGolden(tb testing.TB) rulesGolden {
-	tb.Helper()
-	data, err := os.ReadFile("testdata/golden_rules.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var g rulesGolden
-	if err := json.Unmarshal(data, &g); err != nil {
-		tb.Fatal(err)
-	}
+	readGolden(tb, "golden_rules.json", &g)
 	return g
 }
 
@@ -74,11 +59,7 @@ func TestFuseRulesMatchReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var ws []fuse.Hits
-				for _, i := range c.Windows {
-					w := g.Windows[i]
-					ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
-				}
+				ws := g.hits(c.Windows...)
 				opt := fuse.Options{K: c.K, C: c.C, RankBase: c.RankBase, Cap: c.Cap, Norm: norm,
 					Weights: c.Weights, QueryWeights: c.QueryWeights, Linear: c.Linear, Workers: workers}
 				r, err := fuse.Fuse(m, ws, g.NDocs, opt)
@@ -127,11 +108,7 @@ func checkRulesQuery(t *testing.T, r *fuse.Ranking, q int, c rulesCase) {
 
 // featuresGolden is the features part of golden_rules.json.
 type featuresGolden struct {
-	Windows []struct {
-		K      int       `json:"k"`
-		Docs   []int32   `json:"docs"`
-		Scores []float32 `json:"scores"`
-	} `json:"windows"`
+	goldenWindows
 	Features map[string][][][]float64 `json:"features"`
 	Adaptive []struct {
 		Feature int       `json:"feature"`
@@ -140,27 +117,12 @@ type featuresGolden struct {
 	} `json:"adaptive"`
 }
 
-func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
-
 // TestFeaturesMatchReference checks the query features and the adaptive
 // weights against the NumPy reference.
 func TestFeaturesMatchReference(t *testing.T) {
-	data, err := os.ReadFile("testdata/golden_rules.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g featuresGolden
-	if err := json.Unmarshal(data, &g); err != nil {
-		t.Fatal(err)
-	}
-	hits := func(idx ...int) []fuse.Hits {
-		var ws []fuse.Hits
-		for _, i := range idx {
-			ws = append(ws, fuse.Hits{K: g.Windows[i].K, Docs: g.Windows[i].Docs, Scores: g.Windows[i].Scores})
-		}
-		return ws
-	}
-	sets := map[string][]fuse.Hits{"all3": hits(0, 1, 2), "sparse": hits(0, 3)}
+	readGolden(t, "golden_rules.json", &g)
+	sets := map[string][]fuse.Hits{"all3": g.hits(0, 1, 2), "sparse": g.hits(0, 3)}
 	got := map[string][]float64{}
 	for name, ws := range sets {
 		f, err := fuse.Features(ws)

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/msrag/msrag/fuse"
 )
 
-// goldenFile is written by scripts/gen_fuse_golden.py.
-type goldenFile struct {
+// goldenWindows are the windows' chunk hits that every golden file of the
+// NumPy references (scripts/gen_fuse_*golden.py) holds.
+type goldenWindows struct {
 	NQ      int `json:"nq"`
 	NDocs   int `json:"ndocs"`
 	Windows []struct {
@@ -19,6 +21,36 @@ type goldenFile struct {
 		Docs   []int32   `json:"docs"`
 		Scores []float32 `json:"scores"`
 	} `json:"windows"`
+}
+
+// hits returns the windows idx as fuse.Hits.
+func (g goldenWindows) hits(idx ...int) []fuse.Hits {
+	var ws []fuse.Hits
+	for _, i := range idx {
+		w := g.Windows[i]
+		ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
+	}
+	return ws
+}
+
+// readGolden decodes testdata/name into v.
+func readGolden(tb testing.TB, name string, v any) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		tb.Fatalf("testdata/%s: %v", name, err)
+	}
+}
+
+// closeTo reports whether a and b agree to 1e-12, relative or absolute.
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
+
+// goldenFile is written by scripts/gen_fuse_golden.py.
+type goldenFile struct {
+	goldenWindows
 	Cases []struct {
 		Name     string  `json:"name"`
 		Method   string  `json:"method"`
@@ -35,15 +67,8 @@ type goldenFile struct {
 }
 
 func loadGolden(tb testing.TB) goldenFile {
-	tb.Helper()
-	data, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var g goldenFile
-	if err := json.Unmarshal(data, &g); err != nil {
-		tb.Fatal(err)
-	}
+	readGolden(tb, "golden.json", &g)
 	return g
 }
 
@@ -52,11 +77,7 @@ func TestFuseMatchesReference(t *testing.T) {
 	for _, c := range g.Cases {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(t *testing.T) {
-				var ws []fuse.Hits
-				for _, i := range c.Windows {
-					w := g.Windows[i]
-					ws = append(ws, fuse.Hits{K: w.K, Docs: w.Docs, Scores: w.Scores})
-				}
+				ws := g.hits(c.Windows...)
 				opt := fuse.Options{K: c.K, C: c.C, RankBase: c.RankBase, Workers: workers}
 				var r *fuse.Ranking
 				var err error
