@@ -64,7 +64,7 @@ func init() {
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines when building (0: all cores)"},
 			&cli.BoolFlag{Name: "rebuild", Usage: "build the index even when the one in --index matches"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of the index instead of failing"},
-			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: adds learned and learned+router (refused for queries it was trained on); " + tune.TransferName + ": adds the built-in fusion model's configuration, " + tune.TransferName},
+			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: adds learned and learned+router (refused for queries it was trained on); " + tune.TransferName + ": adds the built-in fusion model's configuration, " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
 			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},

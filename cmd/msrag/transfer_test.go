@@ -30,6 +30,14 @@ func TestFusionTransfer(t *testing.T) {
 		t.Errorf("results.json has no configuration transfer: %.300s", raw)
 	}
 
+	// A file named like the built-in is read as a file when named as a path.
+	local := filepath.Join(dir, "transfer")
+	os.WriteFile(local, []byte("{}"), 0o644)
+	code, _, stderr = runCLI(t, "", append([]string{"eval", "--out", filepath.Join(dir, "eval2"), "--configs", "rrf", "--fusion-model", local}, common...)...)
+	if code != exitUsage || !strings.Contains(stderr, local) {
+		t.Errorf("--fusion-model %s (a file, not a fusion model): exit %d, %q; want a usage error naming the file", local, code, stderr)
+	}
+
 	index := filepath.Join(evalOut, "index")
 	code, stdout, stderr := runCLI(t, "", "search", "--index", index, "--queries", data, "--fusion", "transfer", "--k", "3")
 	if n := strings.Count(stdout, "\n"); code != exitOK || n == 0 || n%3 != 0 {
