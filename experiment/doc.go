@@ -1,6 +1,6 @@
 // Package experiment evaluates a multi-scale index on a BEIR/MTEB dataset:
 // [Run] takes a [Spec] (dataset, split, model, windows, configurations),
-// reuses the index in Spec.Index when its identity (msrag.Identity: the
+// reuses the index in Spec.Build.Out when its identity (msrag.Identity: the
 // model, embedding, batching, channels and their parameters, and the corpus
 // files its manifest records with their sizes, times and sha256) is the one
 // Spec builds, or builds it, embeds the split's
@@ -11,5 +11,5 @@
 //
 // The index directory's lock (msrag.LockIndex) is held from the decision to
 // reuse or rebuild until the index is open, so concurrent runs sharing an
-// index either wait (Spec.Wait) or fail at once naming the other.
+// index either wait (Spec.Build.Wait) or fail at once naming the other.
 package experiment

@@ -12,10 +12,10 @@ import (
 	"github.com/msrag/msrag/report"
 )
 
-// openOrBuild reuses the index in spec.Index when it matches, or builds it,
+// openOrBuild reuses the index in spec.Build.Out when it matches, or builds it,
 // holding the index's lock from the decision until the index is open.
 func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (*msrag.Index, report.IndexInfo, error) {
-	lock, err := msrag.LockIndex(ctx, spec.Index, spec.Wait)
+	lock, err := msrag.LockIndex(ctx, spec.Build.Out, spec.Build.Wait)
 	if err != nil {
 		return nil, report.IndexInfo{}, err
 	}
@@ -27,19 +27,19 @@ func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.
 		ix, reason, err := reuse(spec, src)
 		if err != nil || ix != nil {
 			tm.Open = time.Since(t0).Seconds()
-			fmt.Fprintf(spec.Log, "eval: reusing index %s (%s)\n", spec.Index, reason)
-			return ix, report.IndexInfo{Dir: spec.Index, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, err
+			fmt.Fprintf(spec.Log, "eval: reusing index %s (%s)\n", spec.Build.Out, reason)
+			return ix, report.IndexInfo{Dir: spec.Build.Out, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, err
 		}
 		why = reason
-		if len(indexDirs(spec.Index)) > 0 && !rebuildable(spec.Index) {
+		if len(indexDirs(spec.Build.Out)) > 0 && !rebuildable(spec.Build.Out) {
 			// An index built by msrag index is not replaced unasked.
 			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s was built by msrag index and does not fit this evaluation: %s; "+
-				"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", spec.Index, reason)
+				"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", spec.Build.Out, reason)
 		}
 	}
-	fmt.Fprintf(spec.Log, "eval: building index %s: %s\n", spec.Index, why)
+	fmt.Fprintf(spec.Log, "eval: building index %s: %s\n", spec.Build.Out, why)
 	ix, err := build(ctx, spec, ds, src, lock, tm)
-	return ix, report.IndexInfo{Dir: spec.Index, Why: why, CorpusSHA256: src.SHA256}, err
+	return ix, report.IndexInfo{Dir: spec.Build.Out, Why: why, CorpusSHA256: src.SHA256}, err
 }
 
 // unserved names the configurations that fuse a channel the layout lacks.
@@ -65,7 +65,7 @@ func leaveOut(spec Spec, ix *msrag.Index) []Config {
 	if len(out) == 0 {
 		return spec.Configs
 	}
-	fmt.Fprintf(spec.Log, "eval: leaving out %s: index %s has no full window (msrag index builds it with --full)\n", strings.Join(out, ", "), spec.Index)
+	fmt.Fprintf(spec.Log, "eval: leaving out %s: index %s has no full window (msrag index builds it with --full)\n", strings.Join(out, ", "), spec.Build.Out)
 	return slices.DeleteFunc(slices.Clone(spec.Configs), func(c Config) bool { return slices.Contains(out, c.Name) })
 }
 
@@ -90,12 +90,12 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 		return nil, err
 	}
 	defer rd.Close()
-	if err := removeSource(spec.Index); err != nil {
+	if err := removeSource(spec.Build.Out); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
 	cfg := spec.buildConfig()
-	cfg.Out, cfg.Lock, cfg.Inputs, cfg.Rebuildable = spec.Index, lock, inputs, true
+	cfg.Lock, cfg.Inputs, cfg.Rebuildable = lock, inputs, true
 	ix, stats, err := msrag.BuildWithStats(ctx, rd, cfg)
 	if err != nil {
 		return nil, err
@@ -103,6 +103,6 @@ func build(ctx context.Context, spec Spec, ds *corpus.Dataset, src *corpusSource
 	tm.Build = time.Since(t0).Seconds()
 	tm.BuildEmbed, tm.BuildTokens = stats.EmbedBusy.Seconds(), stats.Tokens
 	fmt.Fprintf(spec.Log, "eval: built %s (%s embedding): %d docs, %d unique chunks, %v vectors per window, %d tokens, %.1f s, %.0f tokens/s (embedder busy %.0f%%)\n",
-		spec.Index, spec.Embedding, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, float64(stats.Tokens)/tm.Build, 100*tm.BuildEmbed/tm.Build)
+		spec.Build.Out, spec.Build.Embedding, stats.Docs, stats.UniqueChunks, stats.Vectors, stats.Tokens, tm.Build, float64(stats.Tokens)/tm.Build, 100*tm.BuildEmbed/tm.Build)
 	return ix, nil
 }

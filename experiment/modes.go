@@ -22,20 +22,20 @@ type ModesResult struct {
 }
 
 // ModeSpec is the spec of mode's run within RunModes: its output in
-// Out/MODE, its index in Out/MODE/index, or, when spec.Index is set, there
+// Out/MODE, its index in Out/MODE/index, or, when spec.Build.Out is set, there
 // for independent and in Index-MODE for the others.
 func ModeSpec(spec Spec, mode msrag.Embedding) Spec {
 	s := spec
-	s.Embedding = mode
+	s.Build.Embedding = mode
 	s.Out = filepath.Join(spec.Out, mode.String())
 	switch {
-	case spec.Index == "":
-		s.Index = ""
+	case spec.Build.Out == "":
+		s.Build.Out = ""
 	case mode != msrag.Independent:
-		s.Index = spec.Index + "-" + mode.String()
+		s.Build.Out = spec.Build.Out + "-" + mode.String()
 	}
 	if mode != msrag.Late {
-		s.LateOverlap, s.LateEdges = 0, late.EdgesSegment
+		s.Build.LateOverlap, s.Build.LateEdges = 0, late.EdgesSegment
 	}
 	return s
 }
@@ -57,7 +57,7 @@ func RunModes(ctx context.Context, spec Spec, modes []msrag.Embedding) (*ModesRe
 		log = io.Discard
 	}
 	if spec.Queries == nil {
-		spec.Queries = msrag.NewQueryCache(spec.Embedder)
+		spec.Queries = msrag.NewQueryCache(spec.Build.Embedder)
 	}
 	res := &ModesResult{}
 	var evals []*report.Eval

@@ -38,7 +38,7 @@ func TestRunModes(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 120); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Embedder: emb, Windows: chunk.Sizes(8, 16, 32), K: 20, WindowK: 30}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, WindowK: 30}
 	modes := []msrag.Embedding{msrag.Independent, msrag.Late}
 	res, err := experiment.RunModes(context.Background(), spec, modes)
 	if err != nil {
@@ -47,7 +47,7 @@ func TestRunModes(t *testing.T) {
 	q := res.Runs[0].Report.Queries
 	one := &countingHash{Hash: emb.Hash}
 	alone := spec
-	alone.Embedder, alone.Out = one, t.TempDir()
+	alone.Build.Embedder, alone.Out = one, t.TempDir()
 	if _, err := experiment.Run(context.Background(), alone); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRunModes(t *testing.T) {
 		}
 	}
 	late := experiment.ModeSpec(spec, msrag.Late)
-	late.Index = filepath.Join(out, "independent", "index")
+	late.Build.Out = filepath.Join(out, "independent", "index")
 	r, err := experiment.Run(context.Background(), late)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/msrag/msrag/report"
 )
 
-// A scatter-gather evaluation runs over the shards of Spec.Index, built
+// A scatter-gather evaluation runs over the shards of Spec.Build.Out, built
 // beforehand, in three phases (package msrag's Statistics, Scatter and
 // OpenGather), each a process of its own sharing the directory Spec.Work:
 // Statistics and Scatter, one task per shard (Spec.Shard), write into it;
@@ -20,7 +20,7 @@ import (
 // package msrag: every kind of the index searched, the blocks of Batch.
 func (s Spec) scatterOptions() msrag.ScatterOptions {
 	return msrag.ScatterOptions{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
-		Open: msrag.OpenOptions{Embedder: s.Embedder}}
+		Open: msrag.OpenOptions{Embedder: s.Build.Embedder}}
 }
 
 func querySet(queries []corpus.Query) msrag.QuerySet {
@@ -56,7 +56,7 @@ func Gather(ctx context.Context, spec Spec) (*Result, error) {
 	})
 }
 
-// task runs a task of a phase of msrag's over the shards of Spec.Index for
+// task runs a task of a phase of msrag's over the shards of Spec.Build.Out for
 // the split's judged queries.
 func task(ctx context.Context, spec Spec, phase func(context.Context, []string, int, msrag.QuerySet, msrag.ScatterOptions) error) error {
 	spec, err := spec.withDefaults()
@@ -74,9 +74,9 @@ func task(ctx context.Context, spec Spec, phase func(context.Context, []string, 
 	if err != nil {
 		return err
 	}
-	dirs := indexDirs(spec.Index)
+	dirs := indexDirs(spec.Build.Out)
 	if len(dirs) == 0 {
-		return fmt.Errorf("experiment: no index in %s: a scatter-gather evaluation searches an index built beforehand (msrag index --shard i/n)", spec.Index)
+		return fmt.Errorf("experiment: no index in %s: a scatter-gather evaluation searches an index built beforehand (msrag index --shard i/n)", spec.Build.Out)
 	}
 	return phase(ctx, dirs, spec.Shard, querySet(queries), spec.scatterOptions())
 }
@@ -88,13 +88,13 @@ func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.Inde
 	if spec.Work == "" {
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: a gather needs Spec.Work")
 	}
-	dirs := indexDirs(spec.Index)
+	dirs := indexDirs(spec.Build.Out)
 	if len(dirs) == 0 {
-		return nil, report.IndexInfo{}, fmt.Errorf("experiment: no index in %s to gather the search of", spec.Index)
+		return nil, report.IndexInfo{}, fmt.Errorf("experiment: no index in %s to gather the search of", spec.Build.Out)
 	}
 	if _, why, err := identified(spec, dirs); err != nil || why != "" {
 		if err == nil {
-			err = fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Index, why)
+			err = fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Build.Out, why)
 		}
 		return nil, report.IndexInfo{}, err
 	}
@@ -104,7 +104,7 @@ func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.Inde
 	}
 	if why := servesConfigs(g.Index(), spec); why != "" {
 		g.Close()
-		return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Index, why)
+		return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Build.Out, why)
 	}
-	return g, report.IndexInfo{Dir: spec.Index, Reused: true, Why: fmt.Sprintf("gathered from %d shards' lists in %s", len(dirs), spec.Work)}, nil
+	return g, report.IndexInfo{Dir: spec.Build.Out, Reused: true, Why: fmt.Sprintf("gathered from %d shards' lists in %s", len(dirs), spec.Work)}, nil
 }

@@ -24,14 +24,14 @@ func rebuildable(dir string) bool {
 	return err == nil && rec != nil
 }
 
-// reuse opens the index (or the shards) in spec.Index when it fits spec:
+// reuse opens the index (or the shards) in spec.Build.Out when it fits spec:
 // the identity its manifests record (msrag.Identity) against the one spec
 // builds, every shard present, the corpus files the ones it read, and the
 // channels the configurations fuse. Otherwise it returns nil and why not.
 func reuse(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
-	dirs := indexDirs(spec.Index)
+	dirs := indexDirs(spec.Build.Out)
 	if len(dirs) == 0 {
-		return nil, "no index in " + spec.Index, nil
+		return nil, "no index in " + spec.Build.Out, nil
 	}
 	mans, why, err := identified(spec, dirs)
 	if err != nil || why != "" {
@@ -40,7 +40,7 @@ func reuse(spec Spec, src *corpusSource) (*msrag.Index, string, error) {
 	if why, err := corpusDiffers(mans, dirs, src); err != nil || why != "" {
 		return nil, why, err
 	}
-	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: spec.Embedder}, dirs...)
+	ix, err := msrag.OpenWith(msrag.OpenOptions{Embedder: spec.Build.Embedder}, dirs...)
 	if err != nil {
 		return nil, "it does not open: " + err.Error(), nil
 	}
@@ -103,12 +103,12 @@ func differs(d msrag.IdentityDiff, m *msrag.Manifest, spec Spec) string {
 		switch {
 		case m.Model.None():
 			return "it has no dense windows (built with --model none)"
-		case spec.Tokenizer != nil:
+		case spec.Build.Tokenizer != nil:
 			return fmt.Sprintf("it has dense windows of model %s, and this evaluation has no model", m.Model.Name)
 		}
 		return fmt.Sprintf("it was built with model %s, not %s", x.Have, x.Want)
 	case "tokenizer":
-		return fmt.Sprintf("its windows were cut by a tokenizer of sha256 %s, not by %s (sha256 %s)", x.Have, spec.Tokenizer.Name, x.Want)
+		return fmt.Sprintf("its windows were cut by a tokenizer of sha256 %s, not by %s (sha256 %s)", x.Have, spec.Build.Tokenizer.Name, x.Want)
 	case "embedding":
 		return fmt.Sprintf("its windows were embedded %s, not %s", x.Have, x.Want)
 	case "batching":

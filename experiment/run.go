@@ -300,9 +300,9 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
 			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens},
 		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
-		Embedding: spec.Embedding.String(),
+		Embedding: spec.Build.Embedding.String(),
 	}
-	if spec.Tokenizer != nil {
+	if spec.Build.Tokenizer != nil {
 		e.Embedding = msrag.NoModel
 	}
 	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == msrag.DefaultHybrid }) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embedders"
 	"github.com/msrag/msrag/experiment"
@@ -72,8 +73,8 @@ func TestRunWritesMTEB(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "nfcorpus")
 	writeDataset(t, data)
 	out := t.TempDir()
-	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Embedder: emb,
-		Windows: chunk.Sizes(8, 16), K: 20, WindowK: 20})
+	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
+		K: 20, WindowK: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +131,8 @@ func TestRunMTEBOptions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, hub.StampFile), []byte(stamp), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Embedder: emb,
-		Windows: chunk.Sizes(8, 16), K: 20, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16),
+	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
+		K: 20, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16),
 		MTEB: experiment.MTEBOptions{Task: "MyTask", Languages: []string{"eng-Latn", "deu-Latn"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +148,8 @@ func TestRunMTEBOptions(t *testing.T) {
 	// file, and says why; the evaluation itself succeeds.
 	var log strings.Builder
 	out3 := t.TempDir()
-	res, err = experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out3, Index: filepath.Join(out, "index"),
-		Embedder: emb, Windows: chunk.Sizes(8, 16), K: 5, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16), Log: &log})
+	res, err = experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out3, Build: msrag.Config{Out: filepath.Join(out, "index"), Embedder: emb, Windows: chunk.Sizes(8, 16)},
+		K: 5, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,12 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/tune"
 )
 
-// Spec says what to evaluate. Dataset, Out, Embedder and Windows are
-// required; every other field has a documented default.
+// Spec says what to evaluate. Dataset, Out, Build.Embedder (or
+// Build.Tokenizer) and Build.Windows are required; every other field has a
+// documented default.
 type Spec struct {
 	// Dataset is the dataset directory (corpus.OpenDataset).
 	Dataset string
@@ -25,34 +25,26 @@ type Spec struct {
 	Split string
 	// Out is the output directory.
 	Out string
-	// Index is the index directory to reuse or build; default Out/index.
-	Index string
-	// Embedder is the model; the caller opens and closes it.
-	Embedder msrag.Embedder
-	// Tokenizer, instead of Embedder, evaluates an index without dense
-	// windows (msrag.Config.Tokenizer): the windows cut by its tokens, their
-	// lexical channels (Lexical, default msrag.DefaultLexical()) and
-	// bm25-doc, no full window. Its configurations fuse the lexical
-	// channels (rrf is rrf:windows=lexical there; default
-	// NoModelConfigs); a fusion model's router and cross-validation, which
-	// need query vectors, are refused (a fusion model msrag tune fitted on
-	// such an index has no router).
-	Tokenizer *msrag.WindowTokenizer
-	// Windows are the sliding windows; the index also gets the full window.
-	Windows []chunk.Window
-	// Embedding and LateOverlap say how the index embeds its windows (see
-	// msrag.Config); an index embedded otherwise is not reused.
-	Embedding   msrag.Embedding
-	LateOverlap int
-	LateEdges   late.Edges
-	// Lexical, when set, gives the index lexical windows (msrag.Config's
-	// Lexical), which the configurations may fuse; an index without them,
-	// or with others, is not reused.
-	Lexical *msrag.LexicalConfig
-	// Channels are other kinds of channel the index has (msrag.Config's
-	// Channels), which the configurations may fuse; an index without them
-	// is not reused.
-	Channels []msrag.ChannelConfig
+	// Build is the configuration of the evaluation's index, as msrag index
+	// builds one: what its reuse compares an index with
+	// (msrag.Config.Identity) and what a build gets. Build.Embedder (the
+	// model; the caller opens and closes it) or Build.Tokenizer is
+	// required, and Build.Windows lists the sliding windows: with a model
+	// the index also gets the full window (chunk.Full), not listed there.
+	// Build.Out is the index directory to reuse or build (default
+	// Out/index); the evaluation sets Lock, Inputs and Rebuildable itself.
+	// An index embedded otherwise (Embedding, LateOverlap, LateEdges), or
+	// without the lexical windows (Lexical) or the other channels
+	// (Channels) given, is not reused.
+	//
+	// With Build.Tokenizer (an evaluation without a model: the windows cut
+	// by its tokens, their lexical channels, Build.Lexical defaulting to
+	// msrag.DefaultLexical(), and bm25-doc, no full window) the
+	// configurations fuse the lexical channels (rrf is rrf:windows=lexical
+	// there; default NoModelConfigs), and a fusion model's router and
+	// cross-validation, which need query vectors, are refused (a fusion
+	// model msrag tune fitted on such an index has no router).
+	Build msrag.Config
 	// Configs are the configurations; default ParseConfigs(DefaultConfigs,
 	// the index's layout). An index msrag index built without the full
 	// window is reused all the same: from the default configurations those
@@ -63,19 +55,13 @@ type Spec struct {
 	// the chunks each window returns (default 100), Batch the queries
 	// embedded and searched at once (default 1024).
 	K, WindowK, Batch int
-	// Rebuild builds the index even when the one in Index matches.
+	// Rebuild builds the index even when the one in Build.Out matches.
 	Rebuild bool
-	// Wait waits for another build of Index instead of failing at once.
-	Wait bool
-	// Workers are the tokenizer goroutines of a build (0: all cores).
-	Workers int
 	// Corpus names the corpus's columns.
 	Corpus corpus.Options
 	// MTEB names the run in the MTEB result files written beside
 	// results.json (see WriteMTEB); its zero value derives every name.
 	MTEB MTEBOptions
-	// Progress receives the counters of a build.
-	Progress func(msrag.Progress)
 	// FusionModel, when set, adds the configurations "learned" (its rule)
 	// and "learned+router"; it must not have been trained on any query of
 	// the split evaluated.
@@ -93,15 +79,15 @@ type Spec struct {
 	// (its first submatch, else the whole match) in one fold.
 	CVFolds int
 	CVGroup *regexp.Regexp
-	// Queries, when set, embeds the queries: the model of Embedder, such as
+	// Queries, when set, embeds the queries: the model of Build.Embedder, such as
 	// a msrag.QueryCache over it, which RunModes gives every mode so that
-	// each is searched with the same vectors. Nil: Embedder.
+	// each is searched with the same vectors. Nil: Build.Embedder.
 	Queries msrag.Embedder
 	// Log receives notices: why the index is reused or built, the queries
 	// searched so far. Nil discards them.
 	Log io.Writer
 	// Work is the directory the phases of a scatter-gather evaluation share
-	// (Statistics, Scatter, Gather), and Shard a task's shard of Index.
+	// (Statistics, Scatter, Gather), and Shard a task's shard of Build.Out.
 	Work  string
 	Shard int
 
@@ -115,24 +101,24 @@ func (s Spec) withDefaults() (Spec, error) {
 		return s, errors.New("experiment: Spec.Dataset is required")
 	case s.Out == "":
 		return s, errors.New("experiment: Spec.Out is required")
-	case s.Embedder == nil && s.Tokenizer == nil:
-		return s, errors.New("experiment: Spec.Embedder is required (or Spec.Tokenizer, for lexical windows only)")
-	case s.Embedder != nil && s.Tokenizer != nil:
-		return s, errors.New("experiment: Spec.Tokenizer is for an evaluation without an embedder")
-	case s.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Embedding != msrag.Independent):
-		return s, errors.New("experiment: an evaluation without a model (Spec.Tokenizer) has no router, cross-validation or late embedding: they need query vectors")
+	case s.Build.Embedder == nil && s.Build.Tokenizer == nil:
+		return s, errors.New("experiment: Spec.Build.Embedder is required (or Spec.Build.Tokenizer, for lexical windows only)")
+	case s.Build.Embedder != nil && s.Build.Tokenizer != nil:
+		return s, errors.New("experiment: Spec.Build.Tokenizer is for an evaluation without an embedder")
+	case s.Build.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Build.Embedding != msrag.Independent):
+		return s, errors.New("experiment: an evaluation without a model (Spec.Build.Tokenizer) has no router, cross-validation or late embedding: they need query vectors")
 	case s.Builtin != "" && !tune.IsBuiltin(s.Builtin):
 		return s, fmt.Errorf("experiment: Spec.Builtin %q: %w", s.Builtin, tune.ErrNoBuiltin)
 	case s.CVGroup != nil && s.CVFolds < 2:
 		return s, fmt.Errorf("experiment: Spec.CVGroup groups the queries of cross-validation, and Spec.CVFolds is %d: %w", s.CVFolds, ErrCVGroups)
-	case len(s.Windows) == 0 || slices.ContainsFunc(s.Windows, func(w chunk.Window) bool { return w.Truncate }):
-		return s, errors.New("experiment: Spec.Windows must list the sliding windows (the full window is added)")
+	case len(s.Build.Windows) == 0 || slices.ContainsFunc(s.Build.Windows, func(w chunk.Window) bool { return w.Truncate }):
+		return s, errors.New("experiment: Spec.Build.Windows must list the sliding windows (the full window is added)")
 	}
 	if s.Split == "" {
 		s.Split = "test"
 	}
-	if s.Index == "" {
-		s.Index = filepath.Join(s.Out, "index")
+	if s.Build.Out == "" {
+		s.Build.Out = filepath.Join(s.Out, "index")
 	}
 	if s.K == 0 {
 		s.K = 100
@@ -149,13 +135,13 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
-	if s.Tokenizer != nil && s.Lexical == nil {
-		s.Lexical = msrag.DefaultLexical()
+	if s.Build.Tokenizer != nil && s.Build.Lexical == nil {
+		s.Build.Lexical = msrag.DefaultLexical()
 	}
 	var err error
 	if len(s.Configs) == 0 {
 		def := DefaultConfigs
-		if s.Tokenizer != nil {
+		if s.Build.Tokenizer != nil {
 			def = NoModelConfigs
 		}
 		s.Configs, err = ParseConfigs(def, s.Layout())
@@ -165,15 +151,14 @@ func (s Spec) withDefaults() (Spec, error) {
 }
 
 // buildConfig is the configuration the evaluation's index is built with:
-// what its reuse compares an index with (msrag.Config.Identity) and what a
-// build gets (with the directory, its lock and the corpus's record).
+// Build with the full window added (with a model).
 func (s Spec) buildConfig() msrag.Config {
-	return msrag.Config{Embedder: s.Embedder, Tokenizer: s.Tokenizer, Windows: s.indexWindows(), Workers: s.Workers,
-		Progress: s.Progress, Wait: s.Wait, Embedding: s.Embedding, LateOverlap: s.LateOverlap, LateEdges: s.LateEdges,
-		Lexical: s.Lexical, Channels: s.Channels}
+	c := s.Build
+	c.Windows = s.indexWindows()
+	return c
 }
 
-// NoModelConfigs is what an evaluation without a model (Spec.Tokenizer)
+// NoModelConfigs is what an evaluation without a model (Spec.Build.Tokenizer)
 // evaluates unless told otherwise: DefaultConfigs without full, which an
 // index without a model does not have.
 const NoModelConfigs = "windows,rrf,maxp,oracle"
@@ -181,27 +166,27 @@ const NoModelConfigs = "windows,rrf,maxp,oracle"
 // indexWindows are the windows of the evaluation index: the sliding ones and
 // the full window (none without a model).
 func (s Spec) indexWindows() []chunk.Window {
-	if s.Tokenizer != nil {
-		return slices.Clone(s.Windows)
+	if s.Build.Tokenizer != nil {
+		return slices.Clone(s.Build.Windows)
 	}
-	return append(slices.Clone(s.Windows), chunk.Full)
+	return append(slices.Clone(s.Build.Windows), chunk.Full)
 }
 
 // Layout is the evaluation index's layout: the sliding windows and the full
-// window, and their lexical channels with Lexical; without a model, the
+// window, and their lexical channels with Build.Lexical; without a model, the
 // lexical channels only (and those of other kinds).
 func (s Spec) Layout() msrag.Layout {
 	var kinds []msrag.ChannelKind
-	if s.Lexical != nil {
+	if s.Build.Lexical != nil {
 		kinds = append(kinds, msrag.Lexical)
 	}
-	for _, c := range s.Channels {
+	for _, c := range s.Build.Channels {
 		kinds = append(kinds, c.Kind)
 	}
-	if s.Tokenizer != nil {
-		return msrag.LayoutOf(s.Windows, kinds...)
+	if s.Build.Tokenizer != nil {
+		return msrag.LayoutOf(s.Build.Windows, kinds...)
 	}
-	return EvalLayout(s.Windows, kinds...)
+	return EvalLayout(s.Build.Windows, kinds...)
 }
 
 // EvalLayout is the layout of an evaluation index of the sliding windows:

@@ -106,14 +106,14 @@ func (s *Suite) runModel(ctx context.Context, m Model, p *Plan, sum *Summary, lo
 func (s *Suite) runOne(ctx context.Context, emb msrag.Embedder, r *Planned, p *Plan, rs *RunSummary) error {
 	t0 := time.Now()
 	spec := experiment.Spec{
-		Dataset: r.Dataset.Dir, Split: r.Dataset.Split, Out: filepath.Join(p.Out, r.Name), Index: r.Index,
-		Embedder: emb, Windows: chunk.Sizes(r.Windows...), Configs: r.Configs,
-		K: s.K, WindowK: s.WindowK, Batch: s.Batch, Rebuild: s.Rebuild, Wait: s.Wait, Workers: s.Workers,
+		Dataset: r.Dataset.Dir, Split: r.Dataset.Split, Out: filepath.Join(p.Out, r.Name),
+		Build:   msrag.Config{Out: r.Index, Embedder: emb, Windows: chunk.Sizes(r.Windows...), Wait: s.Wait, Workers: s.Workers},
+		Configs: r.Configs, K: s.K, WindowK: s.WindowK, Batch: s.Batch, Rebuild: s.Rebuild,
 		Log: s.Log, MTEB: r.MTEB,
 	}
 	if s.Progress != nil {
 		update, done := s.Progress(r.Name)
-		spec.Progress = update
+		spec.Build.Progress = update
 		if done != nil {
 			defer done()
 		}

@@ -81,54 +81,30 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
-	modes, lf, err := embeddingsFlag(c, true)
+	if _, err := outFlag(c, "eval"); err != nil {
+		return experiment.Spec{}, nil, err
+	}
+	build, modes, err := buildFlags(c, "eval", true)
 	if err != nil {
 		return experiment.Spec{}, nil, err
 	}
-	spec, err := evalFlags(c)
-	spec.Embedding, spec.LateOverlap, spec.LateEdges = modes[0], lf.overlap, lf.edges
+	build.Out = c.String("index")
+	spec, err := evalFlags(c, build)
 	return spec, modes, err
 }
 
-// evalFlags maps every flag but the embedding's to an experiment.
-func evalFlags(c *cli.Context) (experiment.Spec, error) {
-	if _, err := outFlag(c, "eval"); err != nil {
-		return experiment.Spec{}, err
-	}
-	if err := checkWorkers(c, "eval"); err != nil {
-		return experiment.Spec{}, err
-	}
-	windows, err := windowsFlag(c)
-	if err != nil {
-		return experiment.Spec{}, err
-	}
-	lex, err := lexicalFlags(c, "eval")
-	if err != nil {
-		return experiment.Spec{}, err
-	}
-	chans, err := channelFlags(c, "eval")
-	if err != nil {
-		return experiment.Spec{}, err
-	}
+// evalFlags maps every flag but the build's to an experiment of build.
+func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	configText := c.String("configs")
-	var tok *msrag.WindowTokenizer
-	if noModel(c) {
-		if tok, err = windowTokenizer(c, "eval"); err != nil {
-			return experiment.Spec{}, err
-		}
-		if !c.IsSet("configs") {
-			configText = experiment.NoModelConfigs
-		}
+	if noModel(c) && !c.IsSet("configs") {
+		configText = experiment.NoModelConfigs
 	}
-	if err := checkModelFlags(c, "eval"); err != nil {
-		return experiment.Spec{}, err
-	}
-	spec := experiment.Spec{Lexical: lex, Tokenizer: tok, Channels: chans,
-		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"), Index: c.String("index"),
-		Windows: windows, K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"),
-		Rebuild: c.Bool("rebuild"), Wait: c.Bool("wait"), Workers: c.Int("workers"), Corpus: corpusOptions(c),
+	spec := experiment.Spec{Build: build,
+		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
+		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: corpusOptions(c),
 		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision")},
 	}
+	var err error
 	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
@@ -159,7 +135,7 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 	if c.String("embedding") != "independent" || c.Bool("rebuild") {
 		return usagef("eval: --phase evaluates the index of --index as it is: no --embedding late, no --rebuild")
 	}
-	if err := t.checkShardCount(c, "eval", shardDirs(spec.Index)); err != nil {
+	if err := t.checkShardCount(c, "eval", shardDirs(spec.Build.Out)); err != nil {
 		return err
 	}
 	spec.Work, spec.Shard = t.work, t.shard
@@ -202,17 +178,17 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if spec.Tokenizer == nil {
-		if spec.Embedder, err = openEmbedder(c, c.String("model")); err != nil {
+	if spec.Build.Tokenizer == nil {
+		if spec.Build.Embedder, err = openEmbedder(c, c.String("model")); err != nil {
 			return err
 		}
-		defer spec.Embedder.Close()
+		defer spec.Build.Embedder.Close()
 	}
 	var bar *progressBar
 	if !c.Bool("quiet") {
 		spec.Log = c.App.ErrWriter
 		bar = newProgressBar(c.App.ErrWriter, "index")
-		spec.Progress = bar.callback()
+		spec.Build.Progress = bar.callback()
 	}
 	if len(modes) > 1 {
 		res, err := experiment.RunModes(c.Context, spec, modes)
@@ -236,7 +212,7 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	printRemoteStats(c.App.ErrWriter, "eval", spec.Embedder)
+	printRemoteStats(c.App.ErrWriter, "eval", spec.Build.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }
 

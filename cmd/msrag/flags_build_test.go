@@ -1,0 +1,62 @@
+package main
+
+import (
+	"io"
+	"reflect"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/msrag/msrag"
+)
+
+// TestIndexAndEvalBuildAlike checks that index and eval map the build flags
+// they share to the same configuration (one mapping, buildFlags), so that
+// eval reuses what msrag index built with the same flags.
+func TestIndexAndEvalBuildAlike(t *testing.T) {
+	shared := []string{"--windows", "16,32", "--embedding", "late", "--late-overlap", "4",
+		"--late-edges", "none", "--lexical-analyzer", "none", "--bm25-k1", "1.5", "--bm25-b", "0.6", "--workers", "3", "--wait"}
+	var fromIndex, fromEval msrag.Config
+	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, ExitErrHandler: func(*cli.Context, error) {}}
+	for _, name := range []string{"index", "eval"} {
+		cmd := *commandNamed(t, name)
+		cmd.Before, cmd.After = nil, nil
+		cmd.Action = func(c *cli.Context) error {
+			if name == "index" {
+				cfg, _, err := indexConfig(c)
+				fromIndex = cfg
+				return err
+			}
+			spec, _, err := evalSpec(c)
+			fromEval = spec.Build
+			return err
+		}
+		app.Commands = append(app.Commands, &cmd)
+	}
+	dir := t.TempDir()
+	if err := app.Run(append([]string{"msrag", "index", "--corpus", "c.jsonl", "--out", dir + "/a"}, shared...)); err != nil {
+		t.Fatalf("index: %v", err)
+	}
+	if err := app.Run(append([]string{"msrag", "eval", "--dataset", "d", "--out", dir + "/b", "--index", dir + "/a"}, shared...)); err != nil {
+		t.Fatalf("eval: %v", err)
+	}
+	if fromIndex.Out != fromEval.Out || fromIndex.Lexical == nil || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
+		t.Fatalf("index %+v, eval %+v", fromIndex, fromEval)
+	}
+	// eval adds the full window itself, and only index has the FAISS options.
+	fromIndex.Factory, fromIndex.Metric = "", 0
+	if !reflect.DeepEqual(fromIndex, fromEval) {
+		t.Errorf("the same build flags:\nindex %+v\neval  %+v", fromIndex, fromEval)
+	}
+}
+
+func commandNamed(t *testing.T, name string) *cli.Command {
+	t.Helper()
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no command %s", name)
+	return nil
+}
