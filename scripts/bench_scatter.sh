@@ -1,28 +1,41 @@
 #!/usr/bin/env bash
 # Memory and time of a scatter-gather search against one process searching the same shards,
 # on a synthetic corpus of many small documents (the hash test embedder: no model, dense and
-# lexical windows), and on SciFact.
+# lexical windows), or on a dataset of BEIR layout with a real model.
 #
 #   scripts/bench_scatter.sh [NDOCS [NSHARDS [NQUERIES]]]     (default 1000000 4 1000)
+#   DATASET=DIR scripts/bench_scatter.sh - [NSHARDS]           (e.g. ../shared/data/scifact)
 #
-# Builds NSHARDS shards (msrag index --shard i/n, --model hash-test-embedder, windows 32,64,
-# lexical windows on) of NDOCS documents of 20 to 60 words drawn from a Zipf vocabulary of
-# 50,000 words (fixed seed), then searches NQUERIES queries of 3 to 8 such words with the
-# default hybrid: once in one process over every shard, and once as the three phases run one
-# task after another. /usr/bin/time -v gives each process's peak RSS and wall time; the runs
-# must be byte for byte the same. With Slurm running (scripts/slurm/local-cluster.sh start) it
-# also submits the scatter-gather with scripts/slurm/submit-search.sh and reports its wall
-# time from submission, against the sum of its tasks' own times (what the scheduler adds).
+# Synthetic: builds NSHARDS shards (msrag index --shard i/n, --model hash-test-embedder,
+# windows 32,64, lexical windows on) of NDOCS documents of 20 to 60 words drawn from a Zipf
+# vocabulary of 50,000 words (fixed seed), and NQUERIES queries of 3 to 8 such words. With
+# DATASET: its corpus in NSHARDS shards with $MODEL (default all-minilm-l6-v2-int8) and
+# $WINDOWS (default 64,128,254), lexical windows on, and its queries. Either is searched
+# with the default hybrid: once in one process over every shard, and once as the three
+# phases run one task after another. /usr/bin/time -v gives each process's peak RSS and
+# wall time; the runs must be byte for byte the same. With Slurm running
+# (scripts/slurm/local-cluster.sh start) it also submits the scatter-gather with
+# scripts/slurm/submit-search.sh and reports its wall time from submission, against the sum
+# of its tasks' own times (what the scheduler adds).
 # Everything goes under $WORK (default /tmp/msrag-bench-scatter), kept for a rerun.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ndocs=${1:-1000000} n=${2:-4} nq=${3:-1000}
+[[ -z ${DATASET:-} || $ndocs == - ]] || { echo "bench_scatter: with DATASET give - for NDOCS" >&2; exit 2; }
 work=${WORK:-/tmp/msrag-bench-scatter}
 msrag=${MSRAG:-$root/bin/msrag}
 [[ -x $msrag ]] || (cd "$root" && go build -o bin/msrag ./cmd/msrag)
 mkdir -p "$work"
-data=$work/corpus-$ndocs
-if [[ ! -s $data/corpus.jsonl ]]; then
+if [[ -n ${DATASET:-} ]]; then
+  data=$(cd "$DATASET" && pwd) corpus=$data queries=$data
+  shards=$work/shards-$(basename "$data")-${MODEL:-all-minilm-l6-v2-int8}-$n
+  args=(--model "${MODEL:-all-minilm-l6-v2-int8}" --windows "${WINDOWS:-64,128,254}" --block-lines 500 --quiet)
+else
+  data=$work/corpus-$ndocs corpus=$work/corpus-$ndocs/corpus.jsonl queries=$work/corpus-$ndocs/queries.jsonl
+  shards=$work/shards-$ndocs-$n
+  args=(--model hash-test-embedder --windows 32,64 --block-lines 20000 --quiet)
+fi
+if [[ -z ${DATASET:-} && ! -s $corpus ]]; then
   mkdir -p "$data"
   python3 - "$data" "$ndocs" "$nq" <<'PY'
 import itertools, json, random, sys
@@ -40,10 +53,8 @@ with open(d + "/queries.jsonl", "w") as f:
         f.write(json.dumps({"_id": "q%05d" % i, "text": words(rng.randint(3, 8))}) + "\n")
 PY
 fi
-shards=$work/shards-$ndocs-$n
-args=(--model hash-test-embedder --windows 32,64 --block-lines 20000 --quiet)
 for ((i = 0; i < n; i++)); do
-  [[ -s $shards/shard-$i/manifest.json ]] || "$msrag" index --corpus "$data/corpus.jsonl" --out "$shards/shard-$i" --shard "$i/$n" "${args[@]}"
+  [[ -s $shards/shard-$i/manifest.json ]] || "$msrag" index --corpus "$corpus" --out "$shards/shard-$i" --shard "$i/$n" "${args[@]}"
 done
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v; prints NAME, peak RSS (MiB) and wall (s).
@@ -54,7 +65,7 @@ measure() {
   awk -v n="$name" '/Maximum resident set size/ { rss = $6 } /Elapsed \(wall clock\)/ { split($8, t, ":"); w = (length(t) == 3) ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2] }
     END { printf "%-16s peak %7.0f MiB  wall %7.2f s\n", n, rss / 1024, w }' "$log"
 }
-search=(search --index "$shards" --queries "$data/queries.jsonl" --k 10 --quiet)
+search=(search --index "$shards" --queries "$queries" --k 10 --quiet)
 measure one-process "$msrag" "${search[@]}" --out "$work/one.trec"
 sg=$work/sg-work
 rm -rf "$sg"
@@ -66,7 +77,7 @@ if command -v sbatch >/dev/null && sinfo >/dev/null 2>&1; then
   rm -rf "$sg.slurm"
   t0=$(date +%s.%N)
   MSRAG=$msrag MSRAG_SLURM_POLL=0.5 "$root/scripts/slurm/submit-search.sh" --wait --timeout 3600 "$shards" "$sg.slurm" -- \
-    search --queries "$data/queries.jsonl" --k 10 --quiet --out "$work/slurm.trec" >/dev/null 2>"$work/slurm.err"
+    search --queries "$queries" --k 10 --quiet --out "$work/slurm.trec" >/dev/null 2>"$work/slurm.err"
   t1=$(date +%s.%N)
   tasks=$(grep -ho "exit 0 after [0-9]*s" "$sg.slurm"/logs/*.out | awk '{ s += $4 + 0 } END { print s + 0 }')
   cmp -s "$work/one.trec" "$work/slurm.trec" && same=same || same=DIFFER
