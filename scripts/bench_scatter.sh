@@ -17,7 +17,9 @@
 # (scripts/slurm/local-cluster.sh start) it also submits the scatter-gather with
 # scripts/slurm/submit-search.sh and reports its wall time from submission, against the sum
 # of its tasks' own times (what the scheduler adds).
-# Everything goes under $WORK (default /tmp/msrag-bench-scatter), kept for a rerun.
+# BATCH=N gives every phase and the one process --batch N (queries a block; default msrag's).
+# Everything goes under $WORK (default /tmp/msrag-bench-scatter), kept for a rerun; the runs
+# of each corpus and block size under $WORK/run-SHARDS[-bN].
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ndocs=${1:-1000000} n=${2:-4} nq=${3:-1000}
@@ -57,29 +59,32 @@ for ((i = 0; i < n; i++)); do
   [[ -s $shards/shard-$i/manifest.json ]] || "$msrag" index --corpus "$corpus" --out "$shards/shard-$i" --shard "$i/$n" "${args[@]}"
 done
 
+run=$work/run-$(basename "$shards")${BATCH:+-b$BATCH}
+mkdir -p "$run"
+
 # measure NAME CMD...: runs CMD under /usr/bin/time -v; prints NAME, peak RSS (MiB) and wall (s).
 measure() {
-  local name=$1 log=$work/time.$1
+  local name=$1 log=$run/time.$1
   shift
   /usr/bin/time -v "$@" 2>"$log" >/dev/null || { cat "$log"; exit 1; }
   awk -v n="$name" '/Maximum resident set size/ { rss = $6 } /Elapsed \(wall clock\)/ { split($8, t, ":"); w = (length(t) == 3) ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2] }
     END { printf "%-16s peak %7.0f MiB  wall %7.2f s\n", n, rss / 1024, w }' "$log"
 }
-search=(search --index "$shards" --queries "$queries" --k 10 --quiet)
-measure one-process "$msrag" "${search[@]}" --out "$work/one.trec"
-sg=$work/sg-work
+search=(search --index "$shards" --queries "$queries" --k 10 --quiet ${BATCH:+--batch "$BATCH"})
+measure one-process "$msrag" "${search[@]}" --out "$run/one.trec"
+sg=$run/sg-work
 rm -rf "$sg"
 for ((i = 0; i < n; i++)); do measure "stats-$i" "$msrag" "${search[@]}" --phase stats --work "$sg" --shard "$i/$n"; done
 for ((i = 0; i < n; i++)); do measure "scatter-$i" "$msrag" "${search[@]}" --phase scatter --work "$sg" --shard "$i/$n"; done
-measure gather "$msrag" "${search[@]}" --phase gather --work "$sg" --out "$work/sg.trec"
-if cmp -s "$work/one.trec" "$work/sg.trec"; then echo "runs: the same ($(wc -l <"$work/one.trec") lines)"; else echo "runs: DIFFER"; exit 1; fi
+measure gather "$msrag" "${search[@]}" --phase gather --work "$sg" --out "$run/sg.trec"
+if cmp -s "$run/one.trec" "$run/sg.trec"; then echo "runs: the same ($(wc -l <"$run/one.trec") lines)"; else echo "runs: DIFFER"; exit 1; fi
 if command -v sbatch >/dev/null && sinfo >/dev/null 2>&1; then
   rm -rf "$sg.slurm"
   t0=$(date +%s.%N)
   MSRAG=$msrag MSRAG_SLURM_POLL=0.5 "$root/scripts/slurm/submit-search.sh" --wait --timeout 3600 "$shards" "$sg.slurm" -- \
-    search --queries "$queries" --k 10 --quiet --out "$work/slurm.trec" >/dev/null 2>"$work/slurm.err"
+    search --queries "$queries" --k 10 --quiet ${BATCH:+--batch "$BATCH"} --out "$run/slurm.trec" >/dev/null 2>"$run/slurm.err"
   t1=$(date +%s.%N)
   tasks=$(grep -ho "exit 0 after [0-9]*s" "$sg.slurm"/logs/*.out | awk '{ s += $4 + 0 } END { print s + 0 }')
-  cmp -s "$work/one.trec" "$work/slurm.trec" && same=same || same=DIFFER
+  cmp -s "$run/one.trec" "$run/slurm.trec" && same=same || same=DIFFER
   awk -v a="$t0" -v b="$t1" -v t="$tasks" -v s="$same" 'BEGIN { printf "slurm: %.1f s from submission to the gathered run (%s); tasks ran %d s in all (whole seconds)\n", b - a, s, t }'
 fi

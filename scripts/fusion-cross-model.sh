@@ -42,7 +42,7 @@ for ds in "$@"; do
     [[ -f $out/$ds-$s/results.json ]] ||
         "$bin" eval --dataset "$data/$ds" --split "$s" --index "$(index "$ds")" --out "$out/$ds-$s" \
             --configs "$configs" --fusion-model "$from/transfer-without-$ds.json" "${common[@]}"
-    [[ -d $data/$ds/qrels && -f $data/$ds/qrels/train.tsv ]] || continue
+    [[ -f $data/$ds/qrels/train.tsv ]] || continue
     [[ -f $out/learned-$ds.json ]] ||
         "$bin" tune --dataset "$data/$ds" --index "$(index "$ds")" --split train --out "$out/learned-$ds.json" --quiet
     [[ -f $out/$ds-$s-learned/results.json ]] ||
