@@ -11,6 +11,10 @@ default - better kind, transfer - default, transfer - better kind.
 
     python scripts/fusion-summary.py RULE LABEL=RUN_DIR=FUSION_MODEL ...
 
+FUSION_MODEL is a fusion model file (msrag eval --fusion-model FILE), or
+the name of a fusion msrag ships (--fusion-model transfer), whose
+configuration is named after it.
+
 RULE is a configuration name as results.json writes it; the better kind is
 the better of rrf:windows=dense and rrf:windows=lexical on that run's
 split. Needs NumPy (scripts/paired.py).
@@ -26,6 +30,7 @@ DENSE, LEXICAL = "rrf:windows=dense", "rrf:windows=lexical"
 BEFORE = "combsum:norm=minmax,windows=all"  # the default before this choice
 SINGLE = re.compile(r"^(w\d+|full|bm25-(w\d+|doc|full))$")
 METRIC = "ndcg_cut_10"
+BUILTIN = re.compile(r"^[a-z][a-z0-9-]*$")  # a built-in's name; a file's path has a "." or a "/"
 
 
 def load(run, model):
@@ -33,6 +38,8 @@ def load(run, model):
         res = json.load(f)
     per = {c["name"]: c["results"]["per_query"] for c in res["configs"]}
     mean = {c["name"]: 100 * c["results"]["mean"][METRIC] for c in res["configs"]}
+    if BUILTIN.match(model):
+        return per, mean, model
     with open(model, encoding="utf-8") as f:
         router = (json.load(f).get("choice") or {}).get("router") or {}
     transfer = "learned+router" if router.get("beats_none") else "learned"
