@@ -56,6 +56,7 @@ func init() {
 			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index)"},
 			modelFlag(),
 			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "configs", Value: experiment.DefaultConfigs, Usage: "configurations (see above)"},
 			&cli.IntFlag{Name: "k", Value: 100, Usage: "documents ranked per query (1000 for MTEB's @1000 metrics)"},

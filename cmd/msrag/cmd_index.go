@@ -37,7 +37,7 @@ func init() {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
 			modelFlag(),
 			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
-			&cli.IntFlag{Name: "stride", Usage: "step between window starts in tokens (0: each window's own size, no overlap)"},
+			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, IVF4096,PQ48, HNSW32, OPQ16,IVF256,PQ16, SQ8, ...; checked before use, NSG not supported)"},
 			&cli.StringFlag{Name: "metric", Value: "ip", Usage: "ip (inner product) or l2"},

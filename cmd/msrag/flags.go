@@ -52,6 +52,12 @@ func windowsFlag(c *cli.Context) ([]chunk.Window, error) {
 	return ws, nil
 }
 
+// strideFlag sets the step between a window's starts; index and eval share
+// it so that eval reuses an index built with it.
+func strideFlag() cli.Flag {
+	return &cli.IntFlag{Name: "stride", Usage: "step between window starts in tokens (0: each window's own size, no overlap)"}
+}
+
 // shortTailFlag keeps each document's last window where the stride puts it.
 func shortTailFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "short-tail", Usage: "keep each document's last window where the stride puts it, shorter than the window (as indices before the tail was recorded); default: moved back to end at the document's end, full size"}

@@ -14,7 +14,7 @@ import (
 // they share to the same configuration (one mapping, buildFlags), so that
 // eval reuses what msrag index built with the same flags.
 func TestIndexAndEvalBuildAlike(t *testing.T) {
-	shared := []string{"--windows", "16,32", "--embedding", "late", "--late-overlap", "4",
+	shared := []string{"--windows", "16,32", "--stride", "8", "--short-tail", "--embedding", "late", "--late-overlap", "4",
 		"--late-edges", "none", "--lexical-analyzer", "none", "--bm25-k1", "1.5", "--bm25-b", "0.6", "--workers", "3", "--wait"}
 	var fromIndex, fromEval msrag.Config
 	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, ExitErrHandler: func(*cli.Context, error) {}}
@@ -40,7 +40,7 @@ func TestIndexAndEvalBuildAlike(t *testing.T) {
 	if err := app.Run(append([]string{"msrag", "eval", "--dataset", "d", "--out", dir + "/b", "--index", dir + "/a"}, shared...)); err != nil {
 		t.Fatalf("eval: %v", err)
 	}
-	if fromIndex.Out != fromEval.Out || fromIndex.Lexical == nil || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
+	if fromIndex.Out != fromEval.Out || fromIndex.Windows[0].Stride != 8 || !fromIndex.Windows[0].ShortTail || fromIndex.Lexical == nil || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
 		t.Fatalf("index %+v, eval %+v", fromIndex, fromEval)
 	}
 	// eval adds the full window itself, and only index has the FAISS options.
