@@ -5,11 +5,15 @@
 #
 # Here (development machine), once, to build what travels to the GPU machine:
 #
-#   scripts/gpu-check.sh --prepare      # .cache/gpu-check/ and .cache/gpu-headers/
+#   scripts/gpu-check.sh --prepare      # .cache/gpu-check/, .cache/gpu-headers/ and,
+#                                       # packed from both, .cache/gpu-check.tar.xz
 #
-# There, from the repository root with both folders carried along:
+# There, from the repository root with .cache/gpu-check.tar.xz carried along (about
+# 25 MB: the two folders are about 95 MB unpacked, more than a GPU machine's copy of
+# the working tree may take):
 #
-#   scripts/gpu-check.sh                # report on stdout and in $OUT/gpu-check.txt
+#   scripts/gpu-check.sh                # unpacks the archive when the folders are
+#                                       # missing; report on stdout and in $OUT/gpu-check.txt
 #
 # Steps (each bounded by a timeout; a step that cannot run says why and the
 # check goes on):
@@ -32,6 +36,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 prep="$root/.cache/gpu-check"
 headers="$root/.cache/gpu-headers"
+archive="$root/.cache/gpu-check.tar.xz"
 # The model the CUDA tests run: small enough to carry (the fp32 models are 90-130 MB).
 test_model=${MSRAG_CUDA_TEST_MODEL:-all-minilm-l6-v2-int8}
 
@@ -40,13 +45,25 @@ if [[ "${1:-}" == "--prepare" ]]; then
   scripts/fetch-gpu-headers.sh
   scripts/fetch-model.sh "$test_model" >/dev/null
   rm -rf "$prep.tmp" && mkdir -p "$prep.tmp/models"
-  go test -c -o "$prep.tmp/onnx.test" ./onnx
+  # Stripped: the symbols add a third to the binary and no step reads them.
+  go test -c -ldflags='-s -w' -o "$prep.tmp/onnx.test" ./onnx
   cp -r "${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/models/$test_model" "$prep.tmp/models/"
   echo "$test_model" >"$prep.tmp/test-model"
   rm -rf "$prep" && mv "$prep.tmp" "$prep"
-  du -sh "$prep" "$headers"
-  echo "carry: .cache/gpu-check .cache/gpu-headers; run: scripts/gpu-check.sh"
+  tar -C "$root/.cache" -cf - gpu-check gpu-headers | xz -T0 -6 >"$archive.tmp"
+  mv "$archive.tmp" "$archive"
+  du -sh "$prep" "$headers" "$archive"
+  echo "carry: .cache/gpu-check.tar.xz; run: scripts/gpu-check.sh"
   exit 0
+fi
+
+if [[ -f "$archive" && ( ! -d "$prep" || ! -d "$headers" ) ]]; then
+  # Python's tarfile where the machine has no xz.
+  if command -v xz >/dev/null; then
+    tar -C "$root/.cache" -xJf "$archive"
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" "$root/.cache"
+  fi || echo "could not unpack $archive"
 fi
 
 out=${OUT:-/tmp}/gpu-check.txt
@@ -74,6 +91,11 @@ try:
           "devices", torch.cuda.device_count())
 except Exception as e:
     print("torch: not importable:", e)
+try:
+    import onnxruntime
+    print("onnxruntime", onnxruntime.__version__, "providers", onnxruntime.get_available_providers())
+except Exception as e:
+    print("onnxruntime: not importable:", e)
 for sp in site.getsitepackages():
     for h in glob.glob(os.path.join(sp, "nvidia", "**", "include", "cuda_runtime.h"), recursive=True):
         print("pip-cuda-include", os.path.dirname(h))
