@@ -329,7 +329,7 @@ func TestCUDAUnavailable(t *testing.T) {
 
 // needCUDA skips a test unless the ONNX Runtime library has a CUDA provider
 // and the machine has a GPU: the CUDA path is tested where it can run.
-func needCUDA(t *testing.T) {
+func needCUDA(t testing.TB) {
 	t.Helper()
 	if !cudaProviderPresent() {
 		t.Skip("no CUDA provider in the ONNX Runtime library")
