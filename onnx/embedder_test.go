@@ -298,7 +298,7 @@ func TestOpenErrors(t *testing.T) {
 // cudaProviderPresent reports whether the ONNX Runtime library comes with its CUDA
 // provider library.
 func cudaProviderPresent() bool {
-	_, err := os.Stat(filepath.Join(filepath.Dir(LibraryPath()), "libonnxruntime_providers_cuda.so"))
+	_, err := os.Stat(filepath.Join(filepath.Dir(LibraryPath()), cudaProviderLib))
 	return err == nil
 }
 
@@ -365,6 +365,34 @@ func TestCUDA(t *testing.T) {
 	for i := range texts {
 		if c := vectest.Cosine(a[i*cpu.Dims():(i+1)*cpu.Dims()], b[i*cpu.Dims():(i+1)*cpu.Dims()]); c < 0.9999 {
 			t.Fatalf("text %d: cosine cpu/gpu %.6f", i, c)
+		}
+	}
+}
+
+// TestCUDAErrorSaysWhy checks the reason given when the CUDA provider cannot be
+// created: ONNX Runtime's message names the provider library both when a CPU
+// build has none and when a GPU build's provider cannot load a CUDA library, and
+// only the second has the provider library beside the ONNX Runtime library.
+func TestCUDAErrorSaysWhy(t *testing.T) {
+	gpuBuild, cpuBuild := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(gpuBuild, cudaProviderLib), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loadFail := errors.New("Failed to load library " + filepath.Join(gpuBuild, cudaProviderLib) +
+		" with error: libcublasLt.so.13: cannot open shared object file: No such file or directory")
+	noProvider := errors.New("Failed to load library " + filepath.Join(cpuBuild, cudaProviderLib) +
+		" with error: " + filepath.Join(cpuBuild, cudaProviderLib) + ": cannot open shared object file: No such file or directory")
+	for _, c := range []struct {
+		name, lib string
+		err       error
+		want, not string
+	}{
+		{"gpu build, cuBLAS missing", filepath.Join(gpuBuild, "libonnxruntime.so.1"), loadFail, "needs libcublasLt.so.13", "CPU build"},
+		{"cpu build", filepath.Join(cpuBuild, "libonnxruntime.so.1"), noProvider, "CPU build", "needs"},
+	} {
+		err := cudaError(0, c.lib, c.err)
+		if !errors.Is(err, ErrCUDAUnavailable) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s: %v; want %q and not %q", c.name, err, c.want, c.not)
 		}
 	}
 }

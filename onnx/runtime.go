@@ -3,6 +3,8 @@ package onnx
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,36 +80,51 @@ func sessionOptions(o Options, device string, threads int) (*ort.SessionOptions,
 func appendCUDA(so *ort.SessionOptions, deviceID int) error {
 	cu, err := ort.NewCUDAProviderOptions()
 	if err != nil {
-		return cudaError(deviceID, err)
+		return cudaError(deviceID, envLib, err)
 	}
 	defer cu.Destroy()
 	if err := cu.Update(map[string]string{"device_id": strconv.Itoa(deviceID)}); err != nil {
-		return cudaError(deviceID, err)
+		return cudaError(deviceID, envLib, err)
 	}
 	if err := so.AppendExecutionProviderCUDA(cu); err != nil {
-		return cudaError(deviceID, err)
+		return cudaError(deviceID, envLib, err)
 	}
 	return nil
 }
 
+// cudaProviderLib is the CUDA execution provider's library of a GPU build,
+// beside the ONNX Runtime library.
+const cudaProviderLib = "libonnxruntime_providers_cuda.so"
+
+// missingLib finds the shared library the dynamic loader could not open in a
+// message such as "... with error: libcublasLt.so.13: cannot open shared object file".
+var missingLib = regexp.MustCompile(`(lib[A-Za-z0-9_+.-]+\.so[0-9.]*): cannot open shared object`)
+
 // cudaError explains why the CUDA provider could not be created, from ONNX
-// Runtime's message.
-func cudaError(deviceID int, err error) error {
+// Runtime's message and from whether the provider library lies beside lib, the
+// ONNX Runtime library: a GPU build whose provider cannot load the CUDA
+// libraries fails with a message that names the provider library too.
+func cudaError(deviceID int, lib string, err error) error {
 	msg := err.Error()
 	low := strings.ToLower(msg)
+	_, statErr := os.Stat(filepath.Join(filepath.Dir(lib), cudaProviderLib))
 	var why string
 	switch {
-	case strings.Contains(low, "libonnxruntime_providers"):
+	case statErr != nil && strings.Contains(low, "libonnxruntime_providers"):
 		why = fmt.Sprintf("the ONNX Runtime library %s has no CUDA execution provider beside it "+
-			"(libonnxruntime_providers_shared.so, libonnxruntime_providers_cuda.so): it is a CPU build; "+
-			"use a GPU build of ONNX Runtime (set %s)", envLib, EnvORTLib)
+			"(libonnxruntime_providers_shared.so, %s): it is a CPU build; "+
+			"use a GPU build of ONNX Runtime (set %s)", lib, cudaProviderLib, EnvORTLib)
 	case strings.Contains(low, "not supported in this build") || strings.Contains(low, "not enabled in this build") ||
 		strings.Contains(low, "provider is not available") || strings.Contains(low, "not compiled"):
 		why = fmt.Sprintf("the ONNX Runtime library %s was built without the CUDA execution provider; "+
-			"use a GPU build of ONNX Runtime (set %s)", envLib, EnvORTLib)
+			"use a GPU build of ONNX Runtime (set %s)", lib, EnvORTLib)
 	case strings.Contains(low, ".so") || strings.Contains(low, "cannot open shared object") ||
 		strings.Contains(low, "libcu") || strings.Contains(low, "cudnn"):
 		why = "CUDA libraries are missing (CUDA runtime, cuBLAS, cuDNN must be on the library path)"
+		if m := missingLib.FindStringSubmatch(msg); m != nil {
+			why = fmt.Sprintf("the CUDA provider beside %s needs %s, which is not on the library path "+
+				"(LD_LIBRARY_PATH must hold the CUDA runtime, cuBLAS and cuDNN of the CUDA version the build is for)", lib, m[1])
+		}
 	case strings.Contains(low, "no cuda-capable device") || strings.Contains(low, "cudaerrornodevice") ||
 		strings.Contains(low, "invalid device ordinal") || strings.Contains(low, "no device"):
 		why = fmt.Sprintf("no CUDA device %d", deviceID)

@@ -81,7 +81,7 @@ func (e *Embedder) newSession(dev string, opts Options, threads int) (*session, 
 	s, err := ort.NewDynamicAdvancedSession(e.modelPath, e.inputs, []string{e.info.Output}, so)
 	if err != nil {
 		if dev == DeviceCUDA {
-			return nil, cudaError(opts.DeviceID, err)
+			return nil, cudaError(opts.DeviceID, envLib, err)
 		}
 		return nil, fmt.Errorf("onnx: creating session for %s: %v: %w", e.modelPath, err, ErrRuntime)
 	}
