@@ -295,18 +295,11 @@ func TestOpenErrors(t *testing.T) {
 	})
 }
 
-// cudaProviderPresent reports whether the ONNX Runtime library comes with its CUDA
-// provider library.
-func cudaProviderPresent() bool {
-	_, err := os.Stat(filepath.Join(filepath.Dir(LibraryPath()), cudaProviderLib))
-	return err == nil
-}
-
 // TestCUDAUnavailable checks that asking for CUDA from a CPU-only ONNX Runtime is a
 // clear error, never a silent CPU session, and that auto falls back and says so.
 func TestCUDAUnavailable(t *testing.T) {
 	dir := fetchedModel(t, "all-minilm-l6-v2-int8")
-	if cudaProviderPresent() {
+	if cudaProviderBeside(LibraryPath()) {
 		t.Skip("the ONNX Runtime library has a CUDA provider; see TestCUDA")
 	}
 	_, err := Open(dir, Options{Device: DeviceCUDA})
@@ -331,7 +324,7 @@ func TestCUDAUnavailable(t *testing.T) {
 // and the machine has a GPU: the CUDA path is tested where it can run.
 func needCUDA(t testing.TB) {
 	t.Helper()
-	if !cudaProviderPresent() {
+	if !cudaProviderBeside(LibraryPath()) {
 		t.Skip("no CUDA provider in the ONNX Runtime library")
 	}
 	if _, err := os.Stat("/dev/nvidia0"); err != nil {
@@ -389,6 +382,8 @@ func TestCUDAErrorSaysWhy(t *testing.T) {
 	}{
 		{"gpu build, cuBLAS missing", filepath.Join(gpuBuild, "libonnxruntime.so.1"), loadFail, "needs libcublasLt.so.13", "CPU build"},
 		{"cpu build", filepath.Join(cpuBuild, "libonnxruntime.so.1"), noProvider, "CPU build", "needs"},
+		{"gpu build, no library named", filepath.Join(gpuBuild, "libonnxruntime.so.1"), errors.New("CUDNN failure 4: CUDNN_STATUS_INTERNAL_ERROR"), "CUDA libraries are missing", "CPU build"},
+		{"empty message", filepath.Join(gpuBuild, "libonnxruntime.so.1"), errors.New(""), "could not create it", "CPU build"},
 	} {
 		err := cudaError(0, c.lib, c.err)
 		if !errors.Is(err, ErrCUDAUnavailable) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {

@@ -79,7 +79,7 @@ func TestPoolErrors(t *testing.T) {
 	if _, err := NewPool(a, c); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "is model") {
 		t.Errorf("NewPool of two models: %v", err)
 	}
-	if cudaProviderPresent() {
+	if cudaProviderBeside(LibraryPath()) {
 		return
 	}
 	// A CPU-only library: cuda names the failing session; auto falls back to

@@ -96,6 +96,13 @@ func appendCUDA(so *ort.SessionOptions, deviceID int) error {
 // beside the ONNX Runtime library.
 const cudaProviderLib = "libonnxruntime_providers_cuda.so"
 
+// cudaProviderBeside reports whether the CUDA provider's library lies beside
+// lib, the ONNX Runtime library: a GPU build has it, a CPU build does not.
+func cudaProviderBeside(lib string) bool {
+	_, err := os.Stat(filepath.Join(filepath.Dir(lib), cudaProviderLib))
+	return err == nil
+}
+
 // missingLib finds the shared library the dynamic loader could not open in a
 // message such as "... with error: libcublasLt.so.13: cannot open shared object file".
 var missingLib = regexp.MustCompile(`(lib[A-Za-z0-9_+.-]+\.so[0-9.]*): cannot open shared object`)
@@ -107,10 +114,9 @@ var missingLib = regexp.MustCompile(`(lib[A-Za-z0-9_+.-]+\.so[0-9.]*): cannot op
 func cudaError(deviceID int, lib string, err error) error {
 	msg := err.Error()
 	low := strings.ToLower(msg)
-	_, statErr := os.Stat(filepath.Join(filepath.Dir(lib), cudaProviderLib))
 	var why string
 	switch {
-	case statErr != nil && strings.Contains(low, "libonnxruntime_providers"):
+	case !cudaProviderBeside(lib) && strings.Contains(low, "libonnxruntime_providers"):
 		why = fmt.Sprintf("the ONNX Runtime library %s has no CUDA execution provider beside it "+
 			"(libonnxruntime_providers_shared.so, %s): it is a CPU build; "+
 			"use a GPU build of ONNX Runtime (set %s)", lib, cudaProviderLib, EnvORTLib)

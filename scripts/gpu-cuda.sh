@@ -13,7 +13,8 @@
 # shared libraries it links beyond glibc, the onnx package's test binary and
 # SciFact (../shared/data/scifact) into one xz archive, split into parts of
 # 46 MiB for machines that take files in limited pieces. There, with every part
-# in $PARTS (default .cache/gpu-cuda), from the repository root:
+# in $PARTS (default .cache/gpu-cuda), from the repository root (SciFact is
+# copied to ../shared/data/scifact there when missing):
 #
 #   scripts/gpu-cuda.sh               # report in $OUT/gpu-cuda/ (OUT default /tmp)
 #   CPU_TOO=1 scripts/gpu-cuda.sh     # also the same eval on the CPU, and the comparison
@@ -58,10 +59,11 @@ prepare() {
   ls -l "$parts"
 }
 
-# unpack puts the parts' contents in $1.
+# unpack puts the parts' contents in $1, afresh: what an earlier run left
+# there may come from other parts.
 unpack() {
-  [[ -f $1/msrag ]] && return 0
-  mkdir -p "$1" && cat "$parts"/part-* | xz -d | tar -C "$1" -xf -
+  compgen -G "$parts/part-*" >/dev/null || { echo "gpu-cuda: no $parts/part-*: run scripts/gpu-cuda.sh --prepare and bring its parts" >&2; return 1; }
+  rm -rf "$1" && mkdir -p "$1" && cat "$parts"/part-* | xz -d | tar -C "$1" -xf -
 }
 
 evalrun() { # evalrun DIR DEVICE
@@ -91,7 +93,8 @@ w=${WORK:-/tmp/msrag-gpu-cuda}
 report=${OUT:-/tmp}/gpu-cuda
 mkdir -p "$report"
 unpack "$w" || { echo "gpu-cuda: could not unpack $parts/part-* into $w" >&2; exit 1; }
-nv=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__file__) if nvidia.__file__ else list(nvidia.__path__)[0])' 2>/dev/null)
+# pip's nvidia-* packages share the namespace package nvidia; their libraries are in its lib folders.
+nv=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
 export LD_LIBRARY_PATH="$w/lib:$w/ort:$(find "${nv:-/nonexistent}" -name 'lib*.so*' -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)"
 export MSRAG_ORT_LIB=$(ls "$w"/ort/libonnxruntime.so.* | head -1) MSRAG_CACHE=$w MSRAG_CUDA_TEST_MODEL=$model
 mkdir -p ../shared/data && [[ -d ../shared/data/scifact ]] || cp -r "$w/data/scifact" ../shared/data/
