@@ -519,7 +519,9 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 		for qi := range h.NumQueries() {
 			var held [][]string
 			if terms {
-				held = ix.explainRows(q, qi, ci, h)
+				if held, err = ix.explainRows(q, qi, ci, h); err != nil {
+					return nil, fmt.Errorf("channel %s, query %d: %w", ix.layout[ci].Name(), lo+qi+1, err)
+				}
 			}
 			for j := range h.K {
 				x := h.At(qi, j)
@@ -539,12 +541,14 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 }
 
 // explainRows returns what explains each row of query qi's list of channel
-// ci of the first shard (nil when its kind explains nothing).
-func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) [][]string {
+// ci of the first shard (nil when its kind explains nothing). An error of
+// the kind's Explain is returned: a lists file without its rows' terms
+// would lose the evidence in silence.
+func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
 	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
 	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var rows []int32
 	for j := range h.K {
@@ -554,14 +558,17 @@ func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) [][
 	}
 	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
 	if err != nil {
-		return nil
+		return nil, err
+	}
+	if len(held) != len(rows) {
+		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
 	}
 	for i := range held {
 		if held[i] == nil {
 			held[i] = []string{}
 		}
 	}
-	return held
+	return held, nil
 }
 
 // removeStale removes a task's record of phase in work, so that a rerun

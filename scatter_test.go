@@ -207,3 +207,38 @@ func TestScatterGatherFaults(t *testing.T) {
 		t.Errorf("a statistics task over shards of two builds: %v", err)
 	}
 }
+
+// failingExplainer is a part of a shard whose Explain fails.
+type failingExplainer struct{ channel.Shard }
+
+func (failingExplainer) Explain(*channel.Queries, int, int, []int32) ([][]string, error) {
+	return nil, errors.New("explain failed")
+}
+
+// TestScatterExplainError checks that a scatter task keeping evidence
+// returns the error of a channel's Explain rather than lists without the
+// rows' terms.
+func TestScatterExplainError(t *testing.T) {
+	docs := scifactDocs(t, 40)
+	dirs := scatterShards(t, docs, 2)
+	ix, err := OpenWith(OpenOptions{Kinds: []ChannelKind{Lexical}}, dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	kind := kindIndex(ix.kinds, Lexical)
+	ix.shards[0].parts[kind] = failingExplainer{ix.shards[0].parts[kind]}
+	qs := querySet(lexicalQueries(docs, 3))
+	kinds := []channel.Kind{Lexical}
+	st, err := ix.Stats(&channel.Queries{Texts: qs.Texts}, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, false); err != nil {
+		t.Fatalf("without evidence: %v", err)
+	}
+	_, err = ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, true)
+	if err == nil || !strings.Contains(err.Error(), "explain failed") || !strings.Contains(err.Error(), "query 1") {
+		t.Fatalf("with evidence: %v, want the Explain error", err)
+	}
+}
