@@ -227,7 +227,12 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Scatte
 			return err
 		}
 	}
-	rec := &scatterfile.Record{Phase: scatterfile.PhaseStats, Queries: fp, Shard: i, Shards: len(dirs), Manifest: set.sums[i], Payload: payload}
+	size, sum, err := scatterfile.WriteData(o.Work, scatterfile.PhaseStats, i, payload)
+	if err != nil {
+		return err
+	}
+	rec := &scatterfile.Record{Phase: scatterfile.PhaseStats, Queries: fp, Shard: i, Shards: len(dirs), Manifest: set.sums[i],
+		File: filepath.Base(scatterfile.DataPath(o.Work, scatterfile.PhaseStats, i)), Size: size, SHA256: sum}
 	return scatterfile.WriteRecord(o.Work, i, rec)
 }
 
@@ -326,14 +331,19 @@ func addedStats(set *shardSet, work, fp string) (channel.StatsSet, string, error
 		if err := ofSearch(rec, path, fp, set, j); err != nil {
 			return nil, "", err
 		}
-		st, err := channel.DecodeStatsSet(rec.Payload)
+		data, err := scatterfile.ReadData(work, scatterfile.PhaseStats, j, rec)
+		if err != nil {
+			return nil, "", fmt.Errorf("msrag: %w", err)
+		}
+		path = scatterfile.DataPath(work, scatterfile.PhaseStats, j)
+		st, err := channel.DecodeStatsSet(data)
 		if err != nil {
 			return nil, "", fmt.Errorf("msrag: %s: %v: %w", path, err, scatterfile.ErrBad)
 		}
 		if err := sum.Add(st); err != nil {
 			return nil, "", fmt.Errorf("msrag: %s: %w", path, err)
 		}
-		h.Write(rec.Payload)
+		h.Write([]byte(rec.SHA256))
 	}
 	return sum, hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -344,7 +354,7 @@ func ofSearch(rec *scatterfile.Record, path, fp string, set *shardSet, j int) er
 	if rec.Queries != fp {
 		return fmt.Errorf("msrag: %s is of another search (other queries, window k, batch or channels): %w", path, scatterfile.ErrBad)
 	}
-	if rec.Manifest != "" && rec.Manifest != set.sums[j] {
+	if (rec.Manifest != "" || rec.Phase != scatterfile.PhaseQueries) && rec.Manifest != set.sums[j] {
 		return fmt.Errorf("msrag: %s is of another shard than %s (manifest sha256 %.12s..., the shard's is %.12s...): %w",
 			path, set.dirs[j], rec.Manifest, set.sums[j], scatterfile.ErrBad)
 	}

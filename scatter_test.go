@@ -2,10 +2,12 @@ package msrag
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -240,5 +242,81 @@ func TestScatterExplainError(t *testing.T) {
 	_, err = ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, true)
 	if err == nil || !strings.Contains(err.Error(), "explain failed") || !strings.Contains(err.Error(), "query 1") {
 		t.Fatalf("with evidence: %v, want the Explain error", err)
+	}
+}
+
+// changeDocs changes one byte of the statistics file in the stats
+// directory of work that holds shard i's document count (the first digit
+// of "Docs"), so that it stays valid JSON, and returns its path.
+func changeDocs(tb testing.TB, work string, i int) string {
+	tb.Helper()
+	paths, _ := filepath.Glob(filepath.Join(work, "stats", fmt.Sprintf("%05d*", i)))
+	docs := regexp.MustCompile(`"Docs": ?([0-9])`)
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		m := docs.FindSubmatchIndex(data)
+		if m == nil {
+			continue
+		}
+		if data[m[2]] == '9' {
+			data[m[2]] = '8'
+		} else {
+			data[m[2]] = '9'
+		}
+		if !json.Valid(data) {
+			tb.Fatalf("%s is no longer JSON", p)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return p
+	}
+	tb.Fatalf("no statistics file of shard %d in %s holds a document count", i, work)
+	return ""
+}
+
+// TestScatterStatisticsChanged checks that a statistics file changed
+// between the phases (one byte, still valid JSON) is an error naming the
+// file in every scatter task, not a ranking by other statistics.
+func TestScatterStatisticsChanged(t *testing.T) {
+	docs := scifactDocs(t, 60)
+	dirs := scatterShards(t, docs, 2)
+	qs := querySet(lexicalQueries(docs, 5))
+	o := ScatterOptions{Work: t.TempDir(), WindowK: 10, Kinds: []ChannelKind{Lexical}}
+	for i := range dirs {
+		if err := Statistics(context.Background(), dirs, i, qs, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := changeDocs(t, o.Work, 0)
+	for i := range dirs {
+		err := Scatter(context.Background(), dirs, i, qs, o)
+		if !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "sha256") {
+			t.Fatalf("scatter %d after %s changed: %v", i, path, err)
+		}
+	}
+	if _, err := os.Stat(scatterfile.Path(o.Work, scatterfile.PhaseLists, 0, ".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a lists record was written: %v", err)
+	}
+	// The statistics task's rerun mends it.
+	if err := Statistics(context.Background(), dirs, 0, qs, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := Scatter(context.Background(), dirs, 0, qs, o); err != nil {
+		t.Fatalf("after the rerun: %v", err)
+	}
+	// A record whose shard's manifest is erased is of no known shard.
+	rec := scatterfile.Path(o.Work, scatterfile.PhaseStats, 1, ".json")
+	data, _ := os.ReadFile(rec)
+	erased := regexp.MustCompile(`"manifest_sha256": "[0-9a-f]*",`).ReplaceAll(data, nil)
+	if len(erased) == len(data) {
+		t.Fatalf("%s records no manifest: %s", rec, data)
+	}
+	os.WriteFile(rec, erased, 0o644)
+	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
+		t.Fatalf("a statistics record without its shard's manifest: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,4 +120,55 @@ func sameScores(a, b report.Config) bool {
 	ja, _ := json.Marshal(a.Results)
 	jb, _ := json.Marshal(b.Results)
 	return bytes.Equal(ja, jb)
+}
+
+// TestSearchPhaseStatisticsChanged checks that a statistics file changed
+// between the phases (one digit of a document count, still valid JSON)
+// fails the scatter and the gather with the file named, exit 1, and no run
+// written.
+func TestSearchPhaseStatisticsChanged(t *testing.T) {
+	hashTokenizer(t)
+	const n = 2
+	data, shards := shardedTiny(t, n)
+	dir := t.TempDir()
+	work, out := filepath.Join(dir, "work"), filepath.Join(dir, "run.trec")
+	common := []string{"search", "--index", shards, "--queries", data, "--k", "10", "--window-k", "12", "--quiet", "--out", out, "--work", work}
+	task := func(phase string, i int) []string {
+		args := append(append([]string{}, common...), "--phase", phase)
+		if phase != "gather" {
+			args = append(args, "--shard", fmt.Sprintf("%d/%d", i, n))
+		}
+		return args
+	}
+	for i := range n {
+		if code, _, stderr := runCLI(t, "", task("stats", i)...); code != exitOK {
+			t.Fatalf("stats %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(work, "stats", "00000*"))
+	changed := ""
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		if c := regexp.MustCompile(`"Docs": ?`).ReplaceAllString(string(b), `"Docs":9`); c != string(b) {
+			if !json.Valid([]byte(c)) {
+				t.Fatalf("%s changed is not JSON", p)
+			}
+			os.WriteFile(p, []byte(c), 0o644)
+			changed = p
+		}
+	}
+	if changed == "" {
+		t.Fatalf("no statistics file of shard 0 in %v holds a document count", paths)
+	}
+	for i := range n {
+		if code, _, stderr := runCLI(t, "", task("scatter", i)...); code != exitFailure || !strings.Contains(stderr, changed) {
+			t.Errorf("scatter %d after %s changed: exit %d: %s", i, changed, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", task("gather", 0)...); code != exitFailure {
+		t.Errorf("gather: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a run was written: %v", err)
+	}
 }

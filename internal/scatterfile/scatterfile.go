@@ -4,7 +4,8 @@
 //	queries/I.arrow, I.json   a block of the queries' vectors (Arrow IPC
 //	                          stream: id, vector), embedded once, by the
 //	                          statistics task I
-//	stats/I.json              shard I's corpus statistics for the queries
+//	stats/I.stats.json, I.json  shard I's corpus statistics for the
+//	                          queries (channel.StatsSet's JSON)
 //	lists/I.arrow, I.json     shard I's ranked rows of every channel (Arrow
 //	                          IPC stream: query, channel, rank, row, doc_id,
 //	                          score, start, end, terms), one record batch
@@ -14,21 +15,29 @@
 // then its record (the .json: what it holds, for which queries and shard,
 // its size and sha256) the same way: a file without its record does not
 // count, so a task killed while writing leaves nothing that counts. A
-// reader checks the record first and hashes the data file as it reads it.
+// reader checks the record first and the data file's size and sha256
+// before it uses what the file holds. A task killed while writing leaves a
+// temporary ".NAME.tmp-*" beside the file: the task's rerun removes it
+// (RemoveTemps).
 package scatterfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/msrag/msrag/internal/safefile"
 )
 
-// Format is the version of the files this package writes.
-const Format = 1
+// Format is the version of the files this package writes: 2 since a
+// statistics file is a data file beside its record, with its size and
+// sha256 (format 1 held the statistics in the record, unchecked).
+const Format = 2
 
 // ErrBad is wrapped by every error about a file of the work directory that
 // is missing, damaged or of another search.
@@ -66,18 +75,38 @@ type Record struct {
 	// (queries).
 	Batch int `json:"batch,omitempty"`
 	Dims  int `json:"dims,omitempty"`
-	// File, Size and SHA256 are the data file beside the record ("" for a
-	// statistics file, which is its own record).
-	File   string `json:"file,omitempty"`
-	Size   int64  `json:"size,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-	// Payload is a statistics file's statistics (channel.StatsSet's JSON).
-	Payload json.RawMessage `json:"stats_payload,omitempty"`
+	// File, Size and SHA256 are the data file beside the record.
+	File   string `json:"file"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // Path is where task i's file of phase lives in work: DIR/PHASE/I.EXT.
 func Path(work, phase string, i int, ext string) string {
 	return filepath.Join(work, phase, fmt.Sprintf("%05d%s", i, ext))
+}
+
+// DataPath is where task i's data file of phase lives in work: .arrow for
+// the queries and lists, .stats.json for the statistics.
+func DataPath(work, phase string, i int) string {
+	if phase == PhaseStats {
+		return Path(work, phase, i, ".stats.json")
+	}
+	return Path(work, phase, i, ".arrow")
+}
+
+// WriteData writes data as task i's data file of phase, atomically, and
+// returns its size and sha256 for its record.
+func WriteData(work, phase string, i int, data []byte) (int64, string, error) {
+	path := DataPath(work, phase, i)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, "", fmt.Errorf("scatterfile: %w", err)
+	}
+	sum, err := safefile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err != nil {
+		return 0, "", fmt.Errorf("scatterfile: %w", err)
+	}
+	return int64(len(data)), sum, nil
 }
 
 // WriteRecord writes rec as task i's record of its phase, atomically.
@@ -128,23 +157,65 @@ func ReadRecord(work, phase string, i, n int) (*Record, error) {
 // sha256 as recorded. A bit flipped or a file cut short is found here,
 // before anything is read from it.
 func CheckData(work, phase string, i int, rec *Record) (string, error) {
-	path := Path(work, phase, i, ".arrow")
-	if rec.File != filepath.Base(path) {
-		return "", fmt.Errorf("scatterfile: %s names file %q, want %s: %w", Path(work, phase, i, ".json"), rec.File, filepath.Base(path), ErrBad)
+	path, err := dataFile(work, phase, i, rec)
+	if err != nil {
+		return "", err
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("scatterfile: %s: %v: %w", path, err, ErrBad)
 	}
-	if st.Size() != rec.Size {
-		return "", fmt.Errorf("scatterfile: %s has %d bytes, its record says %d (cut short or replaced): %w", path, st.Size(), rec.Size, ErrBad)
+	if err := checkSize(path, st.Size(), rec); err != nil {
+		return "", err
 	}
 	sum, err := safefile.SHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("scatterfile: %w", err)
 	}
-	if sum != rec.SHA256 {
-		return "", fmt.Errorf("scatterfile: %s has sha256 %s, its record says %s (damaged): %w", path, sum, rec.SHA256, ErrBad)
+	return path, checkSum(path, sum, rec)
+}
+
+// maxData bounds a data file read whole (ReadData): statistics of many
+// query terms.
+const maxData = 1 << 30
+
+// ReadData reads the data file of rec whole and returns it once its size
+// and sha256 are the recorded ones: what is checked is what is used.
+func ReadData(work, phase string, i int, rec *Record) ([]byte, error) {
+	path, err := dataFile(work, phase, i, rec)
+	if err != nil {
+		return nil, err
+	}
+	data, err := safefile.ReadSmall(path, maxData)
+	if err != nil {
+		return nil, fmt.Errorf("scatterfile: %v: %w", err, ErrBad)
+	}
+	if err := checkSize(path, int64(len(data)), rec); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return data, checkSum(path, hex.EncodeToString(sum[:]), rec)
+}
+
+// dataFile returns the path of rec's data file, failing unless rec names it.
+func dataFile(work, phase string, i int, rec *Record) (string, error) {
+	path := DataPath(work, phase, i)
+	if rec.File != filepath.Base(path) {
+		return "", fmt.Errorf("scatterfile: %s names file %q, want %s: %w", Path(work, phase, i, ".json"), rec.File, filepath.Base(path), ErrBad)
 	}
 	return path, nil
+}
+
+func checkSize(path string, size int64, rec *Record) error {
+	if size != rec.Size {
+		return fmt.Errorf("scatterfile: %s has %d bytes, its record says %d (cut short or replaced): %w", path, size, rec.Size, ErrBad)
+	}
+	return nil
+}
+
+func checkSum(path, sum string, rec *Record) error {
+	if sum != rec.SHA256 {
+		return fmt.Errorf("scatterfile: %s has sha256 %s, its record says %s (changed or damaged): %w", path, sum, rec.SHA256, ErrBad)
+	}
+	return nil
 }
