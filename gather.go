@@ -53,6 +53,9 @@ func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err er
 			return nil, fmt.Errorf("msrag: %w", err)
 		}
 	}
+	if err := removeTemps(o.Work, len(dirs)); err != nil {
+		return nil, err
+	}
 	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, maxWindowK(set.mans))}
 	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
 		g.vecs = newQueryVectors(set, o.Work, fp)

@@ -243,6 +243,9 @@ func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet,
 	if err := qs.check(); err != nil {
 		return nil, nil, "", err
 	}
+	if err := checkWork(o.Work); err != nil {
+		return nil, nil, "", err
+	}
 	set, err := openShardSet(dirs)
 	if err != nil {
 		return nil, nil, "", err
@@ -582,11 +585,61 @@ func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([]
 }
 
 // removeStale removes a task's record of phase in work, so that a rerun
-// does not leave an old record beside a new data file.
+// does not leave an old record beside a new data file, and the temporary
+// files an earlier run of the task left when it was killed.
 func removeStale(work, phase string, i int) error {
 	err := os.Remove(scatterfile.Path(work, phase, i, ".json"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("msrag: %w", err)
 	}
+	if err := scatterfile.RemoveTemps(work, phase, i); err != nil {
+		return fmt.Errorf("msrag: %w", err)
+	}
 	return nil
+}
+
+// removeTemps removes the temporary files every task of every phase left
+// in work when it was killed (its rerun succeeded, or the gather would not
+// have begun): the gather calls it once every record is checked.
+func removeTemps(work string, n int) error {
+	for _, phase := range []string{scatterfile.PhaseQueries, scatterfile.PhaseStats, scatterfile.PhaseLists} {
+		for i := range n {
+			if err := scatterfile.RemoveTemps(work, phase, i); err != nil {
+				return fmt.Errorf("msrag: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkWork fails unless work can be a work directory: a directory, a
+// symbolic link to one, or a path whose first missing part the first task
+// creates. A symbolic link to nothing (a file system not mounted on this
+// node, a typing error) is refused rather than followed: the directory
+// made at its target would lie on whatever disk is there, unseen by the
+// tasks on other nodes.
+func checkWork(work string) error {
+	if work == "" {
+		return errors.New("msrag: a scatter-gather search needs a work directory")
+	}
+	for p := filepath.Clean(work); ; p = filepath.Dir(p) {
+		lst, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) && filepath.Dir(p) != p {
+			continue // the first task creates it
+		}
+		if err != nil {
+			return fmt.Errorf("msrag: work directory %s: %w", work, err)
+		}
+		st, err := os.Stat(p)
+		switch {
+		case err != nil && lst.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("msrag: work directory %s: %s is a symbolic link to %s, which does not exist: create it (or mount its file system), or give another work directory", work, p, target)
+		case err != nil:
+			return fmt.Errorf("msrag: work directory %s: %w", work, err)
+		case !st.IsDir():
+			return fmt.Errorf("msrag: work directory %s: %s is not a directory", work, p)
+		}
+		return nil
+	}
 }

@@ -320,3 +320,86 @@ func TestScatterStatisticsChanged(t *testing.T) {
 		t.Fatalf("a statistics record without its shard's manifest: %v", err)
 	}
 }
+
+// TestScatterRemovesLeftovers checks that what a task killed while
+// writing leaves (its files' temporaries) is removed by the task's rerun,
+// and every task's by the gather, and nothing else is.
+func TestScatterRemovesLeftovers(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 60)
+	dirs := scatterShards(t, docs, 2)
+	qs := querySet(lexicalQueries(docs, 5))
+	o := ScatterOptions{Work: t.TempDir(), WindowK: 10, Open: OpenOptions{Embedder: emb}}
+	runPhases(t, dirs, qs, o)
+	leave := func(phase string, i int, ext string) string {
+		p := scatterfile.Path(o.Work, phase, i, ext)
+		tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp-123456")
+		if err := os.WriteFile(tmp, []byte("part of a file"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return tmp
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	lists := []string{leave(scatterfile.PhaseLists, 1, ".arrow"), leave(scatterfile.PhaseLists, 1, ".json")}
+	others := []string{leave(scatterfile.PhaseLists, 0, ".arrow"), leave(scatterfile.PhaseStats, 1, ".stats.json"), leave(scatterfile.PhaseQueries, 0, ".arrow")}
+	if err := Scatter(context.Background(), dirs, 1, qs, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range lists {
+		if exists(p) {
+			t.Errorf("the rerun of scatter task 1 left %s", p)
+		}
+	}
+	for _, p := range others {
+		if !exists(p) {
+			t.Errorf("scatter task 1 removed %s, another task's", p)
+		}
+	}
+	if _, err := gatherHits(t, dirs, qs, o, "rrf"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range others {
+		if exists(p) {
+			t.Errorf("the gather left %s", p)
+		}
+	}
+}
+
+// TestScatterWorkLink checks that a work directory given as a symbolic
+// link to nothing is refused, naming the link and its target, and nothing
+// is made there; a link to a directory is followed.
+func TestScatterWorkLink(t *testing.T) {
+	docs := scifactDocs(t, 30)
+	dirs := scatterShards(t, docs, 2)
+	qs := querySet(lexicalQueries(docs, 3))
+	base := t.TempDir()
+	target, link := filepath.Join(base, "scratch", "work"), filepath.Join(base, "work")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	o := ScatterOptions{Work: link, WindowK: 10, Kinds: []ChannelKind{Lexical}}
+	err := Statistics(context.Background(), dirs, 0, qs, o)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link to "+target) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("a link to nothing: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "scratch")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("something was made at the link's target: %v", err)
+	}
+	o.Work = filepath.Join(link, "sub") // a link to nothing above it
+	if err := Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a link to nothing above the work directory: %v", err)
+	}
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o.Work = link
+	if err := Statistics(context.Background(), dirs, 0, qs, o); err != nil {
+		t.Fatalf("a link to a directory: %v", err)
+	}
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, nil, 0o644)
+	o.Work = filepath.Join(file, "work")
+	if err := Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a work directory under a file: %v", err)
+	}
+}

@@ -219,3 +219,16 @@ func checkSum(path, sum string, rec *Record) error {
 	}
 	return nil
 }
+
+// RemoveTemps removes what a writer of task i's files of phase killed
+// before it finished left in work: the temporaries of its data file and
+// record. Only the task's rerun, or a phase that reads the files once every
+// task is done, may call it.
+func RemoveTemps(work, phase string, i int) error {
+	for _, path := range []string{DataPath(work, phase, i), Path(work, phase, i, ".json")} {
+		if err := safefile.RemoveTemps(path); err != nil {
+			return fmt.Errorf("scatterfile: %w", err)
+		}
+	}
+	return nil
+}
