@@ -94,7 +94,7 @@ func BuildWithStats(ctx context.Context, src corpus.Reader, cfg Config) (*Index,
 func inputsOf(src corpus.Reader, given []Input) []Input {
 	var out []Input
 	for _, in := range corpus.Inputs(src) {
-		out = append(out, Input{Path: in.Path, Size: in.Size, SHA256: in.SHA256})
+		out = append(out, Input{Path: in.Path, Size: in.Size, SHA256: in.SHA256, Shared: in.Shared})
 	}
 	if out == nil {
 		out = slices.Clone(given)

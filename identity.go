@@ -160,7 +160,7 @@ func (x Difference) Explain() string {
 
 // checkShard fails unless the shard b can be searched with a as one index:
 // the same identity but for the corpus each read and which shard it holds,
-// the same channels in the same order.
+// the same channels in the same order. checkParts checks the corpus.
 func checkShard(a, b *Manifest, da, db string) error {
 	ia, err := IdentityOf(a)
 	if err != nil {
@@ -174,29 +174,131 @@ func checkShard(a, b *Manifest, da, db string) error {
 	if len(d.Differences) > 0 {
 		return fmt.Errorf("msrag: shards %s and %s %s: %w", da, db, d.Differences[0].Explain(), ErrIndexMismatch)
 	}
-	if why := otherCorpus(ia.Inputs, ib.Inputs); why != "" {
-		return fmt.Errorf("msrag: shards %s and %s were built from different corpora: %s: %w", da, db, why, ErrIndexMismatch)
-	}
 	if !d.Channels.Same() || d.Channels.Reordered {
 		return fmt.Errorf("msrag: shards %s and %s have different windows (%s; %s): %w", da, db, ia.Layout, ib.Layout, ErrIndexMismatch)
 	}
 	return nil
 }
 
-// otherCorpus says which file two shards both read, by the same path,
-// differs between them ("" when none does): shards of one corpus read other
-// files of it (a directory of files), or the same file, whole, for their
-// parts of it.
-func otherCorpus(a, b []Input) string {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Path == y.Path && (x.Size != y.Size || x.SHA256 != y.SHA256) {
-				return fmt.Sprintf("%s is %d bytes, sha256 %.12s... in one and %d bytes, sha256 %.12s... in the other",
-					x.Path, x.Size, x.SHA256, y.Size, y.SHA256)
+// checkParts fails unless the shards mans (in dirs) are parts of one
+// corpus, as far as their manifests tell, saying which shard and which
+// file differ:
+//   - shards that record their place (msrag index --shard i/n) are of one
+//     n, each place once;
+//   - a file two shards read by the same path is the same in both (size
+//     and sha256);
+//   - a file that every shard reads whole (a JSONL file read with --shard,
+//     recorded as shared, or read by the same path in two shards) is read,
+//     the same (name, size and sha256), by every shard that records its
+//     inputs. The files of a directory are each one shard's own.
+//
+// Shards whose readers record no inputs (Parquet, Arrow) are checked by
+// their places only.
+func checkParts(mans []*Manifest, dirs []string) error {
+	if err := checkPlaces(mans, dirs); err != nil {
+		return err
+	}
+	type read struct {
+		shard int
+		in    Input
+	}
+	byPath := map[string]read{}
+	holder := map[string]int{} // a file every shard reads (inputKey) -> the first shard that read it
+	var shared []string
+	addShared := func(key string, j int) {
+		if _, ok := holder[key]; !ok {
+			holder[key] = j
+			shared = append(shared, key)
+		}
+	}
+	for j, m := range mans {
+		for _, in := range m.Inputs {
+			if r, ok := byPath[in.Path]; ok {
+				if r.in.Size != in.Size || r.in.SHA256 != in.SHA256 {
+					return fmt.Errorf("msrag: shards %s and %s were built from different corpora: %s is %s in %s and %s in %s: %w",
+						dirs[r.shard], dirs[j], in.Path, fileString(r.in), dirs[r.shard], fileString(in), dirs[j], ErrIndexMismatch)
+				}
+				addShared(inputKey(in), r.shard)
+				continue
+			}
+			byPath[in.Path] = read{j, in}
+			if in.Shared {
+				addShared(inputKey(in), j)
 			}
 		}
 	}
-	return ""
+	for _, key := range shared {
+		ref := holder[key]
+		for j, m := range mans {
+			if len(m.Inputs) == 0 || slices.ContainsFunc(m.Inputs, func(in Input) bool { return inputKey(in) == key }) {
+				continue
+			}
+			return fmt.Errorf("msrag: shards %s and %s are not parts of one corpus: %s: %w", dirs[ref], dirs[j], missingPart(mans[ref], m, key), ErrIndexMismatch)
+		}
+	}
+	return nil
+}
+
+// missingPart says how shard b lacks the file key that shard a read whole.
+func missingPart(a, b *Manifest, key string) string {
+	i := slices.IndexFunc(a.Inputs, func(in Input) bool { return inputKey(in) == key })
+	x := a.Inputs[i]
+	name := filepath.Base(x.Path)
+	if j := slices.IndexFunc(b.Inputs, func(in Input) bool { return filepath.Base(in.Path) == name }); j >= 0 {
+		return fmt.Sprintf("%s is %s in shard %s and %s in shard %s", name, fileString(x), orNone(a.Shard), fileString(b.Inputs[j]), orNone(b.Shard))
+	}
+	return fmt.Sprintf("shard %s read %s (%s) whole, shard %s did not (it read %s)", orNone(a.Shard), name, fileString(x), orNone(b.Shard), someInputs(b.Inputs))
+}
+
+// someInputs names a few of a build's inputs, and how many more there are.
+func someInputs(ins []Input) string {
+	const most = 3
+	var names []string
+	for _, in := range ins[:min(len(ins), most)] {
+		names = append(names, fmt.Sprintf("%s, %s", filepath.Base(in.Path), fileString(in)))
+	}
+	if len(ins) > most {
+		names = append(names, fmt.Sprintf("and %d more", len(ins)-most))
+	}
+	return strings.Join(names, "; ")
+}
+
+// checkPlaces fails unless the shards that record their place in a
+// sharded build are parts of builds of one n, each place once.
+func checkPlaces(mans []*Manifest, dirs []string) error {
+	seen := map[int]int{}
+	first, n := -1, 0
+	for j, m := range mans {
+		if m.Shard == "" {
+			continue
+		}
+		var i, k int
+		if _, err := fmt.Sscanf(m.Shard, "%d/%d", &i, &k); err != nil || k < 1 || i < 0 || i >= k {
+			return fmt.Errorf("msrag: %s holds shard %q, not i/n: %w", dirs[j], m.Shard, ErrIndexMismatch)
+		}
+		if first < 0 {
+			first, n = j, k
+		}
+		if k != n {
+			return fmt.Errorf("msrag: shards %s and %s are parts of different sharded builds (shard %s, shard %s): %w", dirs[first], dirs[j], mans[first].Shard, m.Shard, ErrIndexMismatch)
+		}
+		if other, ok := seen[i]; ok {
+			return fmt.Errorf("msrag: %s and %s both hold shard %s: %w", dirs[other], dirs[j], m.Shard, ErrIndexMismatch)
+		}
+		seen[i] = j
+	}
+	return nil
+}
+
+// inputKey identifies a file by name within the corpus, size and sha256:
+// the path given may have been another.
+func inputKey(in Input) string {
+	return fmt.Sprintf("%s %d %s", filepath.Base(in.Path), in.Size, in.SHA256)
+}
+
+// fileString describes a file's content: "1024 bytes, sha256 0123abcd4567...".
+func fileString(in Input) string {
+	return fmt.Sprintf("%d bytes, sha256 %.12s...", in.Size, in.SHA256)
 }
 
 // kindNames lists the kinds of a layout's channels.

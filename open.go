@@ -71,25 +71,18 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 			ix.Close()
 		}
 	}()
+	mans, err := readShardManifests(dirs)
+	if err != nil {
+		return nil, err
+	}
+	ix.man = mans[0]
+	kinds, err := channel.KindsOf(ix.man)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: index %s: %w", dirs[0], err)
+	}
+	ix.setKinds(kinds)
 	for i, dir := range dirs {
-		man, err := store.ReadManifest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("msrag: %w", err)
-		}
-		if _, err := ParseEmbedding(man.Embedding); err != nil && !man.Model.None() {
-			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
-		}
-		if i == 0 {
-			ix.man = man
-			kinds, err := channel.KindsOf(man)
-			if err != nil {
-				return nil, fmt.Errorf("msrag: index %s: %w", dir, err)
-			}
-			ix.setKinds(kinds)
-		} else if err := checkShard(ix.man, man, dirs[0], dir); err != nil {
-			return nil, err
-		}
-		sh, err := openShard(dir, man, ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
+		sh, err := openShard(dir, mans[i], ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
 		if err != nil {
 			return nil, err
 		}
@@ -107,6 +100,29 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		return ix, nil // no model needed: a given one is the caller's to close
 	}
 	return ix, ix.attachEmbedder(opts, dirs[0])
+}
+
+// readShardManifests reads the manifests of the shards dirs, searched
+// together, and checks that they are of one index (checkShard) and parts of
+// one corpus (checkParts).
+func readShardManifests(dirs []string) ([]*Manifest, error) {
+	mans := make([]*Manifest, len(dirs))
+	for i, dir := range dirs {
+		man, err := store.ReadManifest(dir)
+		if err != nil {
+			return nil, fmt.Errorf("msrag: %w", err)
+		}
+		if _, err := ParseEmbedding(man.Embedding); err != nil && !man.Model.None() {
+			return nil, fmt.Errorf("msrag: index %s: %w: %w", dir, err, ErrIndexMismatch)
+		}
+		if i > 0 {
+			if err := checkShard(mans[0], man, dirs[0], dir); err != nil {
+				return nil, err
+			}
+		}
+		mans[i] = man
+	}
+	return mans, checkParts(mans, dirs)
 }
 
 // openKinds returns, parallel to the index's kinds, whether opts opens each.

@@ -90,26 +90,20 @@ func openShardSet(dirs []string) (*shardSet, error) {
 		return nil, errors.New("msrag: no shard directory given")
 	}
 	set := &shardSet{dirs: dirs}
-	for i, d := range dirs {
-		m, err := ReadManifest(d)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			if err := checkShard(set.mans[0], m, dirs[0], d); err != nil {
-				return nil, err
-			}
-		}
+	var err error
+	if set.mans, err = readShardManifests(dirs); err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
 		sum, err := safefile.SHA256(filepath.Join(d, "manifest.json"))
 		if err != nil {
 			return nil, fmt.Errorf("msrag: %w", err)
 		}
-		set.mans, set.sums = append(set.mans, m), append(set.sums, sum)
+		set.sums = append(set.sums, sum)
 	}
 	if err := set.checkNumbers(); err != nil {
 		return nil, err
 	}
-	var err error
 	if set.allKinds, err = channel.KindsOf(set.mans[0]); err != nil {
 		return nil, fmt.Errorf("msrag: index %s: %w", dirs[0], err)
 	}

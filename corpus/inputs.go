@@ -15,6 +15,10 @@ type Input struct {
 	Path   string
 	Size   int64
 	SHA256 string
+	// Shared is set for a file that every shard of a sharded read (see
+	// [Options.Shard]) reads whole, keeping its units: a JSONL file. The
+	// files of a directory are each one shard's own.
+	Shared bool
 }
 
 // Inputs returns the files r has read whole so far, for the readers that

@@ -146,6 +146,7 @@ func jsonID(f jsonField) (string, error) {
 // inputs is the file, once read to its end.
 func (r *jsonlReader) inputs() []Input {
 	if in, ok := r.lr.hf.input(r.lr.path); ok {
+		in.Shared = r.opts.Shard.active()
 		return []Input{in}
 	}
 	return nil

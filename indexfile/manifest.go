@@ -111,6 +111,11 @@ type Input struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 	MTime  string `json:"mtime,omitempty"`
+	// Shared marks a file that every shard of a sharded build reads whole,
+	// keeping its part (a JSONL file read with --shard i/n): the shards of
+	// one corpus all record it, alike. A file of a directory is one shard's
+	// own (absent: false, as in manifests written before it was recorded).
+	Shared bool `json:"shared,omitempty"`
 }
 
 // LateInfo describes the segments of a late-chunked index.
