@@ -111,22 +111,17 @@ func openShardSet(dirs []string) (*shardSet, error) {
 }
 
 // checkNumbers fails unless the shards that record their place in a
-// sharded build (msrag index --shard i/n) are distinct places of one build
-// of as many shards as there are directories.
+// sharded build (msrag index --shard i/n) are of a build of as many shards
+// as there are directories (checkParts has checked one n, each place once).
 func (s *shardSet) checkNumbers() error {
-	seen := map[string]string{}
 	for i, m := range s.mans {
+		var k, n int
 		if m.Shard == "" {
 			continue
 		}
-		var k, n int
 		if _, err := fmt.Sscanf(m.Shard, "%d/%d", &k, &n); err != nil || n != len(s.dirs) {
 			return fmt.Errorf("msrag: %s holds shard %s, and %d shard directories were given: %w", s.dirs[i], m.Shard, len(s.dirs), ErrIndexMismatch)
 		}
-		if other, ok := seen[m.Shard]; ok {
-			return fmt.Errorf("msrag: %s and %s both hold shard %s: %w", other, s.dirs[i], m.Shard, ErrIndexMismatch)
-		}
-		seen[m.Shard] = s.dirs[i]
 	}
 	return nil
 }
