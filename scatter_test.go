@@ -319,6 +319,11 @@ func TestScatterStatisticsChanged(t *testing.T) {
 	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
 		t.Fatalf("a statistics record without its shard's manifest: %v", err)
 	}
+	// A record of format 1, whose statistics were unchecked.
+	os.WriteFile(rec, regexp.MustCompile(`"format": [0-9]+`).ReplaceAll(data, []byte(`"format": 1`)), 0o644)
+	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "format 1, this msrag reads 2") {
+		t.Fatalf("a statistics record of format 1: %v", err)
+	}
 }
 
 // TestScatterRemovesLeftovers checks that what a task killed while
