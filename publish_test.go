@@ -155,3 +155,19 @@ func entryNames(tb testing.TB, dir string) []string {
 	}
 	return names
 }
+
+// TestShardDirsAfterCrash: a shard a crash left aside is put back before
+// the shards are listed, and the copies a publish keeps under hidden names
+// (a staging directory holding a complete index, the old one aside) are
+// never taken as shards.
+func TestShardDirsAfterCrash(t *testing.T) {
+	base := t.TempDir()
+	shards := buildShards(t, writeJSONL(t, scifactDocs(t, 30)), base, 2, 4, Config{Embedder: testEmbedder(t), Windows: testWindows})
+	copyTree(t, shards[0], filepath.Join(base, ".shard-0.msrag-tmp-7"))
+	if err := os.Rename(shards[1], safefile.AsideName(shards[1])); err != nil {
+		t.Fatal(err)
+	}
+	if got := ShardDirs(base); !reflect.DeepEqual(got, shards) {
+		t.Errorf("ShardDirs = %v, want %v", got, shards)
+	}
+}
