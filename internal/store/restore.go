@@ -45,8 +45,8 @@ func restore(dir string) error {
 // publish, which takes milliseconds.
 const restoreWait = 10 * time.Second
 
-// restoreMissing is what a reader does when dir is missing: if a copy of it
-// was left aside, it takes dir's lock (which puts the copy back, see
+// restoreMissing is what a reader does when dir is missing: if a complete
+// copy of it was left aside, it takes dir's lock (which puts the copy back, see
 // LockDir) and releases it. It reports whether dir exists afterwards.
 func restoreMissing(dir string) bool {
 	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
@@ -54,9 +54,7 @@ func restoreMissing(dir string) bool {
 	}
 	found := false
 	for _, a := range asides(dir) {
-		if _, err := os.Lstat(a); err == nil {
-			found = true
-		}
+		found = found || hasManifest(a)
 	}
 	if !found {
 		return false
