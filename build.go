@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/build"
+	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
 )
@@ -193,6 +194,9 @@ type Config struct {
 	// prepareHook, when set by a test, is called for every document before
 	// it is tokenized (build.Config.PrepareHook).
 	prepareHook func(id string) error
+	// publish, set by a test, moves the staging directory into place
+	// (store.Stage.Replace): its Step sees each step of the publish.
+	publish safefile.Replacer
 }
 
 // ChannelConfig is a kind of channel a build makes and its parameters (nil:
@@ -341,6 +345,7 @@ func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
+	st.Replace = cfg.publish
 	return st, nil
 }
 

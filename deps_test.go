@@ -16,7 +16,9 @@ var pureImports = map[string][]string{
 	"chunk": {"github.com/msrag/msrag"},
 	"embed": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
 	// remote implements embed.Embedder and tokenizes with tokenizer.
-	"remote": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
+	// remote writes through internal/safefile, which exchanges directories
+	// with golang.org/x/sys/unix.
+	"remote": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "golang.org/x/sys", "github.com/rivo/uniseg"},
 	// hub checks a fetched dataset with corpus, so it may use what corpus uses.
 	"hub": {"github.com/msrag/msrag", "github.com/apache/arrow-go/v18", "github.com/apache/thrift",
 		"github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/klauspost/cpuid/v2",

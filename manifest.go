@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/indexfile"
@@ -50,15 +51,18 @@ func IsIndex(dir string) bool { return store.IsIndex(dir) }
 
 // ShardDirs returns the index directories dir stands for: dir itself when
 // it holds an index, else its subdirectories that hold one, in name order
-// (the shards of a sharded build); nil when there are none.
+// (the shards of a sharded build); nil when there are none. Hidden names
+// are not shards: a build stages an index, and keeps the one it replaces,
+// under a hidden name beside it.
 func ShardDirs(dir string) []string {
 	if IsIndex(dir) {
 		return []string{dir}
 	}
+	store.RestoreIn(dir)
 	subs, _ := filepath.Glob(filepath.Join(dir, "*"))
 	var shards []string
 	for _, s := range subs {
-		if IsIndex(s) {
+		if !strings.HasPrefix(filepath.Base(s), ".") && IsIndex(s) {
 			shards = append(shards, s)
 		}
 	}

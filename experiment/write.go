@@ -28,7 +28,11 @@ type Files struct {
 	MTEB []string
 }
 
-// write writes every output file into spec.Out, each atomically.
+// write writes every output file into spec.Out, each atomically, and
+// results.json last, listing the others with their sha256
+// (report.Eval.Files): the old results.json is removed first, so that a run
+// stopped while it writes leaves none, and one that stands beside files of
+// another run is found out by report.ReadFile.
 func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	f := Files{
 		Results: filepath.Join(spec.Out, "results.json"),
@@ -37,6 +41,9 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	}
 	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
 		return f, fmt.Errorf("experiment: %w", err)
+	}
+	if err := removeFile(f.Results); err != nil {
+		return f, err
 	}
 	scores := map[string]eval.Results{}
 	for _, c := range res.Report.Configs {
@@ -60,9 +67,6 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	} else if err != nil {
 		return f, err
 	}
-	if err := writeJSON(f.Results, res.Report); err != nil {
-		return f, err
-	}
 	if err := writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) }); err != nil {
 		return f, err
 	}
@@ -74,8 +78,39 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	if f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb); err != nil {
 		return f, err
 	}
-	f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
-	return f, err
+	if f.Qrels, err = qrelsFile(spec, ds, res.Qrels); err != nil {
+		return f, err
+	}
+	if res.Report.Files, err = report.OutputFiles(spec.Out, f.written(spec.Out)); err != nil {
+		return f, err
+	}
+	return f, writeJSON(f.Results, res.Report)
+}
+
+// written returns the files written into out but results.json: the MTEB
+// result files with the model_meta.json beside each, and the qrels file
+// when it is not the dataset's.
+func (f Files) written(out string) []string {
+	paths := append([]string{f.Report, f.Metrics}, f.Runs...)
+	paths = append(paths, f.Plots...)
+	for _, m := range f.MTEB {
+		paths = append(paths, m, filepath.Join(filepath.Dir(m), "model_meta.json"))
+	}
+	if rel, err := filepath.Rel(out, f.Qrels); err == nil && filepath.IsLocal(rel) {
+		paths = append(paths, f.Qrels)
+	}
+	return paths
+}
+
+// removeFile removes path, if it is there, and syncs its directory.
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := safefile.SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
 // qrelsFile returns the split's qrels file when it is one TSV file, and

@@ -46,6 +46,10 @@ type Eval struct {
 	Created      time.Time `json:"created"`
 	// Build is the msrag build and native library versions of the run.
 	Build provenance.Build `json:"build"`
+	// Files are the other files the run wrote into its output directory,
+	// with their sha256: results.json is written after them, so that it
+	// says which files belong with it (ReadFile checks them).
+	Files []OutputFile `json:"files,omitempty"`
 	// Dataset is the dataset's name (its directory's base name); DatasetDir
 	// the directory as given.
 	Dataset    string `json:"dataset"`
@@ -231,7 +235,9 @@ func (e *Eval) Config(name string) *Config {
 	return nil
 }
 
-// ReadFile reads results.json.
+// ReadFile reads results.json and checks the files it lists that lie
+// beside it (see Eval.Files): one that differs is an error wrapping
+// [ErrOtherRun]. A results.json copied alone is read without them.
 func ReadFile(path string) (*Eval, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -240,6 +246,9 @@ func ReadFile(path string) (*Eval, error) {
 	var e Eval
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, fmt.Errorf("report: reading %s: %w", path, err)
+	}
+	if err := checkFiles(path, e.Files); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	return &e, nil
 }

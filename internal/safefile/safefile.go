@@ -5,8 +5,11 @@
 //     flushes it, syncs it, renames it into place and syncs the directory;
 //     [File.Abort] removes it. [File.Sum] is the sha256 of what was written.
 //   - [Write] and [WriteFile] do the same for content produced at once.
-//   - [ReplaceDir] moves a complete directory into place, keeping the old
-//     one whole until the new one is there.
+//   - [ReplaceDir] moves a complete directory into place in one atomic
+//     exchange (renameat2 RENAME_EXCHANGE), or where the file system refuses
+//     it in two renames through an aside name ([AsideName]) that [Restore]
+//     puts back after a crash between them; a [Replacer] does the same with
+//     hooks between the steps.
 //   - [SHA256] hashes a file on disk, the one place that does.
 //
 // Errors name the file and what failed, without a package prefix: callers
@@ -17,7 +20,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -191,41 +193,4 @@ func SHA256(path string) (string, error) {
 		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// ErrNotReplaceable is returned by [ReplaceDir] when the destination exists
-// and the caller's check says it must not be replaced.
-var ErrNotReplaceable = errors.New("exists and may not be replaced")
-
-// ReplaceDir moves the complete directory tmp to dir, which must be on the
-// same file system. An existing dir is first checked with replaceable (nil:
-// anything may be replaced), moved aside and removed only once the new one is
-// in place, so at every moment dir holds the old content or the new (between
-// the two renames it holds none, and the old one is still whole beside it).
-// tmp and the parent directory are synced.
-func ReplaceDir(tmp, dir string, replaceable func(string) bool) error {
-	dir = filepath.Clean(dir)
-	if err := SyncDir(tmp); err != nil {
-		return err
-	}
-	var aside string
-	if _, err := os.Stat(dir); err == nil {
-		if replaceable != nil && !replaceable(dir) {
-			return fmt.Errorf("%s %w", dir, ErrNotReplaceable)
-		}
-		aside = tmp + ".old"
-		if err := os.Rename(dir, aside); err != nil {
-			return fmt.Errorf("moving the old %s aside: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if aside != "" {
-			os.Rename(aside, dir)
-		}
-		return fmt.Errorf("moving %s into place: %w", dir, err)
-	}
-	if aside != "" {
-		os.RemoveAll(aside)
-	}
-	return SyncDir(filepath.Dir(dir))
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"syscall"
 	"testing"
 	"time"
@@ -149,6 +150,134 @@ func TestReadSmall(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: ReadSmall blocks", p)
+		}
+	}
+}
+
+// replaceSteps replaces the directory holding a = "1" with one holding
+// a = "2" through r, and returns, for each step, the names in root and what
+// dst/a held just before it.
+func replaceSteps(t *testing.T, r safefile.Replacer) (root, dst string, seen map[string]string) {
+	t.Helper()
+	root = t.TempDir()
+	dst = filepath.Join(root, "index")
+	mk := func(content string) string {
+		d, err := os.MkdirTemp(root, ".stage-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "a"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if err := safefile.ReplaceDir(mk("1"), dst, nil); err != nil {
+		t.Fatal(err)
+	}
+	seen = map[string]string{}
+	r.Step = func(step string) {
+		b, err := os.ReadFile(filepath.Join(dst, "a"))
+		if err != nil {
+			seen[step] = "missing"
+			return
+		}
+		seen[step] = string(b)
+	}
+	if err := r.Replace(mk("2"), dst, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "a")); string(b) != "2" {
+		t.Errorf("after replacing, a = %q", b)
+	}
+	if n := entries(t, root); len(n) != 1 {
+		t.Errorf("root holds %v, want the index only", n)
+	}
+	return root, dst, seen
+}
+
+// TestReplaceDirExchanges: the old directory and the new are exchanged in
+// one rename, so that before and after each step the destination holds a
+// whole one, and no aside name is used.
+func TestReplaceDirExchanges(t *testing.T) {
+	_, _, seen := replaceSteps(t, safefile.Replacer{})
+	want := map[string]string{safefile.StepExchange: "1", safefile.StepRemove: "2"}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("destination before each step: %v, want %v (a file system without RENAME_EXCHANGE takes the two renames)", seen, want)
+	}
+}
+
+// TestReplaceDirWithoutExchange: the two renames leave the destination
+// missing between them, the old one whole at its aside name.
+func TestReplaceDirWithoutExchange(t *testing.T) {
+	_, _, seen := replaceSteps(t, safefile.Replacer{NoExchange: true})
+	want := map[string]string{safefile.StepAside: "1", safefile.StepInPlace: "missing", safefile.StepRemove: "2"}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("destination before each step: %v, want %v", seen, want)
+	}
+}
+
+// TestRestore: an aside copy with no directory is put back; beside a
+// complete directory it is removed; anything else is left.
+func TestRestore(t *testing.T) {
+	complete := func(d string) bool { _, err := os.Stat(filepath.Join(d, "a")); return err == nil }
+	for _, c := range []struct {
+		name              string
+		dir, aside        string // "": absent; "-": an empty directory; else a's content
+		back              bool
+		wantDir, wantSide string
+	}{
+		{"lone copy", "", "1", true, "1", ""},
+		{"stale copy", "2", "1", false, "2", ""},
+		{"directory not complete", "-", "1", false, "-", "1"},
+		{"copy not complete", "", "-", false, "", "-"},
+		{"no copy", "2", "", false, "2", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "index")
+			aside := safefile.AsideName(dir)
+			put := func(d, v string) {
+				if v == "" {
+					return
+				}
+				os.Mkdir(d, 0o755)
+				if v != "-" {
+					os.WriteFile(filepath.Join(d, "a"), []byte(v), 0o644)
+				}
+			}
+			get := func(d string) string {
+				if _, err := os.Stat(d); err != nil {
+					return ""
+				}
+				b, err := os.ReadFile(filepath.Join(d, "a"))
+				if err != nil {
+					return "-"
+				}
+				return string(b)
+			}
+			put(dir, c.dir)
+			put(aside, c.aside)
+			back, err := safefile.Restore(dir, aside, complete)
+			if err != nil || back != c.back {
+				t.Fatalf("Restore = %v, %v, want %v", back, err, c.back)
+			}
+			if get(dir) != c.wantDir || get(aside) != c.wantSide {
+				t.Errorf("directory %q, aside %q; want %q, %q", get(dir), get(aside), c.wantDir, c.wantSide)
+			}
+		})
+	}
+}
+
+func TestAsideName(t *testing.T) {
+	a := safefile.AsideName("/x/idx/")
+	if a != "/x/.idx.msrag-old" {
+		t.Errorf("AsideName = %s", a)
+	}
+	if d, ok := safefile.AsideOf(a); !ok || d != "/x/idx" {
+		t.Errorf("AsideOf(%s) = %s, %v", a, d, ok)
+	}
+	for _, p := range []string{"/x/idx", "/x/.msrag-old", "/x/idx.msrag-old", "/x/.idx.msrag-tmp-1"} {
+		if d, ok := safefile.AsideOf(p); ok {
+			t.Errorf("AsideOf(%s) = %s, true", p, d)
 		}
 	}
 }

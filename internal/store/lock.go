@@ -32,7 +32,9 @@ func lockPath(dir string) string {
 }
 
 // LockDir takes the lock of the index directory dir, creating its parent
-// when needed. When another process (or another LockDir in this one) holds
+// when needed. Holding it, it finishes what a build killed during its
+// publish left: an index left aside with dir missing is put back, and
+// aside copies beside a complete dir are removed. When another process (or another LockDir in this one) holds
 // it, LockDir fails at once with an error wrapping [ErrBusy] that names the
 // holder, or with wait polls until the lock is free or ctx is done.
 func LockDir(ctx context.Context, dir string, wait bool) (*Lock, error) {
@@ -46,7 +48,12 @@ func LockDir(ctx context.Context, dir string, wait bool) (*Lock, error) {
 			host, _ := os.Hostname()
 			note := fmt.Sprintf("pid %d, started %s on %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339), host)
 			f.WriteAt([]byte(note), 0)
-			return &Lock{f: f, path: path}, nil
+			l := &Lock{f: f, path: path}
+			if err := restoreLocked(dir); err != nil {
+				l.Unlock()
+				return nil, err
+			}
+			return l, nil
 		}
 		if !errors.Is(err, ErrBusy) {
 			return nil, err

@@ -42,14 +42,23 @@ const NoModelFormatVersion = indexfile.NoModelFormatVersion
 // manifest, its files or the model it is opened with.
 var ErrMismatch = indexfile.ErrMismatch
 
-// IsIndex reports whether dir holds a manifest.
+// IsIndex reports whether dir holds a manifest. A missing dir whose index a
+// build killed during its publish left aside is put back first (see
+// LockDir).
 func IsIndex(dir string) bool {
+	return hasManifest(dir) || restoreMissing(dir) && hasManifest(dir)
+}
+
+// hasManifest reports whether dir holds a manifest, as it is now.
+func hasManifest(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ManifestName))
 	return err == nil
 }
 
-// ReadManifest reads and checks dir's manifest.
+// ReadManifest reads and checks dir's manifest. A missing dir is put back
+// as IsIndex does.
 func ReadManifest(dir string) (*Manifest, error) {
+	restoreMissing(dir)
 	path := filepath.Join(dir, ManifestName)
 	data, err := safefile.ReadSmall(path, maxManifest)
 	if err != nil {

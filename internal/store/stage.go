@@ -25,6 +25,9 @@ type Stage struct {
 	lock     *Lock
 	ownLock  bool
 	done     bool
+	// Replace moves the staging directory into place; its zero value is
+	// safefile.ReplaceDir's. Tests set its Step to look between the steps.
+	Replace safefile.Replacer
 }
 
 // writePiece is the most bytes Create writes without looking at the
@@ -35,8 +38,10 @@ const writePiece = 8 << 20
 // NewStage starts writing the index directory dir. lock must be dir's lock,
 // held by the caller until the Stage is published or aborted; nil makes
 // NewStage take it (as [LockDir] with wait) and Publish or Abort release it.
-// Staging directories of dir left by killed builds are removed: while the
-// lock is held, no live build has one.
+// Staging directories of dir left by killed builds are removed (while the
+// lock is held, no live build has one), except a complete index while dir
+// is none: the lock put back an index left aside (see LockDir), and the
+// cleanup never removes the last complete copy.
 func NewStage(ctx context.Context, dir string, lock *Lock, wait bool) (*Stage, error) {
 	dir = filepath.Clean(dir)
 	s := &Stage{ctx: ctx, dir: dir, lock: lock}
@@ -50,6 +55,9 @@ func NewStage(ctx context.Context, dir string, lock *Lock, wait bool) (*Stage, e
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	old, _ := filepath.Glob(filepath.Join(parent, "."+base+stagingMark+"*"))
 	for _, o := range old {
+		if hasManifest(o) && !hasManifest(dir) {
+			continue
+		}
 		os.RemoveAll(o)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+base+stagingMark)
@@ -115,7 +123,7 @@ func (s *Stage) Publish(m *Manifest) error {
 		err = safefile.WriteFile(filepath.Join(s.tmp, ManifestName), data)
 	}
 	if err == nil {
-		err = safefile.ReplaceDir(s.tmp, s.dir, replaceable)
+		err = s.Replace.Replace(s.tmp, s.dir, replaceable)
 	}
 	if err != nil {
 		os.RemoveAll(s.tmp)
@@ -144,7 +152,7 @@ func (s *Stage) release() {
 // replaceable reports whether dir may be replaced by a new index: it holds a
 // manifest or nothing at all.
 func replaceable(dir string) bool {
-	if IsIndex(dir) {
+	if hasManifest(dir) {
 		return true
 	}
 	entries, err := os.ReadDir(dir)
