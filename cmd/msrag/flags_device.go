@@ -48,21 +48,23 @@ func checkModelDevice(c *cli.Context, cmd string) error {
 	return deviceUsage(cmd, c.String("model"), embed.CheckOptions(c.String("model"), eo))
 }
 
-// searchModelOptions maps the device flags of a search (any phase) over
-// the index whose first manifest records m to the options its model is
-// opened with. They also place the FAISS indices (faissGPUs), so GPUs
-// with --device cpu go to FAISS only, and a model that runs on no device
-// (behind a server, the hash test embedder) is opened without them. Flags
-// that nothing would use are a usage error: any device on an index
-// without a model (no model, no FAISS index), --device-id with --device cpu.
+// searchModelOptions maps the device flags of a search (any phase; tune's
+// too) over the index whose first manifest records m to the options its
+// model is opened with. They also place the FAISS indices (faissGPUs), so
+// GPUs with --device cpu go to FAISS only, and a model that runs on no
+// device (behind a server, the hash test embedder) is opened without them.
+// Flags that nothing would use are a usage error: any device on an index
+// without a model (no model, no FAISS index), --device-id with --device
+// cpu.
 func searchModelOptions(c *cli.Context, dir string, m msrag.ModelInfo) (embed.Options, error) {
 	eo, err := embedderOptions(c)
 	if err != nil {
 		return eo, err
 	}
+	cmd := c.Command.Name
 	if m.None() {
 		if field, value := eo.ChoosesDevice(); field != "" {
-			return eo, usagef("search: %s %s: index %s was built with --model none: it has no model and no FAISS index to put on a device", deviceFlagNames[field], value, dir)
+			return eo, usagef("%s: %s %s: index %s was built with --model none: it has no model and no FAISS index to put on a device", cmd, deviceFlagNames[field], value, dir)
 		}
 		return eo, nil
 	}
@@ -70,7 +72,7 @@ func searchModelOptions(c *cli.Context, dir string, m msrag.ModelInfo) (embed.Op
 		eo.GPUs = nil
 	}
 	if err := eo.Check(); err != nil {
-		return eo, deviceUsage("search", m.Name, err)
+		return eo, deviceUsage(cmd, m.Name, err)
 	}
 	if !msrag.EmbedderDevices(m) {
 		eo = eo.WithoutDevice()
