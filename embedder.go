@@ -50,6 +50,17 @@ func ReopenEmbedder(ctx context.Context, m ModelInfo, opts embed.Options) (Embed
 	return e, nil
 }
 
+// EmbedderDevices reports whether the model m records runs on a device of
+// this machine that embed.Options.Device chooses (embed.Kind.Devices):
+// false for an index without a model, a model behind a server, or a kind
+// not registered.
+func EmbedderDevices(m ModelInfo) bool {
+	if m.None() {
+		return false
+	}
+	return embed.Devices(embed.Origin{Kind: m.Origin.Kind}, m.Name)
+}
+
 // modelInfoOf records what the index manifest keeps of an embedder: its
 // Spec, and its origin when it reports one. Origin parameters that are not
 // JSON objects (a kind's mistake) are kept as given; writing the manifest

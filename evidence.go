@@ -1,6 +1,8 @@
 package msrag
 
 import (
+	"fmt"
+
 	"github.com/msrag/msrag/channel"
 )
 
@@ -13,18 +15,20 @@ type evidenceRef struct{ hit, ev, ci, p int }
 // or those the chunk's kind gives (channel.Explainer: the query terms a
 // lexical chunk holds). The chunks are explained together per channel and
 // shard, so that each query term's postings are decoded once for all of
-// them; a channel without a trace of its search is left without terms.
-func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
+// them; a channel without a trace of its search is left without terms. A
+// kind that fails to explain its chunks fails the search: its terms are
+// never dropped in silence.
+func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) error {
 	if ch.terms != nil {
 		for _, r := range refs {
 			if t := ch.terms[r.ci]; t != nil {
 				row[r.hit].Evidence[r.ev].Terms = t[r.p]
 			}
 		}
-		return
+		return nil
 	}
 	if ch.q == nil || ch.rows == nil {
-		return
+		return nil
 	}
 	type group struct {
 		ci    int
@@ -58,13 +62,17 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) {
 			rows[k] = ch.rows[g.ci][refs[i].p]
 		}
 		held, err := e.Explain(ch.q, q, g.ci-ix.first[kind], rows)
+		if err == nil && len(held) != len(rows) {
+			err = fmt.Errorf("%d rows explained of %d", len(held), len(rows))
+		}
 		if err != nil {
-			continue
+			return fmt.Errorf("msrag: explaining the chunks of channel %s of %s for query %d: %w", ch.Layout[g.ci].Name(), ix.shards[g.shard].where(), q, err)
 		}
 		for k, i := range list {
 			row[refs[i].hit].Evidence[refs[i].ev].Terms = held[k]
 		}
 	}
+	return nil
 }
 
 // explains reports whether channels of kind k show the terms a chunk holds

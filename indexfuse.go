@@ -66,12 +66,13 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms), nil
+	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms)
 }
 
 // hitsOf turns a fused ranking into Hits with their evidence (with terms,
-// what explains each chunk: the query terms of a lexical one).
-func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) [][]Hit {
+// what explains each chunk: the query terms of a lexical one). It fails
+// when a channel fails to explain its chunks.
+func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) ([][]Hit, error) {
 	out := make([][]Hit, ch.NQ)
 	var refs []evidenceRef
 	for q := range ch.NQ {
@@ -91,9 +92,11 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) 
 			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
 		}
 		if terms {
-			ix.explain(ch, q, row, refs)
+			if err := ix.explain(ch, q, row, refs); err != nil {
+				return nil, err
+			}
 		}
 		out[q] = row
 	}
-	return out
+	return out, nil
 }

@@ -156,17 +156,24 @@ func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 		return nil
 	}
 	if ix.emb == nil {
-		eo := opts.EmbedderOptions
-		if eo.GPUs == nil {
-			eo.GPUs = opts.GPUs
-		}
-		e, err := ReopenEmbedder(context.Background(), ix.man.Model, eo)
+		e, err := ReopenEmbedder(context.Background(), ix.man.Model, modelOptions(opts, ix.man.Model))
 		if err != nil {
 			return fmt.Errorf("msrag: index %s was built with model %q: %w", dir, ix.man.Model.Name, err)
 		}
 		ix.emb, ix.ownEmb = e, true
 	}
 	return checkEmbedder(ix.man, ix.emb, dir)
+}
+
+// modelOptions returns the options the model m is opened with: the
+// EmbedderOptions, with the FAISS indices' GPUs when they choose none and
+// the model runs on CUDA ("cuda" or "auto").
+func modelOptions(opts OpenOptions, m ModelInfo) embed.Options {
+	eo := opts.EmbedderOptions
+	if eo.GPUs == nil && (eo.Device == embed.DeviceCUDA || eo.Device == embed.DeviceAuto) && EmbedderDevices(m) {
+		eo.GPUs = opts.GPUs
+	}
+	return eo
 }
 
 // gpuMover is a kind's part of a shard that can move to GPUs (the dense

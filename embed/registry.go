@@ -30,7 +30,8 @@ type Originer interface {
 }
 
 // Options say how to open an embedder, whatever its kind. A kind uses what
-// applies to it and ignores the rest.
+// applies to it and ignores the rest, but for the device: Open and Reopen
+// refuse device fields that would do nothing (Options.Check, Kind.Devices).
 type Options struct {
 	// Device is "cpu" (or ""), "cuda", or "auto" (CUDA if it can be had).
 	Device string
@@ -102,6 +103,11 @@ type Kind struct {
 	Open func(ctx context.Context, name string, o Options) (Embedder, error)
 	// Reopen opens the model an Origin of this kind records.
 	Reopen func(ctx context.Context, origin Origin, o Options) (Embedder, error)
+	// Devices says that the kind runs its models on a device of this
+	// machine that Options.Device, DeviceID and GPUs choose. Open and
+	// Reopen refuse options that choose a device for a kind without
+	// (ErrNoDevice): they would do nothing.
+	Devices bool
 }
 
 // ErrUnknownKind is wrapped by the errors of Open and Reopen when no
@@ -199,6 +205,9 @@ func Open(ctx context.Context, name string, o Options) (Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKind(k, o); err != nil {
+		return nil, err
+	}
 	return k.Open(ctx, name, o)
 }
 
@@ -214,6 +223,9 @@ func Reopen(ctx context.Context, origin Origin, o Options) (Embedder, error) {
 	kindsMu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("embed: kind %q is not registered (registered: %s): %w", origin.Kind, list, ErrUnknownKind)
+	}
+	if err := checkKind(k, o); err != nil {
+		return nil, err
 	}
 	return k.Reopen(ctx, origin, o)
 }

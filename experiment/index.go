@@ -25,21 +25,37 @@ func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.
 	why := "rebuild asked for"
 	if !spec.Rebuild {
 		ix, reason, err := reuse(spec, src)
-		if err != nil || ix != nil {
+		if err != nil {
+			return nil, report.IndexInfo{}, err
+		}
+		if ix != nil {
 			tm.Open = time.Since(t0).Seconds()
 			fmt.Fprintf(spec.Log, "eval: reusing index %s (%s)\n", spec.Build.Out, reason)
-			return ix, report.IndexInfo{Dir: spec.Build.Out, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, err
+			return ix, report.IndexInfo{Dir: spec.Build.Out, Reused: true, Why: reason, CorpusSHA256: src.SHA256}, nil
 		}
 		why = reason
-		if len(indexDirs(spec.Build.Out)) > 0 && !rebuildable(spec.Build.Out) {
-			// An index built by msrag index is not replaced unasked.
-			return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s was built by msrag index and does not fit this evaluation: %s; "+
-				"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", spec.Build.Out, reason)
+		if err := keepUnasked(spec.Build.Out, reason); err != nil {
+			return nil, report.IndexInfo{}, err
 		}
 	}
 	fmt.Fprintf(spec.Log, "eval: building index %s: %s\n", spec.Build.Out, why)
 	ix, err := build(ctx, spec, ds, src, lock, tm)
 	return ix, report.IndexInfo{Dir: spec.Build.Out, Why: why, CorpusSHA256: src.SHA256}, err
+}
+
+// keepUnasked refuses to replace an index in dir that msrag index built (an
+// evaluation replaces only its own unasked); reason says why it does not
+// fit.
+func keepUnasked(dir, reason string) error {
+	if len(indexDirs(dir)) == 0 {
+		return nil
+	}
+	own, err := rebuildable(dir)
+	if err != nil || own {
+		return err
+	}
+	return fmt.Errorf("experiment: index %s was built by msrag index and does not fit this evaluation: %s; "+
+		"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", dir, reason)
 }
 
 // unserved names the configurations that fuse a channel the layout lacks.

@@ -15,13 +15,14 @@ func indexDirs(dir string) []string { return msrag.ShardDirs(dir) }
 
 // rebuildable reports whether the index in dir is one an evaluation built
 // for itself (its manifest says so, or, from before manifests said it, a
-// record of its corpus lies beside it): one it may build again.
-func rebuildable(dir string) bool {
+// record of its corpus lies beside it): one it may build again. A record
+// there that cannot be read is an error.
+func rebuildable(dir string) (bool, error) {
 	if m, err := msrag.ReadManifest(dir); err == nil && m.Rebuildable {
-		return true
+		return true, nil
 	}
 	rec, err := readSource(dir)
-	return err == nil && rec != nil
+	return rec != nil, err
 }
 
 // reuse opens the index (or the shards) in spec.Build.Out when it fits spec:
@@ -175,7 +176,7 @@ func legacyDiffers(dir string, src *corpusSource) (string, error) {
 	rec, err := readSource(dir)
 	switch {
 	case err != nil:
-		return err.Error(), nil
+		return "", err
 	case rec == nil:
 		return "its manifest " + filepath.Join(dir, "manifest.json") + " records no inputs (built before msrag recorded them, or from a Parquet or Arrow corpus)", nil
 	}

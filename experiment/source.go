@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,15 +209,21 @@ func (s *corpusSource) matches(rec *corpusSource) (bool, error) {
 // corpus before manifests recorded it (INDEX.source.json).
 func sidecarPath(ixDir string) string { return filepath.Clean(ixDir) + ".source.json" }
 
-// readSource reads the record beside an index; nil when there is none.
+// readSource reads the record beside an index; nil when there is none (no
+// file). A record there that cannot be read is an error: whether the index
+// is reused, or may be rebuilt, is never decided on a record unread.
 func readSource(ixDir string) (*corpusSource, error) {
-	data, err := safefile.ReadSmall(sidecarPath(ixDir), 1<<20)
-	if err != nil {
+	path := sidecarPath(ixDir)
+	data, err := safefile.ReadSmall(path, 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiment: reading the corpus record of index %s: %w", ixDir, err)
 	}
 	var rec corpusSource
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("unreadable %s: %v", sidecarPath(ixDir), err)
+		return nil, fmt.Errorf("experiment: unreadable %s: %v", path, err)
 	}
 	return &rec, nil
 }
@@ -264,7 +271,7 @@ func CheckSource(ixDir, corpusPath string) error {
 func checkLegacySource(ixDir string, src *corpusSource) error {
 	rec, err := readSource(ixDir)
 	if err != nil {
-		return fmt.Errorf("experiment: %v", err)
+		return err
 	}
 	if rec == nil {
 		return nil

@@ -17,7 +17,7 @@ const KindName = "onnx"
 // every model name no other kind claims (a built-in or fetched model's name,
 // a model directory).
 func init() {
-	embed.Register(embed.Kind{Name: KindName, Open: openKind, Reopen: reopenKind})
+	embed.Register(embed.Kind{Name: KindName, Open: openKind, Reopen: reopenKind, Devices: true})
 	provenance.RegisterRuntime("onnxruntime", RuntimeVersion)
 }
 
@@ -45,9 +45,13 @@ func OptionsFrom(o embed.Options) (Options, error) {
 // cache on its first use (EnsureModel, saying so on o.Log) unless o.Offline
 // or $MSRAG_OFFLINE forbid it. With o.GPUs and device "cuda" or "auto", the
 // model gets one session per GPU with the batches handed out as they come free
-// (OpenPool); with device "cpu" the GPUs are ignored. It is the kind's
-// opener, what embed.Open calls for a name no other kind claims.
+// (OpenPool); GPUs or a device number with device "cpu" are an error
+// (embed.Options.Check). It is the kind's opener, what embed.Open calls for
+// a name no other kind claims.
 func OpenModel(ctx context.Context, name string, o embed.Options) (embed.Embedder, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	opts, err := OptionsFrom(o)
 	if err != nil {
 		return nil, err

@@ -115,8 +115,13 @@ func (s *Suite) open(ctx context.Context, name string) (msrag.Embedder, error) {
 // non-semantic test embedder). This package registers every built-in kind
 // (package embedders). A built-in model that is not fetched gives an error
 // that names the command that fetches it (msrag model fetch NAME). The
-// caller closes the embedder.
+// caller closes the embedder. The suite's device is for its models that
+// run on one: a model that runs on none (a server's, the hash test
+// embedder) is opened without it, which embed.Open would refuse.
 func OpenModel(ctx context.Context, name string, opts embed.Options) (msrag.Embedder, error) {
 	opts.GPUs = slices.Clone(opts.GPUs)
+	if !embed.Devices(embed.Origin{}, name) {
+		opts = opts.WithoutDevice()
+	}
 	return msrag.OpenEmbedder(ctx, name, opts)
 }

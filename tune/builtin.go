@@ -32,6 +32,24 @@ var ErrNoBuiltin = errors.New("no such built-in fusion")
 // IsBuiltin reports whether name names a built-in fusion model.
 func IsBuiltin(name string) bool { return name == TransferName }
 
+// ParseBuiltin reads a fusion as msrag's flags take it: whether s names a
+// built-in fusion model, in any case (as msrag.ParseFusion takes rule
+// names), and the model's name. A built-in model takes no parameters (its
+// rule, channels and weights are those msrag tune fitted):
+// "transfer:windows=64" is an error.
+func ParseBuiltin(s string) (name string, ok bool, err error) {
+	text := strings.ToLower(strings.TrimSpace(s))
+	base, params, hasParams := strings.Cut(text, ":")
+	if !IsBuiltin(strings.TrimSpace(base)) {
+		return "", false, nil
+	}
+	name = strings.TrimSpace(base)
+	if hasParams {
+		return name, true, fmt.Errorf("tune: fusion %q: the built-in fusion %s takes no parameters, given %q: its rule, channels and weights are those msrag tune fitted (docs/fusion.md)", s, name, params)
+	}
+	return name, true, nil
+}
+
 // Builtin returns the built-in fusion model called name that serves ix:
 // the first, in file order, whose channels ix has (CheckFusionModel). A
 // built-in file that is damaged or of another version is refused as a file

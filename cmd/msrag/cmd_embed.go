@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/output"
@@ -69,6 +70,9 @@ func embedAction(c *cli.Context) error {
 	case onnx.DeviceCPU, onnx.DeviceCUDA, onnx.DeviceAuto:
 	default:
 		return usagef("embed: --device %q: want cpu, cuda or auto", c.String("device"))
+	}
+	if err := embed.CheckOptions(c.String("model"), embed.Options{Device: c.String("device"), DeviceID: c.Int("device-id")}); err != nil {
+		return deviceUsage("embed", c.String("model"), err)
 	}
 	if err := checkModelFlags(c, "embed"); err != nil {
 		return err

@@ -145,8 +145,12 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 
 // learnedFlags reads --fusion-model, --cv-folds and --cv-group.
 func learnedFlags(c *cli.Context, spec *experiment.Spec) error {
-	if p := c.String("fusion-model"); tune.IsBuiltin(p) {
-		spec.Builtin = p
+	builtin, err := builtinFusion(c, "eval", "fusion-model")
+	if err != nil {
+		return err
+	}
+	if p := c.String("fusion-model"); builtin != "" {
+		spec.Builtin = builtin
 	} else if p != "" {
 		m, err := tune.ReadFusionModel(p)
 		if err != nil {

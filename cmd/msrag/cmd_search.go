@@ -41,7 +41,7 @@ func init() {
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
 			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index with lexical windows, rrf for one without), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
-			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion"},
+			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion; " + tune.TransferName + ": the built-in fusion model, as --fusion " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
@@ -82,12 +82,16 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
 		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
 	}
+	builtin, err := searchBuiltin(c)
+	if err != nil {
+		return opts, 0, err
+	}
 	switch fu := c.String("fusion"); {
 	case c.String("fusion-model") != "":
 		if c.IsSet("fusion") && fu != "learned" && fu != "learned+router" {
 			return opts, 0, usagef("search: with --fusion-model, --fusion is learned or learned+router, not %q", fu)
 		}
-	case tune.IsBuiltin(fu): // chosen for the index once it is open (modelFusion)
+	case builtin != "": // chosen for the index once it is open (modelFusion)
 	case c.IsSet("fusion"):
 		f, err := msrag.ParseFusion(fu)
 		if err != nil {
@@ -153,24 +157,32 @@ func searchAction(c *cli.Context) error {
 }
 
 // modelFusion returns the rule of --fusion-model (checked against the
-// index), the built-in fusion --fusion names (tune.Builtin) that serves the
-// index, or f when there is neither.
+// index), or of the built-in fusion --fusion-model or --fusion names
+// (tune.Builtin) that serves the index: the rule its fit chose unless
+// --fusion says learned or learned+router; or f when there is neither.
 func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion, error) {
 	p := c.String("fusion-model")
-	if name := c.String("fusion"); p == "" && tune.IsBuiltin(name) {
-		m, err := tune.Builtin(name, ix)
-		if err != nil {
-			return f, usageError{fmt.Errorf("search: --fusion %s: %w", name, err)}
-		}
-		f, _, err = m.Chosen()
+	builtin, err := searchBuiltin(c)
+	if err != nil {
 		return f, err
 	}
-	if p == "" {
+	var m *tune.FusionModel
+	switch {
+	case builtin != "":
+		if m, err = tune.Builtin(builtin, ix); err != nil {
+			return f, usageError{fmt.Errorf("search: built-in fusion %s: %w", builtin, err)}
+		}
+		if p == "" || !c.IsSet("fusion") {
+			f, _, err = m.Chosen()
+			return f, err
+		}
+		p = builtin
+	case p == "":
 		return f, nil
-	}
-	m, err := tune.ReadFusionModel(p)
-	if err != nil {
-		return f, usageError{err}
+	default:
+		if m, err = tune.ReadFusionModel(p); err != nil {
+			return f, usageError{err}
+		}
 	}
 	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return f, usageError{fmt.Errorf("search: --fusion-model %s: %w", p, err)}
@@ -221,10 +233,14 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err := checkServerFlags(c, "search", servedKind(man.Model.Origin.Kind), modelOf(dirs[0], man.Model)); err != nil {
 		return nil, err
 	}
+	eo, err := searchModelOptions(c, dirs[0], man.Model)
+	if err != nil {
+		return nil, err
+	}
 	if man.Model.None() { // lexical windows only: no model to open, nothing on GPUs
 		return msrag.OpenWith(msrag.OpenOptions{SkipVerify: c.Bool("skip-verify")}, dirs...)
 	}
-	emb, err := reopenEmbedder(c, man.Model)
+	emb, err := reopenEmbedder(c, eo, man.Model)
 	if err != nil {
 		return nil, fmt.Errorf("search: index %s was built with model %q: %w", dirs[0], man.Model.Name, err)
 	}

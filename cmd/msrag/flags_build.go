@@ -39,6 +39,9 @@ func buildFlags(c *cli.Context, cmd string, embeddings bool) (msrag.Config, []ms
 	if err := checkModelFlags(c, cmd); err != nil {
 		return msrag.Config{}, nil, err
 	}
+	if err := checkModelDevice(c, cmd); err != nil {
+		return msrag.Config{}, nil, err
+	}
 	if cfg.Lexical, err = lexicalFlags(c, cmd); err != nil {
 		return msrag.Config{}, nil, err
 	}

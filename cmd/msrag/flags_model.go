@@ -60,11 +60,15 @@ func faissGPUs(c *cli.Context) ([]int, error) {
 	return nil, nil
 }
 
-// gpuList parses --gpus: nil when it is not given.
+// gpuList parses --gpus: nil when it is not given; given empty, it is a
+// usage error (it would choose no GPU and do nothing).
 func gpuList(c *cli.Context) ([]int, error) {
 	s := c.String("gpus")
-	if s == "" {
+	if !c.IsSet("gpus") {
 		return nil, nil
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, usagef("--gpus is empty: name the GPUs, such as 0 or 0,1")
 	}
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -129,13 +133,10 @@ func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
 	return e, remoteUsage(err)
 }
 
-// reopenEmbedder opens the model an index's manifest records, with the
-// device flags and the server flags (--endpoints, --tokenizer).
-func reopenEmbedder(c *cli.Context, m msrag.ModelInfo) (msrag.Embedder, error) {
-	eo, err := embedderOptions(c)
-	if err != nil {
-		return nil, err
-	}
+// reopenEmbedder opens the model an index's manifest records with eo, the
+// options of the device flags as a search maps them (searchModelOptions)
+// and of the server flags (--endpoints, --tokenizer).
+func reopenEmbedder(c *cli.Context, eo embed.Options, m msrag.ModelInfo) (msrag.Embedder, error) {
 	e, err := msrag.ReopenEmbedder(c.Context, m, eo)
 	return e, remoteUsage(err)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/output"
-	"github.com/msrag/msrag/tune"
 )
 
 // phase is one phase of a scatter-gather search (msrag.Statistics,
@@ -131,6 +131,10 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err != nil {
 		return err
 	}
+	eo, err := searchModelOptions(c, dirs[0], man.Model)
+	if err != nil {
+		return err
+	}
 	qpath, err := queriesPath(c.String("queries"))
 	if err != nil {
 		return err
@@ -139,7 +143,7 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err != nil {
 		return err
 	}
-	so, err := scatterOptions(c, t, opts, kinds, format == output.JSONL)
+	so, err := scatterOptions(c, t, opts, kinds, eo, format == output.JSONL)
 	if err != nil {
 		return err
 	}
@@ -157,8 +161,8 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 // (or the index's default) fuses; every kind with a fusion model or a
 // built-in one, whose rule is read in the gather.
 func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.ChannelKind, error) {
-	if c.String("fusion-model") != "" || tune.IsBuiltin(c.String("fusion")) {
-		return nil, nil
+	if builtin, err := searchBuiltin(c); err != nil || builtin != "" || c.String("fusion-model") != "" {
+		return nil, err
 	}
 	if !c.IsSet("fusion") {
 		f = msrag.DefaultFusionOf(layout)
@@ -170,12 +174,10 @@ func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.Ch
 	return kinds, nil
 }
 
-// scatterOptions maps the flags every phase shares.
-func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, terms bool) (msrag.ScatterOptions, error) {
-	eo, err := embedderOptions(c)
-	if err != nil {
-		return msrag.ScatterOptions{}, err
-	}
+// scatterOptions maps the flags every phase shares; eo are the model's
+// options (searchModelOptions).
+func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, eo embed.Options, terms bool) (msrag.ScatterOptions, error) {
+	var err error
 	so := msrag.ScatterOptions{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
 		Open: msrag.OpenOptions{SkipVerify: c.Bool("skip-verify"), EmbedderOptions: eo}}
 	if t.phase == phaseScatter {

@@ -43,6 +43,14 @@ func TestFusionTransfer(t *testing.T) {
 	if n := strings.Count(stdout, "\n"); code != exitOK || n == 0 || n%3 != 0 {
 		t.Fatalf("search --fusion transfer: exit %d, %d lines: %s", code, strings.Count(stdout, "\n"), stderr)
 	}
+	// The name in any case, and --fusion-model transfer as eval takes it:
+	// the same built-in fusion, the same run.
+	for _, flags := range [][]string{{"--fusion", "TRANSFER"}, {"--fusion-model", "transfer"}, {"--fusion-model", "Transfer"}} {
+		code, got, stderr := runCLI(t, "", append([]string{"search", "--index", index, "--queries", data, "--k", "3"}, flags...)...)
+		if code != exitOK || got != stdout {
+			t.Errorf("search %v: exit %d, %s: want the run of --fusion transfer", flags, code, stderr)
+		}
+	}
 
 	dense := filepath.Join(dir, "dense")
 	if code, _, stderr := runCLI(t, "", "index", "--corpus", data, "--out", dense, "--model", "hash-test-embedder",

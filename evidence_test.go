@@ -1,0 +1,45 @@
+package msrag
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/msrag/msrag/channel"
+)
+
+// errExplain is what failingExplainer's Explain fails with.
+var errExplain = errors.New("postings unreadable")
+
+// failingExplainer is a lexical part of a shard whose Explain fails, as a
+// kind's would on a damaged file.
+type failingExplainer struct{ channel.Shard }
+
+func (failingExplainer) Explain(*channel.Queries, int, int, []int32) ([][]string, error) {
+	return nil, errExplain
+}
+
+// TestExplainErrorFailsSearch checks that a channel that fails to explain
+// its chunks fails the search with its error, naming the channel, instead
+// of leaving the evidence without terms; a search that asks for no terms
+// does not explain and succeeds.
+func TestExplainErrorFailsSearch(t *testing.T) {
+	docs := scifactDocs(t, 40)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	k := kindIndex(ix.kinds, Lexical)
+	part := ix.shards[0].parts[k]
+	ix.shards[0].parts[k] = failingExplainer{part}
+	defer func() { ix.shards[0].parts[k] = part }()
+
+	queries := lexicalQueries(docs, 5)
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	_, err := ix.Search(context.Background(), queries, opts)
+	if !errors.Is(err, errExplain) || !strings.Contains(err.Error(), "bm25-w") {
+		t.Fatalf("search with a failing Explain: %v, want %v naming the lexical channel", err, errExplain)
+	}
+	opts.SkipTerms = true
+	if _, err := ix.Search(context.Background(), queries, opts); err != nil {
+		t.Fatalf("search without terms: %v", err)
+	}
+}
