@@ -210,13 +210,6 @@ func TestScatterGatherFaults(t *testing.T) {
 	}
 }
 
-// failingExplainer is a part of a shard whose Explain fails.
-type failingExplainer struct{ channel.Shard }
-
-func (failingExplainer) Explain(*channel.Queries, int, int, []int32) ([][]string, error) {
-	return nil, errors.New("explain failed")
-}
-
 // TestScatterExplainError checks that a scatter task keeping evidence
 // returns the error of a channel's Explain rather than lists without the
 // rows' terms.
@@ -240,7 +233,7 @@ func TestScatterExplainError(t *testing.T) {
 		t.Fatalf("without evidence: %v", err)
 	}
 	_, err = ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, true)
-	if err == nil || !strings.Contains(err.Error(), "explain failed") || !strings.Contains(err.Error(), "query 1") {
+	if err == nil || !strings.Contains(err.Error(), errExplain.Error()) || !strings.Contains(err.Error(), "query 1") {
 		t.Fatalf("with evidence: %v, want the Explain error", err)
 	}
 }
