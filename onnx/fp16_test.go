@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -223,5 +224,22 @@ func TestVerifyFilesSkipsFP16(t *testing.T) {
 	}
 	if _, err := Open(dir, Options{FP16: true}); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), FP16ModelFile) {
 		t.Fatalf("Open fp16 of another sum: error %v, want ErrChecksum naming %s", err, FP16ModelFile)
+	}
+}
+
+// BenchmarkEmbedTokensFP16 is BenchmarkEmbedTokens with model.onnx and
+// model_fp16.onnx side by side on the CPU, where ONNX Runtime runs the fp16
+// file with casts around the operators it has no fp16 kernels for: fp16 is
+// for GPUs, this says what it costs where there is none.
+func BenchmarkEmbedTokensFP16(b *testing.B) {
+	for _, model := range []string{"all-minilm-l6-v2", "e5-small-v2"} {
+		for _, fp16 := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/window=200/%s", model, precisionOf(fp16)), func(b *testing.B) {
+				if fp16 {
+					fetchedFP16(b, model)
+				}
+				benchEmbedTokens(b, model, 200, 64, Options{FP16: fp16})
+			})
+		}
 	}
 }
