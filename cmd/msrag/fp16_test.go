@@ -43,7 +43,14 @@ func TestFP16CLI(t *testing.T) {
 	t.Run("not an onnx model", func(t *testing.T) {
 		code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", filepath.Join(dir, "h"), "--model", "hash-test-embedder", "--fp16")
 		if code != exitUsage || !strings.Contains(errOut, "--fp16 is for an ONNX model") {
-			t.Errorf("code %d: %s", code, errOut)
+			t.Errorf("index: code %d: %s", code, errOut)
+		}
+		hash := filepath.Join(dir, "hash")
+		if code, _, errOut := runCLI(t, "", "index", "--corpus", corpusPath, "--out", hash, "--model", "hash-test-embedder", "--windows", "8", "--quiet", "--no-lexical"); code != exitOK {
+			t.Fatalf("index: code %d: %s", code, errOut)
+		}
+		if code, errOut := search(hash, "--fp16"); code != exitUsage || !strings.Contains(errOut, "--fp16 is for an index of an ONNX model") {
+			t.Errorf("search: code %d: %s", code, errOut)
 		}
 	})
 
