@@ -122,14 +122,9 @@ func makeFP16(ctx context.Context, dir string, o FetchOptions, explicit bool) er
 		return nil
 	}
 	logf("model %s: converting %s to %s (fp16)", info.Name, ModelFile, FP16ModelFile)
-	got, err := convertFP16(ctx, python, script, dir)
+	got, err := convertFP16(ctx, python, script, dir, want)
 	if err != nil {
 		return fmt.Errorf("onnx: model %s: %w", info.Name, err)
-	}
-	if want != "" && got != want {
-		os.Remove(path)
-		return fmt.Errorf("onnx: model %s: the fp16 conversion gave %s with sha256 %s, want %s (the converter in %s is not the pinned one: run scripts/setup-fp16.sh): %w",
-			info.Name, FP16ModelFile, got, want, ConverterDir(), ErrChecksum)
 	}
 	if err := recordFP16(dir, info, got); err != nil {
 		os.Remove(path)
@@ -140,8 +135,9 @@ func makeFP16(ctx context.Context, dir string, o FetchOptions, explicit bool) er
 }
 
 // convertFP16 runs the converter on dir's model.onnx into a temporary file
-// in dir, moves it to model_fp16.onnx and returns its sha256.
-func convertFP16(ctx context.Context, python, script, dir string) (string, error) {
+// in dir, checks its sha256 against want (unless ""), moves it to
+// model_fp16.onnx and returns its sha256.
+func convertFP16(ctx context.Context, python, script, dir, want string) (string, error) {
 	tmp, err := os.MkdirTemp(dir, ".fp16-")
 	if err != nil {
 		return "", err
@@ -158,6 +154,10 @@ func convertFP16(ctx context.Context, python, script, dir string) (string, error
 	sum, err := safefile.SHA256(out)
 	if err != nil {
 		return "", err
+	}
+	if want != "" && sum != want {
+		return "", fmt.Errorf("the fp16 conversion gave %s with sha256 %s, want %s (the converter in %s is not the pinned one: run scripts/setup-fp16.sh): %w",
+			FP16ModelFile, sum, want, ConverterDir(), ErrChecksum)
 	}
 	if err := os.Rename(out, filepath.Join(dir, FP16ModelFile)); err != nil {
 		return "", err

@@ -243,3 +243,78 @@ func BenchmarkEmbedTokensFP16(b *testing.B) {
 		}
 	}
 }
+
+// fakeConverter installs, as the cache's fp16 converter, a script that
+// writes content to the output path it is given.
+func fakeConverter(t *testing.T, cache, content string) {
+	t.Helper()
+	venv := filepath.Join(cache, "venv", "fp16")
+	if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	py := "#!/bin/sh\nprintf '%s' '" + content + "' > \"$3\"\n"
+	if err := os.WriteFile(filepath.Join(venv, "bin", "python"), []byte(py), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(venv, "fp16_convert.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEnsureFP16ChecksTheConversion runs EnsureFP16 with a converter that
+// does not give the bytes models.json records for a built-in model (refused,
+// nothing left behind), and for a model that is not built in (its sha256
+// recorded in msrag-model.json, and checked when the file is opened).
+func TestEnsureFP16ChecksTheConversion(t *testing.T) {
+	src := fetchedModel(t, "all-minilm-l6-v2")
+	cache := t.TempDir()
+	t.Setenv(EnvCache, cache)
+	fakeConverter(t, cache, "not the pinned bytes")
+	model := func(name string) string {
+		dir := filepath.Join(cache, "models", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{ModelFile, TokenizerFile} {
+			if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		info, _ := Builtin("all-minilm-l6-v2")
+		info.Name = name
+		delete(info.SHA256, FP16ModelFile)
+		if err := WriteModelInfo(dir, info); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+
+	dir := model("all-minilm-l6-v2")
+	before, _ := os.ReadDir(dir)
+	err := EnsureFP16(context.Background(), dir, FetchOptions{})
+	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "not the pinned one") {
+		t.Fatalf("built-in: error %v, want ErrChecksum", err)
+	}
+	if after, _ := os.ReadDir(dir); len(after) != len(before) {
+		t.Errorf("built-in: %d entries after a refused conversion, %d before", len(after), len(before))
+	}
+
+	dir = model("my-model")
+	if err := EnsureFP16(context.Background(), dir, FetchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := ReadModelInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, FP16ModelFile))
+	if string(got) != "not the pinned bytes" || info.SHA256[FP16ModelFile] == "" || !PresentFP16(dir) {
+		t.Fatalf("fp16 file %q, recorded sha256 %q", got, info.SHA256[FP16ModelFile])
+	}
+	if err := os.WriteFile(filepath.Join(dir, FP16ModelFile), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{FP16: true}); !errors.Is(err, ErrChecksum) {
+		t.Errorf("Open of a changed fp16 file: error %v, want ErrChecksum", err)
+	}
+}
