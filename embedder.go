@@ -77,6 +77,10 @@ func modelInfoOf(e Embedder) ModelInfo {
 		Normalize:       s.Normalize,
 		QueryPrefix:     s.QueryPrefix,
 		PassagePrefix:   s.PassagePrefix,
+		Precision:       s.Precision,
+	}
+	if m.ModelSHA256 == "" && s.Precision == "fp16" {
+		m.ModelSHA256 = s.Checksums["model_fp16.onnx"]
 	}
 	if o, ok := embed.OriginOf(e); ok {
 		m.Origin = indexfile.Origin{Kind: o.Kind, Params: originParams(o.Params), Access: originParams(o.Access)}

@@ -56,7 +56,8 @@ func IdentityOf(m *Manifest) (Identity, error) {
 
 // Difference is one field in which an identity differs from the one wanted.
 type Difference struct {
-	// Field is what differs: "model", "tokenizer", "embedding", "batching",
+	// Field is what differs: "model", "precision" (of the same model),
+	// "tokenizer", "embedding", "batching",
 	// "channels" (the kinds of channel), "windows", a kind's name (its
 	// parameters), "inputs" or "shard".
 	Field string
@@ -84,6 +85,8 @@ func (id Identity) Diff(want Identity) IdentityDiff {
 	switch {
 	case id.Model.None() && want.Model.None():
 		add("tokenizer", id.Model.TokenizerSHA256, want.Model.TokenizerSHA256)
+	case id.Model.Name == want.Model.Name && id.Model.Precision != want.Model.Precision:
+		d.Differences = append(d.Differences, Difference{Field: "precision", Have: id.Model.PrecisionName(), Want: want.Model.PrecisionName()})
 	case !id.Model.SameModel(want.Model):
 		d.Differences = append(d.Differences, Difference{Field: "model", Have: id.Model.Name, Want: want.Model.Name})
 	}
@@ -141,6 +144,8 @@ func (x Difference) Explain() string {
 	switch x.Field {
 	case "model":
 		return fmt.Sprintf("were built with different models (%s, %s)", x.Have, x.Want)
+	case "precision":
+		return fmt.Sprintf("were embedded in different precisions (%s, %s): use the same (--fp16 for fp16, without it for fp32)", x.Have, x.Want)
 	case "tokenizer":
 		return fmt.Sprintf("had their windows cut by different tokenizers (sha256 %.12s..., %.12s...)", x.Have, x.Want)
 	case "embedding":

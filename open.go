@@ -203,6 +203,9 @@ func checkEmbedder(man *Manifest, emb Embedder, dir string) error {
 	switch {
 	case got.Name != want.Name:
 		return fmt.Errorf("msrag: index %s was built with model %q, not %q: %w", dir, want.Name, got.Name, ErrIndexMismatch)
+	case got.Precision != want.Precision:
+		return fmt.Errorf("msrag: index %s was embedded with model %s in %s, this %s runs in %s: search it in %s (--fp16 for fp16, without it for fp32): %w",
+			dir, want.Name, want.PrecisionName(), got.Name, got.PrecisionName(), want.PrecisionName(), ErrIndexMismatch)
 	case got.ModelSHA256 != want.ModelSHA256:
 		return fmt.Errorf("msrag: index %s was built with model file sha256 %s, this %s has %s: %w", dir, want.ModelSHA256, got.Name, got.ModelSHA256, ErrIndexMismatch)
 	case got.TokenizerSHA256 != want.TokenizerSHA256:

@@ -68,6 +68,12 @@ type Spec struct {
 	// PrefixTokens holds their token counts, indexed by Role.
 	QueryPrefix, PassagePrefix string
 	PrefixTokens               [2]int
+	// Precision is the precision the model runs in: "" for the model as
+	// published (fp32 for the built-in ONNX models), or "fp16" for its
+	// half-precision conversion, whose file's sum Checksums holds under its
+	// own name (model_fp16.onnx). An index records it and is searched only
+	// with a model of the same precision.
+	Precision string
 }
 
 // Prefix returns the text put in front of texts of role r.

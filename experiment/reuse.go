@@ -108,6 +108,8 @@ func differs(d msrag.IdentityDiff, m *msrag.Manifest, spec Spec) string {
 			return fmt.Sprintf("it has dense windows of model %s, and this evaluation has no model", m.Model.Name)
 		}
 		return fmt.Sprintf("it was built with model %s, not %s", x.Have, x.Want)
+	case "precision":
+		return fmt.Sprintf("its windows were embedded in %s, and the model now runs in %s (--fp16 for fp16)", x.Have, x.Want)
 	case "tokenizer":
 		return fmt.Sprintf("its windows were cut by a tokenizer of sha256 %s, not by %s (sha256 %s)", x.Have, spec.Build.Tokenizer.Name, x.Want)
 	case "embedding":

@@ -298,7 +298,7 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 		Created: time.Now().UTC(),
 		Dataset: filepath.Base(filepath.Clean(ds.Dir)), DatasetDir: ds.Dir, Split: spec.Split,
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
-			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens},
+			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens, Precision: m.Model.Precision},
 		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
 		Embedding: spec.Build.Embedding.String(),
 	}

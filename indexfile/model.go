@@ -27,6 +27,11 @@ type ModelInfo struct {
 	// QueryPrefix and PassagePrefix are put in front of texts of each role.
 	QueryPrefix   string `json:"query_prefix"`
 	PassagePrefix string `json:"passage_prefix"`
+	// Precision is the precision the model ran in (embed.Spec.Precision):
+	// "fp16" for a half-precision conversion, whose file ModelSHA256 is
+	// then the sum of; "" for the model as published (fp32), as in every
+	// index made before fp16 models.
+	Precision string `json:"precision,omitempty"`
 	// Origin says how the model was opened, to open it again; it is absent
 	// (the zero value) for an embedder that reports none and in format 1
 	// and 2 manifests of in-process models, which are opened by Name.
@@ -36,6 +41,15 @@ type ModelInfo struct {
 // None reports whether m is the model of an index without dense windows:
 // origin kind NoModel, no vectors.
 func (m ModelInfo) None() bool { return m.Origin.Kind == NoModel }
+
+// PrecisionName names the precision m ran in: Precision, or "fp32" when
+// none is recorded.
+func (m ModelInfo) PrecisionName() string {
+	if m.Precision == "" {
+		return "fp32"
+	}
+	return m.Precision
+}
 
 // Origin is how an embedder was opened: the name of its kind in package
 // embed's registry and the kind's parameters, stored as the kind wrote them.

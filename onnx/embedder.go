@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,8 +37,11 @@ type Options struct {
 	Device string
 	// DeviceID is the CUDA device number.
 	DeviceID int
-	// FP16 uses the model directory's model_fp16.onnx instead of model.onnx;
-	// only with CUDA.
+	// FP16 uses the model directory's model_fp16.onnx (EnsureFP16 makes it)
+	// instead of model.onnx, on any device: it is meant for GPUs, whose
+	// tensor cores run fp16; on the CPU, ONNX Runtime runs it too, slower than
+	// fp32. An index records the precision (embed.Spec.Precision) and is
+	// searched only in it.
 	FP16 bool
 	// Threads is the number of ONNX Runtime intra-op threads of all the
 	// sessions together, shared among them as evenly as they can be, each
@@ -80,6 +84,7 @@ type Embedder struct {
 	info      ModelInfo
 	dir       string
 	modelPath string
+	fp16      bool // modelPath is model_fp16.onnx
 	device    string
 	tok       *tokenizer.Tokenizer
 	prefix    [2][]int32 // prefix content ids by Role
@@ -129,22 +134,23 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 		return nil, fmt.Errorf("onnx: %d sessions: want 0 (chosen from the device and batching) or more: %w", opts.Sessions, ErrInput)
 	}
 	if opts.FP16 {
-		if device == DeviceCPU {
-			return nil, fmt.Errorf("onnx: fp16 model needs device cuda or auto: %w", ErrInput)
+		e.modelPath, e.fp16 = filepath.Join(modelDir, FP16ModelFile), true
+		if _, err := os.Stat(e.modelPath); err != nil {
+			return nil, fmt.Errorf("onnx: model %s has no fp16 file (%v): make it with: msrag model fetch %s --fp16: %w",
+				info.Name, err, info.Name, ErrModelFiles)
 		}
-		e.modelPath = filepath.Join(modelDir, FP16ModelFile)
 	}
 	for _, p := range []string{e.modelPath, filepath.Join(modelDir, TokenizerFile)} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("onnx: model %s: %v: %w", info.Name, err, ErrModelFiles)
 		}
 	}
+	e.sums = usedSums(info, opts.FP16)
 	if !opts.SkipVerify {
-		if err := VerifyFiles(modelDir, info); err != nil {
+		if err := verifyNamed(modelDir, info, slices.Collect(maps.Keys(e.sums))); err != nil {
 			return nil, err
 		}
 	}
-	e.sums = info.SHA256
 	if err := e.setBatching(opts.Batching); err != nil {
 		return nil, err
 	}
@@ -172,6 +178,22 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// usedSums returns the recorded sha256 of the files a model of the
+// precision loads: model.onnx or model_fp16.onnx, and the tokenizer.
+func usedSums(info ModelInfo, fp16 bool) map[string]string {
+	unused := FP16ModelFile
+	if fp16 {
+		unused = ModelFile
+	}
+	out := make(map[string]string, len(info.SHA256))
+	for name, sum := range info.SHA256 {
+		if name != unused {
+			out[name] = sum
+		}
+	}
+	return out
 }
 
 // setBatching resolves the batching opts asks for against the model file.
@@ -357,8 +379,8 @@ func (e *Embedder) Threads() []int {
 // BatchingSingle (Options' BatchingAuto resolved for the model).
 func (e *Embedder) Batching() Batching { return e.batching }
 
-// Checksums returns the sha256 (hex) of the model files, by file name
-// (model.onnx, tokenizer.json), as recorded in msrag-model.json and checked by Open
+// Checksums returns the sha256 (hex) of the model files it loaded, by file
+// name (model.onnx, or model_fp16.onnx with Options.FP16, and tokenizer.json), as recorded in msrag-model.json and checked by Open
 // unless Options.SkipVerify.
 func (e *Embedder) Checksums() map[string]string {
 	out := make(map[string]string, len(e.sums))
@@ -375,7 +397,17 @@ func (e *Embedder) Spec() embed.Spec {
 		SpecialTokens: e.tok.NumSpecialTokens(), Pooling: e.info.Pooling, Normalize: e.info.Normalize,
 		QueryPrefix: e.info.QueryPrefix, PassagePrefix: e.info.PassagePrefix,
 		PrefixTokens: [2]int{len(e.prefix[Passage]), len(e.prefix[Query])},
+		Precision:    e.precision(),
 	}
+}
+
+// precision is Spec.Precision: "fp16" for model_fp16.onnx, "" (full
+// precision) for model.onnx.
+func (e *Embedder) precision() string {
+	if e.fp16 {
+		return PrecisionFP16
+	}
+	return ""
 }
 
 // EmbedChunks embeds document chunks from their token ids, as EmbedTokens

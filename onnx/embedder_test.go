@@ -276,9 +276,10 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatalf("error %v, want ErrInput", err)
 		}
 	})
-	t.Run("fp16 on cpu", func(t *testing.T) {
-		if _, err := Open(dir, Options{FP16: true}); !errors.Is(err, ErrInput) {
-			t.Fatalf("error %v, want ErrInput", err)
+	t.Run("no fp16 file", func(t *testing.T) {
+		_, err := Open(dir, Options{FP16: true})
+		if !errors.Is(err, ErrModelFiles) || !strings.Contains(err.Error(), "msrag model fetch all-minilm-l6-v2-int8 --fp16") {
+			t.Fatalf("error %v, want ErrModelFiles naming the command that makes the file", err)
 		}
 	})
 	t.Run("checksum", func(t *testing.T) {

@@ -34,6 +34,12 @@ var (
 	// it cannot be read (its permissions, another user's cache): fetching it
 	// again would not help.
 	ErrUnreadable = errors.New("in the cache but unreadable")
+	// ErrNoConverter: an fp16 model must be made and the converter
+	// (scripts/setup-fp16.sh's venv in the cache) is not installed.
+	ErrNoConverter = errors.New("fp16 converter not installed")
+	// ErrPrecision: a model is asked for in another precision (fp16, fp32)
+	// than the one the vectors it must match were embedded in.
+	ErrPrecision = errors.New("precision mismatch")
 	// ErrClosed: the Embedder was used after Close.
 	ErrClosed = errors.New("embedder closed")
 )

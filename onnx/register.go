@@ -21,9 +21,11 @@ func init() {
 	provenance.RegisterRuntime("onnxruntime", RuntimeVersion)
 }
 
-// origin is the kind's parameters: the model's name.
+// origin is the kind's parameters: the model's name, and its precision
+// when it ran in fp16 (none: fp32, as in indices made before fp16 models).
 type origin struct {
-	Model string `json:"model"`
+	Model     string `json:"model"`
+	Precision string `json:"precision,omitempty"`
 }
 
 // OptionsFrom maps kind-neutral options to this package's: the fields of an
@@ -43,7 +45,8 @@ func OptionsFrom(o embed.Options) (Options, error) {
 // OpenModel opens a model by name (a built-in or fetched model, see
 // ResolveModel) or model directory. A built-in model is fetched into the
 // cache on its first use (EnsureModel, saying so on o.Log) unless o.Offline
-// or $MSRAG_OFFLINE forbid it. With o.GPUs and device "cuda" or "auto", the
+// or $MSRAG_OFFLINE forbid it; so is its fp16 file made, with Options.FP16
+// in o.Extra (EnsureFP16). With o.GPUs and device "cuda" or "auto", the
 // model gets one session per GPU with the batches handed out as they come free
 // (OpenPool); GPUs or a device number with device "cpu" are an error
 // (embed.Options.Check). It is the kind's opener, what embed.Open calls for
@@ -56,9 +59,15 @@ func OpenModel(ctx context.Context, name string, o embed.Options) (embed.Embedde
 	if err != nil {
 		return nil, err
 	}
-	dir, err := EnsureModel(ctx, name, FetchOptions{Log: opts.Log, Offline: opts.Offline})
+	fo := FetchOptions{Log: opts.Log, Offline: opts.Offline}
+	dir, err := EnsureModel(ctx, name, fo)
 	if err != nil {
 		return nil, err
+	}
+	if opts.FP16 {
+		if err := EnsureFP16(ctx, dir, fo); err != nil {
+			return nil, err
+		}
 	}
 	if len(o.GPUs) > 0 && (opts.Device == DeviceCUDA || opts.Device == DeviceAuto) {
 		p, err := OpenPool(dir, opts, o.GPUs)
@@ -78,26 +87,57 @@ func openKind(ctx context.Context, name string, o embed.Options) (embed.Embedder
 	return OpenModel(ctx, name, o)
 }
 
+// reopenKind opens the model an origin names, in the precision it records:
+// options asking for the other precision (Options.FP16 set or not) are an
+// ErrPrecision error that says which the index was embedded in.
 func reopenKind(ctx context.Context, or embed.Origin, o embed.Options) (embed.Embedder, error) {
 	var p origin
 	if err := json.Unmarshal([]byte(or.Params), &p); err != nil || p.Model == "" {
 		return nil, fmt.Errorf("onnx: origin parameters %s: want {\"model\": NAME}", or.Params)
 	}
+	opts, err := OptionsFrom(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPrecision(p, opts.FP16); err != nil {
+		return nil, err
+	}
 	return OpenModel(ctx, p.Model, o)
 }
 
-// originOf is the origin of a model called name.
-func originOf(name string) embed.Origin {
-	b, _ := json.Marshal(origin{Model: name}) // a struct of a string always encodes
+// checkPrecision fails unless fp16 asks for the precision the origin p records.
+func checkPrecision(p origin, fp16 bool) error {
+	have, want := p.Precision, precisionOf(fp16)
+	if have == "" {
+		have = PrecisionFP32
+	}
+	switch {
+	case have != PrecisionFP32 && have != PrecisionFP16:
+		return fmt.Errorf("onnx: model %s was run in precision %q, which this msrag does not know (want fp32 or fp16): %w", p.Model, p.Precision, ErrPrecision)
+	case have == want:
+		return nil
+	case have == PrecisionFP16:
+		return fmt.Errorf("onnx: the vectors were embedded with model %s in fp16 (%s), and this asks for fp32: give --fp16 (Options.FP16): %w",
+			p.Model, FP16ModelFile, ErrPrecision)
+	}
+	return fmt.Errorf("onnx: the vectors were embedded with model %s in fp32 (%s), and this asks for fp16: leave out --fp16 (Options.FP16): %w",
+		p.Model, ModelFile, ErrPrecision)
+}
+
+// originOf is the origin of a model of the spec: its name, and its precision
+// unless that is full.
+func originOf(s embed.Spec) embed.Origin {
+	b, _ := json.Marshal(origin{Model: s.Name, Precision: s.Precision}) // a struct of strings always encodes
 	return embed.Origin{Kind: KindName, Params: string(b)}
 }
 
-// Origin says how to open the model again: by its name (embed.Originer).
-func (e *Embedder) Origin() embed.Origin { return originOf(e.info.Name) }
-
-// Origin says how to open the pool's model again: by its name
+// Origin says how to open the model again: by its name, in its precision
 // (embed.Originer).
-func (p *Pool) Origin() embed.Origin { return originOf(p.Spec().Name) }
+func (e *Embedder) Origin() embed.Origin { return originOf(e.Spec()) }
+
+// Origin says how to open the pool's model again: by its name, in its
+// precision (embed.Originer).
+func (p *Pool) Origin() embed.Origin { return originOf(p.Spec()) }
 
 // BatchingMode says how the model groups texts into runs: "padded" or
 // "single" (embed.BatchingReporter).

@@ -126,6 +126,9 @@ type Model struct {
 	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
 	Dims            int    `json:"dims"`
 	MaxTokens       int    `json:"max_tokens"`
+	// Precision is "fp16" for a model run in half precision; absent for
+	// fp32.
+	Precision string `json:"precision,omitempty"`
 }
 
 // IndexInfo says which index was used and whether it was built for this run.

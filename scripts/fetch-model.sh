@@ -6,6 +6,8 @@
 #   scripts/fetch-model.sh NAME...           fetch unless present (quick when present)
 #   scripts/fetch-model.sh --check NAME...   print present/missing; exit 1 if one is missing
 #   scripts/fetch-model.sh --list            the built-in models and their state
+#   scripts/fetch-model.sh --fp16 NAME...    also make each model's model_fp16.onnx (converter: scripts/setup-fp16.sh)
+#   scripts/fetch-model.sh --check --fp16 NAME...   ... and say whether those are present
 #
 # The cache is msrag's: $MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag.
 # bin/msrag is built first when it is missing or older than the sources.

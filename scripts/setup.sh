@@ -13,7 +13,8 @@
 #   3. Models: the default model (e5-small-v2) and the fast ones for tests and the demo
 #      (all-MiniLM-L6-v2, fp32 and int8), into CACHE/models/ by msrag model fetch
 #      (scripts/fetch-model.sh builds bin/msrag for it); MSRAG_SETUP_MODELS lists others
-#      (CI fetches every built-in model).
+#      (CI fetches every built-in model). With MSRAG_SETUP_FP16=1, also the fp16 converter and
+#      the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it).
 #   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
 set -euo pipefail
@@ -90,6 +91,19 @@ if ((check)); then
   MSRAG_CACHE=$cache scripts/fetch-model.sh --check "${models[@]}" || missing=1
 else
   MSRAG_CACHE=$cache scripts/fetch-model.sh "${models[@]}"
+fi
+
+# fp16 files (MSRAG_SETUP_FP16=1; CI sets it): the converter's venv (scripts/setup-fp16.sh), then
+# model_fp16.onnx of every fp32 built-in model, checked against its recorded sha256.
+if [[ -n ${MSRAG_SETUP_FP16:-} && ${MSRAG_SETUP_FP16} != 0 ]]; then
+  fp16_models=(e5-small-v2 all-minilm-l6-v2 bge-small-en-v1.5)
+  if ((check)); then
+    scripts/setup-fp16.sh --check || missing=1
+    MSRAG_CACHE=$cache scripts/fetch-model.sh --check --fp16 "${fp16_models[@]}" || missing=1
+  else
+    scripts/setup-fp16.sh
+    MSRAG_CACHE=$cache scripts/fetch-model.sh --fp16 "${fp16_models[@]}"
+  fi
 fi
 
 # ---- 4. Data --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	_ "github.com/msrag/msrag/embedders" // the default Open takes every built-in kind
+	"github.com/msrag/msrag/onnx"
 )
 
 // Errors wrapped by what Check and Run return, for use with errors.Is.
@@ -84,7 +85,7 @@ func checkDataset(d Dataset) error {
 
 // checkModel opens m and checks that its window sets fit it.
 func (s *Suite) checkModel(ctx context.Context, m Model) error {
-	emb, err := s.open(ctx, m.Name)
+	emb, err := s.open(ctx, m)
 	if err != nil {
 		return fmt.Errorf("suite: model %s: %w: %w", m.Name, err, ErrModel)
 	}
@@ -100,12 +101,16 @@ func (s *Suite) checkModel(ctx context.Context, m Model) error {
 	return nil
 }
 
-// open opens the model called name with s.Open, or OpenModel.
-func (s *Suite) open(ctx context.Context, name string) (msrag.Embedder, error) {
+// open opens the model m with s.Open, or OpenModel (in fp16 with m.FP16).
+func (s *Suite) open(ctx context.Context, m Model) (msrag.Embedder, error) {
 	if s.Open != nil {
-		return s.Open(name)
+		return s.Open(m.Name)
 	}
-	return OpenModel(ctx, name, s.Embedder)
+	opts := s.Embedder
+	if m.FP16 {
+		opts.Extra = append([]any{onnx.Options{FP16: true}}, opts.Extra...)
+	}
+	return OpenModel(ctx, m.Name, opts)
 }
 
 // OpenModel opens a model the way a suite does by default: with the

@@ -202,6 +202,9 @@ func plainName(s string) bool {
 func (s *Suite) planRun(d Dataset, mi int, ws []int, indices string) (Planned, error) {
 	m := s.Models[mi]
 	tag := safe(m.Name) + "-w" + joinInts(ws, "-")
+	if m.FP16 {
+		tag = safe(m.Name) + "-fp16-w" + joinInts(ws, "-")
+	}
 	r := Planned{Name: safe(d.Name) + "-" + tag, Dataset: d, Model: m.Name, Windows: slices.Clone(ws),
 		Index: filepath.Join(indices, safe(filepath.Base(filepath.Clean(d.Dir)))+"-"+tag)}
 	configs := m.Configs

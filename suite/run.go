@@ -62,7 +62,7 @@ func Run(ctx context.Context, s Suite) (*Summary, error) {
 // failures of single runs, and an error that stops the suite (ctx
 // cancelled, a summary that cannot be written).
 func (s *Suite) runModel(ctx context.Context, m Model, p *Plan, sum *Summary, log io.Writer) ([]error, error) {
-	emb, err := s.open(ctx, m.Name)
+	emb, err := s.open(ctx, m)
 	if err != nil {
 		err = fmt.Errorf("suite: model %s: %w: %w", m.Name, err, ErrModel)
 		for i := range p.Runs {

@@ -93,6 +93,10 @@ type Model struct {
 	WindowSets [][]int `json:"window_sets"`
 	// Configs overrides the suite's configurations for this model.
 	Configs string `json:"configs,omitempty"`
+	// FP16 runs the ONNX model's fp16 file (onnx.Options.FP16, as --fp16
+	// does for every model of msrag bench); its runs and indices are named
+	// with "-fp16".
+	FP16 bool `json:"fp16,omitempty"`
 }
 
 // Parse reads a suite from JSON, rejecting unknown fields. Its errors wrap

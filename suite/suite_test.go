@@ -232,3 +232,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanFP16 checks that a model entry run in fp16 has runs and indices of
+// their own, named with -fp16, beside none of the fp32 ones'.
+func TestPlanFP16(t *testing.T) {
+	s, err := suite.Parse([]byte(`{"name": "p", "out": "out", "datasets": [{"dir": "data/scifact", "split": "test"}],
+		"models": [{"name": "e5-small-v2", "window_sets": [[100]], "fp16": true}, {"name": "all-minilm-l6-v2", "window_sets": [[100]]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Models[0].FP16 || s.Models[1].FP16 {
+		t.Fatalf("models %+v: want the first in fp16", s.Models)
+	}
+	p, err := suite.PlanOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Runs[0]; r.Name != "scifact-e5-small-v2-fp16-w100" || filepath.Base(r.Index) != "scifact-e5-small-v2-fp16-w100" || r.Model != "e5-small-v2" {
+		t.Errorf("fp16 run %s, index %s, model %s", r.Name, r.Index, r.Model)
+	}
+	if r := p.Runs[1]; r.Name != "scifact-all-minilm-l6-v2-w100" {
+		t.Errorf("fp32 run %s", r.Name)
+	}
+}

@@ -43,6 +43,7 @@ func init() {
 			&cli.IntFlag{Name: "batch-tokens", Usage: "tokens per batch, padding included (0: default)"},
 			quietFlag(),
 			offlineFlag(),
+			fp16Flag(),
 		}, remoteModelFlags()...),
 		Action: embedAction,
 	})
@@ -84,13 +85,19 @@ func embedAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir, err := onnx.EnsureModel(c.Context, c.String("model"), onnx.FetchOptions{Log: c.App.ErrWriter, Offline: c.Bool("offline")})
+	fo := onnx.FetchOptions{Log: c.App.ErrWriter, Offline: c.Bool("offline")}
+	dir, err := onnx.EnsureModel(c.Context, c.String("model"), fo)
 	if err != nil {
 		return err
 	}
+	if c.Bool("fp16") {
+		if err := onnx.EnsureFP16(c.Context, dir, fo); err != nil {
+			return err
+		}
+	}
 	emb, err := onnx.Open(dir, onnx.Options{
 		Device: c.String("device"), DeviceID: c.Int("device-id"), Threads: c.Int("threads"), Sessions: c.Int("sessions"),
-		TokenBudget: c.Int("batch-tokens"), Batching: batching, Log: noteWriter(c),
+		TokenBudget: c.Int("batch-tokens"), Batching: batching, Log: noteWriter(c), FP16: c.Bool("fp16"),
 	})
 	if err != nil {
 		return err

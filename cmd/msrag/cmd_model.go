@@ -30,6 +30,7 @@ func init() {
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
 					&cli.BoolFlag{Name: "check", Usage: "fetch nothing: say whether each built-in model is present, exit 1 if one is not"},
+					&cli.BoolFlag{Name: "fp16", Usage: "also make the model's fp16 file (model_fp16.onnx) with the converter of scripts/setup-fp16.sh, its sha256 checked against the one recorded for a built-in model; with --check, say whether it is present"},
 					quietFlag(),
 				},
 				Action: modelFetch,
@@ -101,7 +102,7 @@ func modelFetch(c *cli.Context) error {
 		return modelCheck(c)
 	}
 	for _, name := range c.Args().Slice() {
-		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: noteWriter(c)})
+		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: noteWriter(c), FP16: c.Bool("fp16")})
 		if err != nil {
 			return err
 		}
@@ -124,8 +125,18 @@ func modelCheck(c *cli.Context) error {
 			state, missing = "missing", missing+1
 		}
 		fmt.Fprintf(c.App.Writer, "%-10s %-8s %s\n", "model", state, dir)
+		if c.Bool("fp16") {
+			state := "present"
+			if !onnx.PresentFP16(dir) {
+				state, missing = "missing", missing+1
+			}
+			fmt.Fprintf(c.App.Writer, "%-10s %-8s %s\n", "model", state, filepath.Join(dir, onnx.FP16ModelFile))
+		}
 	}
 	if missing > 0 {
+		if c.Bool("fp16") {
+			return fmt.Errorf("model fetch --check --fp16: %d of %d models and fp16 files missing", missing, 2*c.NArg())
+		}
 		return fmt.Errorf("model fetch --check: %d of %d models missing", missing, c.NArg())
 	}
 	return nil

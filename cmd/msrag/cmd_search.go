@@ -11,6 +11,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/remote"
 	"github.com/msrag/msrag/tune"
@@ -232,6 +233,9 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	}
 	if err := checkServerFlags(c, "search", servedKind(man.Model.Origin.Kind), modelOf(dirs[0], man.Model)); err != nil {
 		return nil, err
+	}
+	if kind := man.Model.Origin.Kind; c.Bool("fp16") && kind != "" && kind != onnx.KindName {
+		return nil, usagef("search: --fp16 is for an index of an ONNX model run in this process, and %s was built with %s", dirs[0], modelOf(dirs[0], man.Model))
 	}
 	eo, err := searchModelOptions(c, dirs[0], man.Model)
 	if err != nil {

@@ -27,7 +27,14 @@ func deviceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "batch-tokens", Usage: "embedder batch size in tokens, padding included (0: the embedder's default)"},
 		offlineFlag(),
 		batchingFlag(),
+		fp16Flag(),
 	}
+}
+
+// fp16Flag is --fp16: the model's half-precision file.
+func fp16Flag() cli.Flag {
+	return &cli.BoolFlag{Name: "fp16", Usage: "run the model's fp16 conversion (model_fp16.onnx, made on first use by the converter of scripts/setup-fp16.sh; for GPUs, slower on the CPU); " +
+		"an index records the precision and is searched only in it"}
 }
 
 // threadsFlag is --threads: the cores the model runs on.
@@ -116,7 +123,7 @@ func embedderOptions(c *cli.Context) (embed.Options, error) {
 		BatchTokens: c.Int("batch-tokens"),
 		Log:         noteWriter(c),
 		Offline:     c.Bool("offline"),
-		Extra:       []any{remoteOptions(c)},
+		Extra:       []any{remoteOptions(c), onnx.Options{FP16: c.Bool("fp16")}},
 	}, nil
 }
 

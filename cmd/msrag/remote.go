@@ -12,6 +12,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/remote"
 )
 
@@ -98,6 +99,9 @@ func checkServerFlags(c *cli.Context, cmd string, served bool, model string, kee
 // model behind a server; with --model none, --tokenizer cuts the windows.
 func checkModelFlags(c *cli.Context, cmd string) error {
 	name := c.String("model")
+	if c.Bool("fp16") && (name == msrag.NoModel || name == hashembed.Name || servedName(name)) {
+		return usagef("%s: --fp16 is for an ONNX model run in this process, and --model %s is not one", cmd, name)
+	}
 	if name == msrag.NoModel {
 		return checkServerFlags(c, cmd, false, "--model none runs no model", "tokenizer")
 	}
