@@ -14,6 +14,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/clock"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -94,7 +95,7 @@ type Embedder struct {
 	hidden   int // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
-	busy     busyClock
+	busy     clock.Busy
 	sums     map[string]string
 }
 
@@ -485,7 +486,7 @@ func (e *Embedder) Stats() Stats {
 		st.add(s.stats)
 		s.mu.Unlock()
 	}
-	st.Busy = e.busy.busy()
+	st.Busy = e.busy.Elapsed()
 	return st
 }
 

@@ -211,11 +211,11 @@ func (e *Embedder) run(s *session, idx []int, seqLen int) ([]float32, error) {
 		return nil, fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
 	}
 	defer ot.Destroy()
-	e.busy.begin()
+	e.busy.Begin()
 	start := time.Now()
 	err = s.ort.Run(in, []ort.Value{ot})
 	took := time.Since(start)
-	e.busy.end()
+	e.busy.End()
 	if err != nil {
 		return nil, fmt.Errorf("onnx: running %s on %s: %v: %w", e.info.Name, batchName(idx, seqLen), err, ErrRuntime)
 	}
@@ -233,37 +233,4 @@ func batchName(idx []int, seqLen int) string {
 		return fmt.Sprintf("sequence %d (%d tokens)", idx[0], seqLen)
 	}
 	return fmt.Sprintf("a batch of %d x %d tokens", len(idx), seqLen)
-}
-
-// busyClock measures the wall time during which at least one session runs,
-// so that runs at the same time are counted once.
-type busyClock struct {
-	mu       sync.Mutex
-	inflight int
-	since    time.Time
-	total    time.Duration
-}
-
-func (c *busyClock) begin() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inflight == 0 {
-		c.since = time.Now()
-	}
-	c.inflight++
-}
-
-func (c *busyClock) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight--
-	if c.inflight == 0 {
-		c.total += time.Since(c.since)
-	}
-}
-
-func (c *busyClock) busy() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total
 }
