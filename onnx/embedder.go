@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -76,7 +77,8 @@ type Options struct {
 // an embed.Embedder. It runs one or more ONNX Runtime sessions of the model
 // (Options.Sessions), each running one batch at a time on its intra-op
 // threads. It is safe for concurrent use: the batches of concurrent calls
-// share the sessions. Close releases the native sessions.
+// share the sessions. Close releases the native sessions; an Embedder
+// dropped without Close has them released by a cleanup once it is collected.
 type Embedder struct {
 	info      ModelInfo
 	dir       string
@@ -95,6 +97,7 @@ type Embedder struct {
 	hidden   int // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
+	cleanup  runtime.Cleanup // closes the sessions of an Embedder dropped without Close
 	busy     clock.Busy
 	sums     map[string]string
 }
@@ -172,8 +175,14 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 	if err := e.openSession(device, opts); err != nil {
 		return nil, err
 	}
+	e.cleanup = runtime.AddCleanup(e, closeDropped, e.sessions)
 	return e, nil
 }
+
+// closeDropped closes the sessions of an Embedder that became unreachable
+// without Close: a safety net, which Close stops. It must not refer to the
+// Embedder, or the Embedder would stay reachable for good.
+func closeDropped(ss []*session) { closeSessions(ss) }
 
 // setBatching resolves the batching opts asks for against the model file.
 func (e *Embedder) setBatching(b Batching) error {
@@ -306,6 +315,7 @@ func (e *Embedder) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.cleanup.Stop()
 	return e.closeSessions()
 }
 
