@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
+.PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
 
 setup:
 	@scripts/setup.sh
@@ -42,6 +42,15 @@ test: setup
 	@out=$$(gofmt -l .); if [[ -n "$$out" ]]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
 	$(GO) test -race -timeout 30m ./...
 	@if [[ -n "$(PURE_DIRS)" ]]; then echo "CGO_ENABLED=0 go test $(PURE_DIRS)"; CGO_ENABLED=0 $(GO) test $(PURE_DIRS); fi
+	$(MAKE) cgocheck
+
+# The ONNX path's runs (one and several sessions, padded and single batching, token states,
+# a failing run, Close during a call, the cleanup of a dropped Embedder) with cgo's full
+# pointer checks, which Go builds in only under GOEXPERIMENT=cgocheck2 (GODEBUG=cgocheck=2
+# before Go 1.21). The first run compiles the standard library once more that way.
+CGOCHECK_TESTS := TestConcurrentEmbed|TestSessionsHandStatesInOrder|TestSingleBatchingExact|TestBatchIndependence|TestCloseWhileEmbedding|TestSessionFailsMidRun|TestPoolSharesBatches|TestEmbedTokenStatesErrors|TestDroppedEmbedderIsClosed
+cgocheck: setup
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -run '^($(CGOCHECK_TESTS))$$' ./onnx/
 
 # Every fuzz target for FUZZTIME each (default 10s), one after another (CI runs it).
 fuzz: setup

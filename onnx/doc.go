@@ -61,4 +61,13 @@
 // share the sessions, each session running one batch at a time. [Pool]
 // hands batches out the same way over the sessions of several Embedders,
 // one per GPU.
+//
+// # Native memory
+//
+// Each session's input and output buffers are Go memory that ONNX Runtime reads
+// and writes through the tensors of a run; they are pinned with runtime.Pinner
+// from the tensors' creation until they are destroyed, at the end of the run.
+// ONNX Runtime owns the sessions, which [Embedder.Close] frees; an Embedder that
+// becomes unreachable without Close has its sessions freed by a cleanup
+// (runtime.AddCleanup), a safety net that Close stops.
 package onnx

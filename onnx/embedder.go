@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/clock"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -79,7 +81,8 @@ type Options struct {
 // an embed.Embedder. It runs one or more ONNX Runtime sessions of the model
 // (Options.Sessions), each running one batch at a time on its intra-op
 // threads. It is safe for concurrent use: the batches of concurrent calls
-// share the sessions. Close releases the native sessions.
+// share the sessions. Close releases the native sessions; an Embedder
+// dropped without Close has them released by a cleanup once it is collected.
 type Embedder struct {
 	info      ModelInfo
 	dir       string
@@ -99,7 +102,8 @@ type Embedder struct {
 	hidden   int // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
-	busy     busyClock
+	cleanup  runtime.Cleanup // closes the sessions of an Embedder dropped without Close
+	busy     clock.Busy
 	sums     map[string]string
 }
 
@@ -177,6 +181,7 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 	if err := e.openSession(device, opts); err != nil {
 		return nil, err
 	}
+	e.cleanup = runtime.AddCleanup(e, closeDropped, e.sessions)
 	return e, nil
 }
 
@@ -195,6 +200,11 @@ func usedSums(info ModelInfo, fp16 bool) map[string]string {
 	}
 	return out
 }
+
+// closeDropped closes the sessions of an Embedder that became unreachable
+// without Close: a safety net, which Close stops. It must not refer to the
+// Embedder, or the Embedder would stay reachable for good.
+func closeDropped(ss []*session) { closeSessions(ss) }
 
 // setBatching resolves the batching opts asks for against the model file.
 func (e *Embedder) setBatching(b Batching) error {
@@ -327,6 +337,7 @@ func (e *Embedder) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.cleanup.Stop()
 	return e.closeSessions()
 }
 
@@ -517,7 +528,7 @@ func (e *Embedder) Stats() Stats {
 		st.add(s.stats)
 		s.mu.Unlock()
 	}
-	st.Busy = e.busy.busy()
+	st.Busy = e.busy.Elapsed()
 	return st
 }
 

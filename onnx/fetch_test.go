@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // hubServer serves files at /ORG/NAME/resolve/main/PATH as a Hugging Face hub
@@ -181,5 +183,50 @@ func TestFetchBuiltinPresent(t *testing.T) {
 	got, err := Fetch(context.Background(), "all-minilm-l6-v2-int8", FetchOptions{Dir: filepath.Dir(dir)})
 	if err != nil || got != dir {
 		t.Fatalf("Fetch = %s, %v; want %s", got, err, dir)
+	}
+}
+
+// TestLockEntryNamesTheHolder: a fetch that finds the entry locked says
+// which process holds it, on the log and in the error when its context ends;
+// it gets the lock once the holder releases it, and a release leaves no lock
+// file behind. A lock path that is a dangling symbolic link is refused, not
+// followed.
+func TestLockEntryNamesTheHolder(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := lockEntry(context.Background(), root, "m", func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	logf := func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = lockEntry(ctx, root, "m", logf)
+	me := fmt.Sprintf("pid %d, started ", os.Getpid())
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), me) {
+		t.Fatalf("waiting past the deadline: %v, want the deadline and %q", err, me)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], me) {
+		t.Fatalf("logged %q, want one line naming %q", logged, me)
+	}
+	unlock()
+	unlock2, err := lockEntry(context.Background(), root, "m", logf)
+	if err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+	unlock2()
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Fatalf("left in the cache after the release: %v", entries)
+	}
+
+	target := filepath.Join(root, "elsewhere")
+	if err := os.Symlink(target, filepath.Join(root, ".m.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockEntry(context.Background(), root, "m", logf); err == nil {
+		t.Fatal("a lock that is a symbolic link was taken")
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatal("the link's target was created")
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/msrag/msrag/internal/dirlock"
 )
 
 // mvnDirs are the system's standard directories of programs, where mvn is
@@ -167,33 +168,23 @@ func dirBytes(dir string) int64 {
 	return n
 }
 
-// lockEntry takes the lock of the cache entry root/name: an flock'd file
-// root/.name.lock, kept for the next fetch. When another process (or another
-// fetch in this one) holds it, it says so once on logf and waits, until the
-// lock is free or ctx is done. The returned function releases it.
+// lockEntry takes the lock of the cache entry root/name: the
+// [dirlock.Lock] of root/name, the file root/.name.lock naming its holder.
+// When another process (or another fetch in this one) holds it, it says so
+// once on logf, naming the holder, and waits until the lock is free or ctx is
+// done; a lock left by a fetch that died is taken over at once. The returned
+// function releases it.
 func lockEntry(ctx context.Context, root, name string, logf func(string, ...any)) (func(), error) {
-	path := filepath.Join(root, "."+name+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	waiting := func(path, holder string) {
+		logf("model %s is being fetched by another process (%s, lock %s): waiting for it", name, holder, path)
+	}
+	l, err := dirlock.Take(ctx, filepath.Join(root, name), dirlock.Options{Wait: true, Waiting: waiting})
+	var held *dirlock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("onnx: waiting for the fetch of model %s (%s, lock %s): %w", name, held.Holder, held.Path, held.Err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("onnx: lock of model %s: %w", name, err)
 	}
-	for waited := false; ; waited = true {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("onnx: locking %s: %w", path, err)
-		}
-		if !waited {
-			logf("model %s is being fetched by another process (lock %s): waiting for it", name, path)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("onnx: waiting for the fetch of model %s (lock %s): %w", name, path, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return func() { l.Unlock() }, nil
 }

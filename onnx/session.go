@@ -13,6 +13,10 @@ import (
 // runs reuse and the counters of its work. Its lock is held for the whole of
 // a batch: filling the inputs, the run, and handing the output over, which
 // the next run overwrites.
+//
+// The buffers are Go memory that ONNX Runtime reads and writes through the
+// tensors of a run: pinned (pin) from the tensors' creation until they are
+// destroyed, at the end of the run (see run).
 type session struct {
 	mu      sync.Mutex
 	ort     *ort.DynamicAdvancedSession // nil once closed
@@ -21,6 +25,7 @@ type session struct {
 	mask    []int64
 	types   []int64
 	out     []float32
+	pin     runtime.Pinner // the buffers of the run in progress
 	stats   Stats
 }
 
@@ -88,11 +93,17 @@ func (e *Embedder) newSession(dev string, opts Options, threads int) (*session, 
 	return &session{ort: s, threads: threads}, nil
 }
 
-// closeSessions closes every session, each once its batch in progress is
-// done, and forgets them.
+// closeSessions closes every session of e, each once its batch in progress
+// is done.
 func (e *Embedder) closeSessions() error {
+	return closeSessions(e.sessions)
+}
+
+// closeSessions closes every session of ss, each once its batch in
+// progress is done, and returns the first error.
+func closeSessions(ss []*session) error {
 	var first error
-	for _, s := range e.sessions {
+	for _, s := range ss {
 		if err := s.close(); err != nil && first == nil {
 			first = err
 		}
@@ -141,7 +152,6 @@ func (e *Embedder) handOver(s *session, full [][]int32, idx []int, seqLen int, s
 	if e.pooling != PoolNone {
 		per = seqLen * e.hidden
 	}
-	defer runtime.KeepAlive(full)
 	for r, i := range idx {
 		if err := row(i, states[r*per:(r+1)*per], s.mask[r*seqLen:(r+1)*seqLen]); err != nil {
 			return err
@@ -175,11 +185,18 @@ func (e *Embedder) fillInputs(s *session, full [][]int32, idx []int, seqLen int)
 
 // run runs s on its filled inputs, the sequences idx (of the call's order)
 // of seqLen tokens, and returns its output (valid until the next run).
+//
+// The tensors of the run hand s's buffers to ONNX Runtime, which keeps
+// pointers to them until the tensors are destroyed: each buffer is pinned
+// with s.pin when its tensor is made (newTensor) and unpinned once every
+// tensor is destroyed (the deferred calls run in reverse). The call's
+// sequences never reach C: fillInputs copied them into s.ids and s.mask.
 func (e *Embedder) run(s *session, idx []int, seqLen int) ([]float32, error) {
 	n := len(idx)
 	size := n * seqLen
 	shape := ort.NewShape(int64(n), int64(seqLen))
 	in := make([]ort.Value, len(e.inputs))
+	defer s.pin.Unpin()
 	defer func() {
 		for _, v := range in {
 			if v != nil {
@@ -195,7 +212,7 @@ func (e *Embedder) run(s *session, idx []int, seqLen int) ([]float32, error) {
 		case "attention_mask":
 			data = s.mask[:size]
 		}
-		t, err := ort.NewTensor(shape, data)
+		t, err := newTensor(&s.pin, shape, data)
 		if err != nil {
 			return nil, fmt.Errorf("onnx: input tensor %s: %v: %w", name, err, ErrRuntime)
 		}
@@ -206,16 +223,16 @@ func (e *Embedder) run(s *session, idx []int, seqLen int) ([]float32, error) {
 		outShape = ort.NewShape(int64(n), int64(e.hidden))
 	}
 	s.out = grow(s.out, int(outShape.FlattenedSize()))
-	ot, err := ort.NewTensor(outShape, s.out[:outShape.FlattenedSize()])
+	ot, err := newTensor(&s.pin, outShape, s.out[:outShape.FlattenedSize()])
 	if err != nil {
 		return nil, fmt.Errorf("onnx: output tensor: %v: %w", err, ErrRuntime)
 	}
 	defer ot.Destroy()
-	e.busy.begin()
+	e.busy.Begin()
 	start := time.Now()
 	err = s.ort.Run(in, []ort.Value{ot})
 	took := time.Since(start)
-	e.busy.end()
+	e.busy.End()
 	if err != nil {
 		return nil, fmt.Errorf("onnx: running %s on %s: %v: %w", e.info.Name, batchName(idx, seqLen), err, ErrRuntime)
 	}
@@ -226,6 +243,18 @@ func (e *Embedder) run(s *session, idx []int, seqLen int) ([]float32, error) {
 	return s.out[:outShape.FlattenedSize()], nil
 }
 
+// newTensor makes a tensor of shape over data, which it pins with p:
+// ort.NewTensor hands &data[0] to ONNX Runtime, which keeps it until the
+// tensor is destroyed, and cgo lets C keep a Go pointer only to pinned
+// memory. The caller destroys the tensor, then unpins p. Every tensor of the
+// package is made here (TestTensorsArePinned).
+func newTensor[T ort.TensorData](p *runtime.Pinner, shape ort.Shape, data []T) (*ort.Tensor[T], error) {
+	if len(data) > 0 {
+		p.Pin(&data[0]) // pins the whole array
+	}
+	return ort.NewTensor(shape, data)
+}
+
 // batchName names a batch in an error: the sequence (counted from 0 in the
 // call) when it is alone, else the batch's shape.
 func batchName(idx []int, seqLen int) string {
@@ -233,37 +262,4 @@ func batchName(idx []int, seqLen int) string {
 		return fmt.Sprintf("sequence %d (%d tokens)", idx[0], seqLen)
 	}
 	return fmt.Sprintf("a batch of %d x %d tokens", len(idx), seqLen)
-}
-
-// busyClock measures the wall time during which at least one session runs,
-// so that runs at the same time are counted once.
-type busyClock struct {
-	mu       sync.Mutex
-	inflight int
-	since    time.Time
-	total    time.Duration
-}
-
-func (c *busyClock) begin() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inflight == 0 {
-		c.since = time.Now()
-	}
-	c.inflight++
-}
-
-func (c *busyClock) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight--
-	if c.inflight == 0 {
-		c.total += time.Since(c.since)
-	}
-}
-
-func (c *busyClock) busy() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total
 }

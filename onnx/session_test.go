@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/tokenizer"
@@ -221,5 +222,18 @@ func TestCloseWhileEmbedding(t *testing.T) {
 	}
 	if err := <-closed; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStatsCountRunsInFlight: Stats taken while a run is in flight counts
+// the run's time so far in Busy (a progress line divides by it), not only
+// the runs that have ended.
+func TestStatsCountRunsInFlight(t *testing.T) {
+	var e Embedder
+	e.busy.Begin()
+	defer e.busy.End()
+	time.Sleep(20 * time.Millisecond)
+	if got := e.Stats().Busy; got < 20*time.Millisecond {
+		t.Fatalf("Stats().Busy = %v while a run has been in flight for 20ms", got)
 	}
 }

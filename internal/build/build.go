@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/clock"
 	"github.com/msrag/msrag/internal/store"
 	"github.com/msrag/msrag/late"
 	"github.com/msrag/msrag/tokenizer"
@@ -113,7 +114,7 @@ type Builder struct {
 
 	docs, skipped, units atomic.Int64 // read stage
 	chunks, tokens       atomic.Int64 // embed stage
-	busy                 busyClock    // embed stage
+	busy                 clock.Busy   // embed stage
 	unique               int64        // add stage
 	start                time.Time
 	progMu               sync.Mutex
@@ -192,7 +193,7 @@ func (b *Builder) Run(ctx context.Context, src corpus.Reader) (*Result, error) {
 	}
 	res := &Result{
 		IDs: b.ids, Titles: b.titles, Windows: b.windows, Tables: b.tables, Builders: b.builders, Unique: b.unique,
-		Tokens: b.tokens.Load(), Skipped: b.skipped.Load(), EmbedBusy: b.busy.busy(),
+		Tokens: b.tokens.Load(), Skipped: b.skipped.Load(), EmbedBusy: b.busy.Elapsed(),
 		Segment: b.segment, Overlap: b.overlap,
 	}
 	b.builders = nil

@@ -3,8 +3,6 @@ package build
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/msrag/msrag/embed"
 )
@@ -68,8 +66,8 @@ func (b *Builder) startEmbed(ctx context.Context, bt *embedBatch) *embedCall {
 		if len(bt.items) == 0 { // documents without chunks: nothing to embed
 			return
 		}
-		b.busy.begin()
-		defer b.busy.end()
+		b.busy.Begin()
+		defer b.busy.End()
 		if b.late != nil {
 			c.err = b.embedLate(ctx, bt)
 		} else {
@@ -105,41 +103,4 @@ func (b *Builder) finishEmbed(ctx context.Context, c *embedCall, out chan<- *emb
 	b.tokens.Add(c.bt.tokens)
 	b.report()
 	return send(ctx, out, c.bt)
-}
-
-// busyClock measures the wall time during which at least one embedder call
-// is in flight, so that overlapping calls are not counted twice.
-type busyClock struct {
-	mu       sync.Mutex
-	inflight int
-	since    time.Time
-	total    time.Duration
-}
-
-func (c *busyClock) begin() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inflight == 0 {
-		c.since = time.Now()
-	}
-	c.inflight++
-}
-
-func (c *busyClock) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight--
-	if c.inflight == 0 {
-		c.total += time.Since(c.since)
-	}
-}
-
-// busy returns the time so far.
-func (c *busyClock) busy() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inflight > 0 {
-		return c.total + time.Since(c.since)
-	}
-	return c.total
 }

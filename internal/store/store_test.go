@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -226,58 +225,6 @@ func TestLockBusyAndWait(t *testing.T) {
 	}
 	l2.Unlock()
 	l2.Unlock()
-}
-
-// TestLockRefusesLinksAndSpecialFiles: a lock path that is a symbolic link
-// (to a file of someone else's), a FIFO or a directory is refused at once; the
-// link's target is left as it was.
-func TestLockRefusesLinksAndSpecialFiles(t *testing.T) {
-	for _, kind := range []string{"symlink", "dangling symlink", "fifo", "directory"} {
-		t.Run(kind, func(t *testing.T) {
-			root := t.TempDir()
-			dir := filepath.Join(root, "idx")
-			victim := filepath.Join(root, "victim")
-			os.WriteFile(victim, []byte("precious\n"), 0o644)
-			lock := lockPath(dir)
-			var err error
-			switch kind {
-			case "symlink":
-				err = os.Symlink(victim, lock)
-			case "dangling symlink":
-				err = os.Symlink(filepath.Join(root, "nowhere"), lock)
-			case "fifo":
-				err = syscall.Mkfifo(lock, 0o644)
-			case "directory":
-				err = os.Mkdir(lock, 0o755)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() {
-				l, err := LockDir(context.Background(), dir, false)
-				l.Unlock()
-				done <- err
-			}()
-			select {
-			case err = <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("LockDir hangs")
-			}
-			if !errors.Is(err, ErrNotRegular) && !(kind == "directory" && err != nil) {
-				t.Fatalf("LockDir: %v, want ErrNotRegular", err)
-			}
-			if !strings.Contains(err.Error(), lock) {
-				t.Errorf("the error does not name the lock %s: %v", lock, err)
-			}
-			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
-				t.Errorf("the link's target was written: %q", b)
-			}
-			if _, err := os.Stat(filepath.Join(root, "nowhere")); err == nil {
-				t.Error("a dangling link's target was created")
-			}
-		})
-	}
 }
 
 // TestReadManifestRefusesDamage: every field an index is opened with is
