@@ -13,11 +13,50 @@ PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 .PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
 
+# GPU=1: make setup and make build for GPUs (docs/gpu.md). setup also installs, into
+# CACHE/gpu, FAISS 1.15.0's GPU library with its CUDA 12 runtime and cuBLAS, FAISS's and
+# CUDA's headers, and the GPU ONNX Runtime (scripts/setup-gpu.sh, from PyPI wheels pinned
+# by sha256); build links bin/msrag with the tag gpu against them and copies the libraries
+# into bin/lib (bin/msrag's rpath), so it runs from any directory.
+# FAISS=wheel: the CPU build against the faiss-cpu 1.15.0 wheel's library instead of
+# Debian's libfaiss-dev 1.7.3 (docs/gpu.md, "One FAISS for the CPU build?").
+GPU ?=
+FAISS ?= debian
+BIN ?= bin
+ifeq ($(GPU),1)
+SETUP_FLAGS := --gpu
+BUILD_TAGS := -tags gpu
+WHEEL_LIB := $(CACHE)/gpu/lib
+ORT_DIR := $(CACHE)/gpu/onnxruntime
+else ifeq ($(FAISS),wheel)
+SETUP_FLAGS := --faiss-wheel
+WHEEL_LIB := $(CACHE)/faiss-cpu/lib
+ORT_DIR := $(CACHE)/onnxruntime
+else ifeq ($(FAISS),debian)
+ORT_DIR := $(CACHE)/onnxruntime
+else
+$(error FAISS=$(FAISS): want debian or wheel)
+endif
+# A wheel's libfaiss.so and the OpenBLAS and libgomp it was built with are linked by their
+# link-time names in WHEEL_LIB (scripts/setup-gpu.sh makes them), so the -lopenblas and
+# -fopenmp of faiss/index.go take the wheel's copies and the process holds one of each.
+# DT_RPATH (--disable-new-dtags), not DT_RUNPATH, so that the libraries these load find
+# theirs beside them too: bin/lib after make build, PREFIX/lib/msrag after make install.
+HEADERS := $(CACHE)/gpu/headers
+# The wheels' library was compiled with FAISS_ENABLE_DD (its compile options say "DD":
+# kernels chosen at run time), a macro FAISS's headers read: the binding sees them as the
+# library did.
+WHEEL_CPPFLAGS = -I$(HEADERS)/faiss$(if $(BUILD_TAGS), -I$(HEADERS)/cuda) -DFAISS_ENABLE_DD
+WHEEL_LDFLAGS = -L$(WHEEL_LIB) -Wl,-rpath-link,$(WHEEL_LIB) -Wl,--disable-new-dtags -Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib/msrag
+BUILD_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_LDFLAGS)')
+# The ONNX Runtime files copied beside bin/msrag: the library, and a GPU build's providers.
+ORT_FILES = libonnxruntime.so.1 $(if $(BUILD_TAGS),libonnxruntime_providers_shared.so libonnxruntime_providers_cuda.so)
+
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh $(SETUP_FLAGS)
 
 check:
-	@scripts/setup.sh --check
+	@scripts/setup.sh --check $(SETUP_FLAGS)
 
 # The source revision and whether the tree was modified, for results and
 # manifests (internal/provenance): go stamps neither in a git worktree or
@@ -27,13 +66,21 @@ PROVENANCE := github.com/msrag/msrag/internal/provenance
 GIT_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
 GIT_MODIFIED = $(shell git status --porcelain >/dev/null 2>&1 && { test -z "$$(git status --porcelain)" && echo false || echo true; })
 
-build: setup
-	$(GO) build -ldflags "-X $(PROVENANCE).revision=$(GIT_REVISION) -X $(PROVENANCE).modified=$(GIT_MODIFIED)" -o bin/msrag ./cmd/msrag
-	install -m 0644 $(CACHE)/onnxruntime/libonnxruntime.so.1 bin/libonnxruntime.so.1
+# NO_SETUP=1: build without running make setup first (Dockerfile.cuda, which runs
+# scripts/setup-gpu.sh alone).
+# BIN: where build puts msrag and its libraries (scripts/check-gpu-build-run.sh builds
+# both kinds side by side). The wheels' libraries are large (cuBLAS alone is 850 MB): bin/ gets hard links to the
+# cache's copies where the file system allows, else copies.
+build: $(if $(NO_SETUP),,setup)
+	$(BUILD_ENV) $(GO) build $(BUILD_TAGS) -ldflags "-X $(PROVENANCE).revision=$(GIT_REVISION) -X $(PROVENANCE).modified=$(GIT_MODIFIED)" -o $(BIN)/msrag ./cmd/msrag
+	rm -rf $(BIN)/lib $(BIN)/libonnxruntime*.so*
+	$(if $(WHEEL_LIB),mkdir -p $(BIN)/lib && { cp -al $(WHEEL_LIB)/lib*.so* $(BIN)/lib/ 2>/dev/null || cp -a $(WHEEL_LIB)/lib*.so* $(BIN)/lib/; })
+	for f in $(ORT_FILES); do cp -l $(ORT_DIR)/$$f $(BIN)/$$f 2>/dev/null || install -m 0644 $(ORT_DIR)/$$f $(BIN)/$$f; done
 
 install: build
-	install -D -m 0755 bin/msrag $(DESTDIR)$(PREFIX)/bin/msrag
-	install -D -m 0644 bin/libonnxruntime.so.1 $(DESTDIR)$(PREFIX)/lib/msrag/libonnxruntime.so.1
+	install -D -m 0755 $(BIN)/msrag $(DESTDIR)$(PREFIX)/bin/msrag
+	for f in $(ORT_FILES); do install -D -m 0644 $(BIN)/$$f $(DESTDIR)$(PREFIX)/lib/msrag/$$f; done
+	$(if $(WHEEL_LIB),cp -a $(BIN)/lib/. $(DESTDIR)$(PREFIX)/lib/msrag/)
 
 # -timeout 30m: cmd/msrag's real processes under the race detector take 9 minutes alone on 2 shared
 # cores, past go test's default 10 minutes once other packages run beside it.
@@ -59,16 +106,17 @@ fuzz: setup
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# The GPU code (build tag gpu) compiled against FAISS 1.7.3's GPU headers and CUDA 12.9's
-# headers (scripts/fetch-gpu-headers.sh); go vet runs cgo and the C++ compiler over
-# faiss/gpu.cpp. Linking needs a GPU build of FAISS: Dockerfile.cuda, scripts/gpu-check.sh.
-GPU_HEADERS = $(CURDIR)/.cache/gpu-headers
+# The GPU code (build tag gpu) vetted against the headers make build GPU=1 compiles it
+# with: FAISS 1.15.0's and CUDA 12.9's (scripts/setup-gpu.sh --headers); go vet runs cgo and
+# the C++ compiler over faiss/gpu.cpp. scripts/check-gpu-build-run.sh links and runs it.
 check-gpu-build: setup
-	scripts/fetch-gpu-headers.sh
-	CGO_CPPFLAGS="-I$(GPU_HEADERS)/faiss -I$(GPU_HEADERS)/cuda" $(GO) vet -tags gpu ./...
+	scripts/setup-gpu.sh --headers
+	CGO_CPPFLAGS="-I$(HEADERS)/faiss -I$(HEADERS)/cuda -DFAISS_ENABLE_DD" $(GO) vet -tags gpu ./...
 
+# The image takes FAISS's headers from a named build context (the wheels have none).
+FAISS_HEADERS_DIR ?= $(or $(MSRAG_FAISS_HEADERS),../shared/faiss-headers/v1.15.0)
 docker-cuda:
-	docker build -f Dockerfile.cuda -t msrag:cuda .
+	docker build -f Dockerfile.cuda --build-context faiss-headers=$(FAISS_HEADERS_DIR) -t msrag:cuda .
 
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test
 # split (index built once into DEMO_OUT/index and reused), then the summary. The model is

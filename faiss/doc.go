@@ -30,8 +30,10 @@
 // -fopenmp). On Debian 12 they are libfaiss-dev (1.7.3, a static library) and
 // libopenblas-dev, installed by scripts/setup.sh. The shim uses only API that
 // FAISS 1.7.3 and the 1.8+ releases share. A GPU build needs a FAISS built
-// with CUDA, the tag gpu, and CGO_CPPFLAGS / CGO_LDFLAGS pointing at the CUDA
-// headers and libraries.
+// with CUDA, the tag gpu, and CGO_CPPFLAGS / CGO_LDFLAGS pointing at its and
+// CUDA's headers and libraries: make build GPU=1 links FAISS 1.15.0's GPU
+// library from the faiss-gpu wheel, with the OpenBLAS and libgomp it bundles
+// taking the place of -lopenblas and -fopenmp's (docs/gpu.md).
 //
 // # Ownership
 //

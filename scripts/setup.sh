@@ -5,6 +5,8 @@
 #
 #   scripts/setup.sh           install what is missing (idempotent, quick when all is present)
 #   scripts/setup.sh --check   print what is present and what is missing; exit 1 if anything is missing
+#   scripts/setup.sh --gpu     also what a GPU build needs (make setup GPU=1; step 6)
+#   scripts/setup.sh --faiss-wheel  also FAISS 1.15.0's CPU library (make setup FAISS=wheel; step 6)
 #
 # Steps:
 #   1. Debian packages: FAISS and OpenBLAS (for the cgo binding), unzip and curl (for fetching).
@@ -17,13 +19,25 @@
 #      the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it).
 #   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
+#   6. With --gpu or --faiss-wheel: scripts/setup-gpu.sh (FAISS's GPU or CPU library from
+#      the faiss-gpu / faiss-cpu 1.15.0 wheels, and for --gpu the CUDA libraries, headers and
+#      the GPU ONNX Runtime), into CACHE/gpu or CACHE/faiss-cpu.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-check=0
-[[ "${1:-}" == "--check" ]] && check=1
+check=0 wheel=()
+for a in "$@"; do
+  case "$a" in
+    --check) check=1 ;;
+    --gpu) wheel=() ;;
+    --faiss-wheel) wheel=(--cpu-wheel) ;;
+    *) echo "usage: scripts/setup.sh [--check] [--gpu | --faiss-wheel]" >&2; exit 2 ;;
+  esac
+done
+gpu=0
+for a in "$@"; do [[ $a == --gpu || $a == --faiss-wheel ]] && gpu=1; done
 
 cache=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 export MSRAG_CACHE=$cache
@@ -123,6 +137,15 @@ if [[ -x scripts/fetch-tokenizers.sh ]]; then
     scripts/fetch-tokenizers.sh --check || missing=1
   else
     scripts/fetch-tokenizers.sh
+  fi
+fi
+
+# ---- 6. FAISS 1.15.0 from the wheels (--gpu, --faiss-wheel) ---------------------------
+if ((gpu)); then
+  if ((check)); then
+    scripts/setup-gpu.sh --check "${wheel[@]}" || missing=1
+  else
+    scripts/setup-gpu.sh "${wheel[@]}"
   fi
 fi
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The GPU build proved on a machine without a GPU (CI runs it after make check-gpu-build):
+#
+#   1. make build GPU=1, make build FAISS=wheel and make build, side by side in WORK/gpu,
+#      WORK/wheel and WORK/cpu: the tag gpu binary linked to FAISS 1.15.0's GPU library from
+#      the faiss-gpu wheel (make setup GPU=1; the wheels are kept in msrag's cache, so that a
+#      rerun downloads nothing), the CPU one linked to the faiss-cpu 1.15.0 wheel's library,
+#      and the default one linked to Debian's FAISS 1.7.3;
+#   2. the GPU binary's libraries: every one found, those of the wheels in WORK/gpu/lib (its
+#      rpath), one OpenBLAS and one OpenMP runtime;
+#   3. go test -tags gpu ./faiss linked to the GPU library (the GPU tests skip: no device);
+#   4. a SciFact subset (the judged test documents and 200 others) indexed in 2 shards
+#      (--shard i/2) by the default binary with the hash test embedder (so that no ONNX
+#      Runtime version enters), then searched over both shards by each binary (indices
+#      written by FAISS 1.7.3, read and searched on the CPU by 1.15.0's GPU library):
+#      - the GPU build's TREC run equals the faiss-cpu build's byte for byte, FAISS's SIMD
+#        level pinned (FAISS_SIMD_LEVEL=AVX2, or NONE on a CPU without AVX2): left to pick
+#        the level, the two wheels' kernels round some inner products differently in the
+#        last bit of a float32;
+#      - against the default build (FAISS 1.7.3, its generic kernels, which round
+#        differently again) the same (query, document) pairs but at near-ties, and every
+#        shared pair's score within 1e-4 of it (relative for scores above 1).
+#
+#   scripts/check-gpu-build-run.sh          (WORK: .cache/gpu-build-run, or $MSRAG_GPU_RUN_WORK)
+#
+# Prints PASS/FAIL per check and exits 1 when one failed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
+work=${MSRAG_GPU_RUN_WORK:-.cache/gpu-build-run}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+pass=0 fail=0
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+now() { date +%s; }
+
+# ---- 1. both builds --------------------------------------------------------------------
+t0=$(now)
+make --no-print-directory build GPU=1 BIN="$work/gpu" >"$work/build-gpu.log" 2>&1 ||
+  { tail -30 "$work/build-gpu.log"; bad "make build GPU=1"; exit 1; }
+t1=$(now)
+make --no-print-directory build FAISS=wheel BIN="$work/wheel" >"$work/build-wheel.log" 2>&1 ||
+  { tail -30 "$work/build-wheel.log"; bad "make build FAISS=wheel"; exit 1; }
+t2=$(now)
+make --no-print-directory build BIN="$work/cpu" >"$work/build-cpu.log" 2>&1 ||
+  { tail -30 "$work/build-cpu.log"; bad "make build"; exit 1; }
+t3=$(now)
+ok "make build GPU=1 (setup included) in $((t1 - t0)) s, FAISS=wheel in $((t2 - t1)) s, the default in $((t3 - t2)) s"
+
+# ---- 2. the GPU binary's libraries -----------------------------------------------------
+ldd "$work/gpu/msrag" >"$work/ldd.txt"
+blas=$(grep -c 'libopenblas' "$work/ldd.txt" || true)
+gomp=$(grep -c 'libgomp' "$work/ldd.txt" || true)
+if grep -q 'not found' "$work/ldd.txt"; then
+  bad "ldd: $(grep 'not found' "$work/ldd.txt" | tr -s ' \t' ' ')"
+elif [[ $blas != 1 || $gomp != 1 ]]; then
+  bad "ldd: $blas OpenBLAS and $gomp libgomp libraries, want one of each"; cat "$work/ldd.txt"
+else
+  elsewhere=""
+  for l in libfaiss.so libopenblas libgomp libcudart.so.12 libcublas.so.12 libcublasLt.so.12; do
+    grep "$l" "$work/ldd.txt" | grep -q "=> $work/gpu/lib/" || elsewhere+=" $l"
+  done
+  if [[ -n $elsewhere ]]; then
+    bad "ldd:$elsewhere not taken from $work/gpu/lib"
+  else
+    ok "ldd: libfaiss, OpenBLAS, libgomp, cudart and cuBLAS from $work/gpu/lib (rpath), one OpenBLAS, one libgomp"
+  fi
+fi
+
+# ---- 3. the faiss package with -tags gpu -----------------------------------------------
+lib="$MSRAG_CACHE/gpu/lib" hdr="$MSRAG_CACHE/gpu/headers"
+if CGO_CPPFLAGS="-I$hdr/faiss -I$hdr/cuda -DFAISS_ENABLE_DD" \
+  CGO_LDFLAGS="-L$lib -Wl,-rpath-link,$lib -Wl,--disable-new-dtags -Wl,-rpath,$lib" \
+  go test -count=1 -tags gpu ./faiss >"$work/go-test.log" 2>&1; then
+  ok "go test -tags gpu ./faiss against faiss-gpu 1.15.0 ($(tail -1 "$work/go-test.log"))"
+else
+  bad "go test -tags gpu ./faiss"; tail -30 "$work/go-test.log"
+fi
+
+# ---- 4. a sharded SciFact subset: the same run through either library --------------------
+sub="$work/scifact-sub"
+scripts/subset-dataset.sh "$MSRAG_CACHE/data/scifact" "$sub" test 200 >/dev/null
+args=(--model hash-test-embedder --windows 100,200,500 --block-lines 100 --quiet)
+rm -rf "$work/shard-0" "$work/shard-1"
+for i in 0 1; do
+  "$work/cpu/msrag" index --corpus "$sub" --out "$work/shard-$i" --shard "$i/2" "${args[@]}"
+done
+level=NONE
+grep -qw avx2 /proc/cpuinfo && level=AVX2
+for b in cpu wheel gpu; do
+  FAISS_SIMD_LEVEL=$level "$work/$b/msrag" search --index "$work/shard-0,$work/shard-1" --queries "$sub" \
+    --k 100 --format trec --quiet --out "$work/run.$b.trec"
+done
+lines=$(wc -l <"$work/run.cpu.trec")
+if [[ -s $work/run.wheel.trec ]] && cmp -s "$work/run.wheel.trec" "$work/run.gpu.trec"; then
+  ok "sharded SciFact subset: the GPU build's TREC run equals the faiss-cpu build's byte for byte ($lines lines, FAISS_SIMD_LEVEL=$level)"
+else
+  bad "sharded SciFact subset: the GPU build's TREC run differs from the faiss-cpu build's"
+  diff <(head -c 2000 "$work/run.wheel.trec") <(head -c 2000 "$work/run.gpu.trec") | head -20
+fi
+# (query, document) pairs of both runs, their scores compared.
+if awk 'NR == FNR { s[$1 " " $3] = $5; next }
+  ($1 " " $3) in s { n++; a = s[$1 " " $3]; d = a - $5; if (d < 0) d = -d; b = a < 0 ? -a : a; if (b > 1) d /= b; if (d > m) m = d; next }
+  { only++ }
+  END { printf "%d shared (query, document) pairs, %d in one run only, largest score difference %.2g (relative above 1)\n", n, only, m
+        exit !(n > 0 && only <= n / 1000 && m < 1e-4) }' "$work/run.cpu.trec" "$work/run.gpu.trec" >"$work/compare.txt"; then
+  ok "sharded SciFact subset: the GPU build against the default build (FAISS 1.7.3): $(cat "$work/compare.txt")"
+else
+  bad "sharded SciFact subset: the GPU build against the default build: $(cat "$work/compare.txt")"
+fi
+
+echo "check-gpu-build-run: $pass passed, $fail failed ($(($(now) - t0)) s)"
+((fail == 0))
