@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -91,7 +92,7 @@ func recallPlot(e *Eval) (*plot.Plot, *plot.Legend, error) {
 		case styleUpperBound:
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		case styleDefault:
-			l.Width = vg.Points(3)
+			l.Width, l.Color, pts.Color = vg.Points(3), color.Black, color.Black
 			label += " (default hybrid)"
 		case styleLearned:
 			l.Width = vg.Points(2)
@@ -112,7 +113,7 @@ type style int
 
 const (
 	stylePlain      style = iota // a window, a fusion rule: thin and solid
-	styleDefault                 // msrag's default hybrid: thick and solid
+	styleDefault                 // msrag's default hybrid: thick, solid and black
 	styleLearned                 // a learned or transferred fusion: thick and dotted
 	styleUpperBound              // the oracle: dashed
 )
