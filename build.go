@@ -216,6 +216,14 @@ type Progress struct {
 	// UnitsDone and UnitsTotal are the corpus units read and expected
 	// (Config.Units; 0: unknown).
 	UnitsDone, UnitsTotal int64
+	// ChunksTotal is the number of chunks the build embeds (or, without an
+	// embedder, cuts): 0 until every document has been read and cut, then
+	// the total Chunks reaches.
+	ChunksTotal int64
+	// BytesDone and BytesTotal are the bytes of the corpus file read, as
+	// stored (compressed for a gzip'd file), and its size; 0 where the
+	// format does not say (corpus.Stats.InputBytes).
+	BytesDone, BytesTotal int64
 	Elapsed               time.Duration
 }
 

@@ -149,6 +149,11 @@ type Stats struct {
 	Duplicates  int64 // records skipped for a repeated id (Options.DedupeIDs)
 	InvalidUTF8 int64 // records whose invalid UTF-8 was replaced with U+FFFD
 	Units       int   // units read (row groups, batches, files, line blocks)
+	// InputBytes are the bytes of the input file read so far, as stored
+	// (compressed for a gzip'd file), and InputSize the file's size: a
+	// fraction of the input read at once, for a line-based file (JSONL);
+	// 0 for other formats.
+	InputBytes, InputSize int64
 }
 
 // Reader streams the documents of one corpus in batches.

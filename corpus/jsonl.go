@@ -157,4 +157,8 @@ func (r *jsonlReader) Close() error {
 	return r.lr.close()
 }
 
-func (r *jsonlReader) Stats() Stats { return r.b.stats }
+func (r *jsonlReader) Stats() Stats {
+	st := r.b.stats
+	st.InputBytes, st.InputSize = r.lr.read()
+	return st
+}

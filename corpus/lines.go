@@ -22,6 +22,7 @@ type lineReader struct {
 	br   *bufio.Reader
 	long []byte
 	line int64 // 1-based number of the last line returned
+	size int64 // the file's size when opened
 }
 
 const (
@@ -40,6 +41,9 @@ func openLines(path string) (*lineReader, error) {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
 	lr := &lineReader{path: path, f: f, hf: newHashingFile(f)}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		lr.size = st.Size()
+	}
 	br := bufio.NewReaderSize(lr.hf, lineBufSize)
 	if head, _ := br.Peek(2); len(head) == 2 && head[0] == magicGzip[0] && head[1] == magicGzip[1] {
 		gz, err := gzip.NewReader(br)
@@ -88,6 +92,12 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		return nil, fmt.Errorf("corpus: %s after line %d: %v: %w", lr.path, lr.line, err, ErrFormat)
 	}
+}
+
+// read returns the bytes of the file read so far, as stored, and its size
+// (0 when it is not a regular file).
+func (lr *lineReader) read() (done, size int64) {
+	return lr.hf.n, lr.size
 }
 
 func trimEOL(b []byte) []byte {

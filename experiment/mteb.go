@@ -48,6 +48,36 @@ type MTEBOptions struct {
 	// embedder's name. A suite that runs one model with several window
 	// sets names each set here.
 	Model string
+	// IgnoreIdenticalIDs and SkipFirstResult, when set, force the MTEB
+	// scoring rules of those names (eval.Rules) either way; nil takes the
+	// task's (MTEBRules of Task).
+	IgnoreIdenticalIDs, SkipFirstResult *bool
+}
+
+// MTEBRules returns the scoring rules MTEB applies to the runs of task (an
+// MTEB task name: ArguAna drops a query's own document), as the task
+// definitions of the mteb release MTEBRulesVersion set them; none for a task
+// MTEB does not know.
+func MTEBRules(task string) eval.Rules { return mtebRules[task] }
+
+// MTEBRulesVersion is the mteb release MTEBRules was read from
+// (scripts/gen_mteb_rules.py).
+const MTEBRulesVersion = mtebRulesVersion
+
+// scoring returns the rules the runs of task are scored with: the task's,
+// with the rules o forces.
+func (o MTEBOptions) scoring(task string) report.Scoring {
+	s := report.Scoring{Rules: MTEBRules(task), Source: fmt.Sprintf("mteb %s task %s", MTEBRulesVersion, task)}
+	if o.IgnoreIdenticalIDs != nil || o.SkipFirstResult != nil {
+		s.Source = "given, over " + s.Source
+	}
+	if o.IgnoreIdenticalIDs != nil {
+		s.IgnoreIdenticalIDs = *o.IgnoreIdenticalIDs
+	}
+	if o.SkipFirstResult != nil {
+		s.SkipFirstResult = *o.SkipFirstResult
+	}
+	return s
 }
 
 // mtebTasks maps BEIR/MTEB dataset names (directory names, and the NAME of
@@ -218,6 +248,9 @@ type MTEBProvenance struct {
 	FullWindow         int    `json:"full_window,omitempty"`
 	K                  int    `json:"k"`
 	WindowK            int    `json:"window_k"`
+	// Scoring is the rules beyond the metrics the run was scored with
+	// (results.json's scoring).
+	Scoring report.Scoring `json:"scoring"`
 }
 
 // MTEBFile is one configuration's result in MTEB's layout.
@@ -265,7 +298,8 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 				EvaluationTime: e.Timings.Total, Date: float64(e.Created.UnixMilli()) / 1000,
 				Msrag: MTEBProvenance{Version: e.MsragVersion, Build: e.Build, Batching: e.Index.Batching, Model: e.Model.Name, Configuration: c.Name, Kind: c.Kind,
 					Fusion: c.Fusion, UpperBound: c.UpperBound, Dataset: e.Dataset, Split: e.Split,
-					DatasetFingerprint: e.DatasetFingerprint, Windows: e.Windows, FullWindow: e.FullWindow, K: e.K, WindowK: e.WindowK},
+					DatasetFingerprint: e.DatasetFingerprint, Windows: e.Windows, FullWindow: e.FullWindow, K: e.K, WindowK: e.WindowK,
+					Scoring: e.Scoring},
 			},
 			Meta: modelMeta(name, rev, e.Model),
 		}

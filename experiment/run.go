@@ -93,6 +93,7 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	res.Report.MTEB = spec.MTEB.resolve(ds, res.Report.DatasetFingerprint)
+	applyRules(spec, res)
 	if err := score(spec, served(spec, ix), res); err != nil {
 		return nil, err
 	}
@@ -103,6 +104,23 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// applyRules scores the runs by the rules of the task (MTEBOptions.scoring):
+// it drops the hits they drop from every configuration's run and records
+// the rules in the report.
+func applyRules(spec Spec, res *Result) {
+	sc := spec.MTEB.scoring(res.Report.MTEB.Task)
+	for name, r := range res.Runs {
+		var n int
+		res.Runs[name], n = sc.Apply(r)
+		sc.Dropped += n
+	}
+	res.Report.Scoring = sc
+	if sc.Any() {
+		fmt.Fprintf(spec.Log, "eval: scoring with ignore_identical_ids %v, skip_first_result %v (%s): %d hits dropped from the runs\n",
+			sc.IgnoreIdenticalIDs, sc.SkipFirstResult, sc.Source, sc.Dropped)
+	}
 }
 
 // batchSource hands the chunk lists of the queries batch by batch: an open

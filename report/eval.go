@@ -90,6 +90,23 @@ type Eval struct {
 	// MTEB says how the run is named in MTEB's result files; nil when
 	// none were written.
 	MTEB *MTEBInfo `json:"mteb,omitempty"`
+	// Scoring says which rules beyond the metrics' definitions scored every
+	// configuration's run (MTEB's per-task rules), and why.
+	Scoring Scoring `json:"scoring"`
+}
+
+// Scoring is the rules the runs were scored with (their run files are the
+// runs as scored, the hits the rules drop left out).
+type Scoring struct {
+	eval.Rules
+	// Source is where the rules come from: "mteb VERSION task TASK" (the
+	// task's definition in that release of the mteb package, rules or
+	// none), or "given, over mteb VERSION task TASK" when the caller forced
+	// one either way.
+	Source string `json:"source"`
+	// Dropped counts the hits the rules dropped, over every configuration's
+	// run.
+	Dropped int `json:"dropped"`
 }
 
 // MTEBInfo names a run in the result files of MTEB (the mteb Python

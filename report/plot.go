@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/msrag/msrag/internal/safefile"
 )
@@ -21,17 +23,18 @@ const (
 )
 
 // WritePlots draws into dir the recall@K curves (cdr_K against K for every
-// single window, RRF over all windows and the oracle, or every
-// configuration when the run has none of those) and, when e has an
-// oracle, the histogram of the best window per query. It returns the paths
-// written.
+// single window, RRF over all windows, the default hybrid, the learned and
+// transferred fusions and the oracle, or every configuration when the run
+// has none of those), with the legend beside the plotting area, and, when
+// e has an oracle, the histogram of the best window per query. It returns
+// the paths written.
 func WritePlots(dir string, e *Eval) ([]string, error) {
 	var paths []string
-	p, err := recallPlot(e)
+	p, legend, err := recallPlot(e)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := save(p, dir, RecallPlot)
+	ps, err := saveFigure(legendBeside(p, legend), 11*vg.Inch, 5*vg.Inch, dir, RecallPlot)
 	if err != nil {
 		return nil, err
 	}
@@ -50,15 +53,17 @@ func WritePlots(dir string, e *Eval) ([]string, error) {
 	return paths, nil
 }
 
-func recallPlot(e *Eval) (*plot.Plot, error) {
+// recallPlot draws the recall@K curves and returns them with their legend,
+// which the caller places (legendBeside).
+func recallPlot(e *Eval) (*plot.Plot, *plot.Legend, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s (%s): correct-document recall@K, %s", e.Dataset, e.Split, e.Model.Name)
 	p.X.Label.Text = "K"
 	p.Y.Label.Text = "share of queries with a relevant document in the top K"
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
 	var ticks []plot.Tick
 	for _, k := range CDRCutoffs {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
@@ -77,33 +82,76 @@ func recallPlot(e *Eval) (*plot.Plot, error) {
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, fmt.Errorf("report: plotting %s: %w", c.Name, err)
+			return nil, nil, fmt.Errorf("report: plotting %s: %w", c.Name, err)
 		}
 		l.Color = plotutil.Color(n)
 		pts.Color = plotutil.Color(n)
 		pts.Shape = plotutil.Shape(n)
-		if c.UpperBound {
+		label := c.label()
+		switch curveStyle(e, c) {
+		case styleUpperBound:
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		case styleDefault:
+			l.Width, l.Color, pts.Color = vg.Points(3), color.Black, color.Black
+			label += " (default hybrid)"
+		case styleLearned:
+			l.Width = vg.Points(2)
+			l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 		}
 		p.Add(l, pts)
-		p.Legend.Add(c.label(), l, pts)
+		legend.Add(label, l, pts)
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("report: no configuration of %s has cdr_K values to plot", e.Dataset)
+		return nil, nil, fmt.Errorf("report: no configuration of %s has cdr_K values to plot", e.Dataset)
 	}
-	return p, nil
+	return p, &legend, nil
+}
+
+// A curve's style says what kind of line a configuration is drawn with.
+type style int
+
+const (
+	stylePlain      style = iota // a window, a fusion rule: thin and solid
+	styleDefault                 // msrag's default hybrid: thick, solid and black
+	styleLearned                 // a learned or transferred fusion: thick and dotted
+	styleUpperBound              // the oracle: dashed
+)
+
+func curveStyle(e *Eval, c *Config) style {
+	switch {
+	case c.UpperBound:
+		return styleUpperBound
+	case e.DefaultHybrid != "" && c.Name == e.DefaultHybrid:
+		return styleDefault
+	case c.Kind == KindLearned:
+		return styleLearned
+	}
+	return stylePlain
+}
+
+// legendBeside draws p with legend to the right of it, outside the plotting
+// area, its top level with the top of the figure below the title.
+func legendBeside(p *plot.Plot, legend *plot.Legend) func(draw.Canvas) {
+	return func(dc draw.Canvas) {
+		pad := 3 * vg.Millimeter
+		r := legend.Rectangle(dc)
+		w := r.Max.X - r.Min.X + 2*pad
+		p.Draw(draw.Crop(dc, 0, -w, 0, 0))
+		top := p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding
+		legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w+pad, 0, 0, -top))
+	}
 }
 
 // plotted returns the configurations the recall curves draw: every single
-// window, rrf and the oracle, or every configuration when the run has none
-// of those.
+// window, rrf, the default hybrid, the learned and transferred fusions and
+// the oracle, or every configuration when the run has none of those.
 func plotted(e *Eval) []*Config {
 	var some, all []*Config
 	for i := range e.Configs {
 		c := &e.Configs[i]
 		all = append(all, c)
-		if c.Kind == KindWindow || c.Name == "rrf" || c.Kind == KindOracle {
+		if c.Kind == KindWindow || c.Name == "rrf" || c.Kind == KindOracle || curveStyle(e, c) != stylePlain {
 			some = append(some, c)
 		}
 	}
@@ -144,12 +192,19 @@ func oraclePlot(e *Eval) (*plot.Plot, error) {
 // save writes p as dir/name.png and dir/name.svg, each to a temporary file
 // renamed into place.
 func save(p *plot.Plot, dir, name string) ([]string, error) {
+	return saveFigure(p.Draw, 8*vg.Inch, 5*vg.Inch, dir, name)
+}
+
+// saveFigure writes what fig draws on a w by h canvas as dir/name.png and
+// dir/name.svg, each to a temporary file renamed into place.
+func saveFigure(fig func(draw.Canvas), w, h vg.Length, dir, name string) ([]string, error) {
 	var paths []string
 	for _, ext := range []string{"png", "svg"} {
-		wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, ext)
+		wt, err := draw.NewFormattedCanvas(w, h, ext)
 		if err != nil {
 			return nil, fmt.Errorf("report: %s.%s: %w", name, ext, err)
 		}
+		fig(draw.New(wt))
 		path := filepath.Join(dir, name+"."+ext)
 		if err := writeFile(path, wt); err != nil {
 			return nil, err

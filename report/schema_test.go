@@ -43,14 +43,18 @@ func documentedFields(t *testing.T) []string {
 }
 
 // jsonFields lists the JSON paths of t's fields: a struct of this module
-// seen for the first time is expanded (object.field, array[].field), any
-// other type is one field.
+// seen for the first time is expanded (object.field, array[].field), an
+// embedded struct's fields are listed as t's, any other type is one field.
 func jsonFields(t reflect.Type, prefix string, seen map[reflect.Type]bool) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := strings.Split(f.Tag.Get("json"), ",")[0]
 		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, jsonFields(f.Type, prefix, seen)...) // its fields are the outer struct's, as encoding/json has them
 			continue
 		}
 		if tag == "" {

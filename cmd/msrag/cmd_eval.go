@@ -40,7 +40,9 @@ func init() {
 			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
 			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
-			"the @1000 metrics need --k 1000 to mean what MTEB's do.\n\n" +
+			"the @1000 metrics need --k 1000 to mean what MTEB's do. The task's MTEB scoring rules apply to\n" +
+			"every configuration (ArguAna drops a retrieved document whose id is the query's: docs/eval.md);\n" +
+			"--ignore-identical-ids=true|false and --skip-first-result=true|false force them either way.\n\n" +
 			"--embedding independent,late evaluates both embeddings (each in OUT/MODE, its index in\n" +
 			"OUT/MODE/index, or --index for independent and INDEX-late for late), embeds the queries once\n" +
 			"for both, and writes OUT/modes.md and modes.json: every configuration under each embedding,\n" +
@@ -71,6 +73,8 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
+			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
+			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
 		}, append(append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
@@ -103,7 +107,8 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
 		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: corpusOptions(c),
-		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision")},
+		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision"),
+			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
 	var err error
 	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
@@ -122,6 +127,16 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 		return spec, err
 	}
 	return spec, learnedFlags(c, &spec)
+}
+
+// boolIfSet is the value of the boolean flag name when it was given, nil
+// when not.
+func boolIfSet(c *cli.Context, name string) *bool {
+	if !c.IsSet(name) {
+		return nil
+	}
+	v := c.Bool(name)
+	return &v
 }
 
 // evalPhase reads --phase, --work and --shard into spec.

@@ -72,6 +72,14 @@ type Progress struct {
 	// UnitsDone and UnitsTotal are the corpus units read and expected
 	// (Config.Units; 0: unknown).
 	UnitsDone, UnitsTotal int64
+	// ChunksTotal is the number of chunks the build embeds (or, without an
+	// embedder, cuts): 0 until every document has been read and cut, then
+	// the total Chunks reaches.
+	ChunksTotal int64
+	// BytesDone and BytesTotal are the bytes of the corpus file read, as
+	// stored (compressed for a gzip'd file), and its size; 0 where the
+	// format does not say (corpus.Stats.InputBytes).
+	BytesDone, BytesTotal int64
 	Elapsed               time.Duration
 }
 
@@ -113,6 +121,10 @@ type Builder struct {
 	ids, titles []string
 
 	docs, skipped, units atomic.Int64 // read stage
+	bytes, bytesTotal    atomic.Int64 // read stage
+	readBatches          atomic.Int64 // read stage: batches read, once readAll
+	readAll              atomic.Bool  // read stage: the corpus is read
+	cut, prepared        atomic.Int64 // prepare stage: chunks cut, batches cut
 	chunks, tokens       atomic.Int64 // embed stage
 	busy                 clock.Busy   // embed stage
 	unique               int64        // add stage
@@ -210,5 +222,16 @@ func (b *Builder) report() {
 	b.cfg.Progress(Progress{
 		Docs: b.docs.Load(), Skipped: b.skipped.Load(), Chunks: b.chunks.Load(), Tokens: b.tokens.Load(),
 		UnitsDone: b.units.Load(), UnitsTotal: int64(b.cfg.Units), Elapsed: time.Since(b.start),
+		ChunksTotal: b.chunksTotal(), BytesDone: b.bytes.Load(), BytesTotal: b.bytesTotal.Load(),
 	})
+}
+
+// chunksTotal is the number of chunks the build embeds once the corpus is
+// read and every batch of it cut, else 0. A batch adds its chunks before it
+// counts as cut, so the count is whole once every batch is.
+func (b *Builder) chunksTotal() int64 {
+	if !b.readAll.Load() || b.prepared.Load() != b.readBatches.Load() {
+		return 0
+	}
+	return b.cut.Load()
 }

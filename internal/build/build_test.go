@@ -325,3 +325,35 @@ func sameLexical(t *testing.T, what string, got, want *lexical.Index) {
 		t.Errorf("%s: lexical index of %d rows, %d tokens; want %d rows, %d tokens, the same bytes", what, got.Docs(), got.Tokens(), want.Docs(), want.Tokens())
 	}
 }
+
+// TestProgressTotals checks the totals a build's progress gives: the chunk
+// count only once every document has been cut, then the exact number the
+// build embeds, and the corpus file's bytes read out of its size.
+func TestProgressTotals(t *testing.T) {
+	ids, texts := testDocs(9)
+	var all []Progress
+	b := newTestBuilder(t, Config{Progress: func(p Progress) { all = append(all, p) }})
+	res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(t, res)
+	if len(all) < 2 {
+		t.Fatalf("%d progress reports", len(all))
+	}
+	if all[0].ChunksTotal != 0 {
+		t.Errorf("first report (one batch read) gives a chunk total: %+v", all[0])
+	}
+	for i, p := range all {
+		if p.ChunksTotal != 0 && p.ChunksTotal != res.Unique {
+			t.Errorf("report %d: chunk total %d; the build embeds %d", i, p.ChunksTotal, res.Unique)
+		}
+		if p.BytesTotal <= 0 || p.BytesDone > p.BytesTotal || (i > 0 && p.BytesDone < all[i-1].BytesDone) {
+			t.Errorf("report %d: %d of %d bytes read (before: %d)", i, p.BytesDone, p.BytesTotal, all[max(i-1, 0)].BytesDone)
+		}
+	}
+	last := all[len(all)-1]
+	if last.ChunksTotal != res.Unique || last.Chunks != res.Unique || last.BytesDone != last.BytesTotal {
+		t.Errorf("last report %+v; want %d of %d chunks and the whole file read", last, res.Unique, res.Unique)
+	}
+}

@@ -108,6 +108,8 @@ func (b *Builder) read(ctx context.Context, src corpus.Reader, slots *semaphore.
 		st := src.Stats()
 		b.skipped.Store(st.Empty + st.Duplicates)
 		if err == io.EOF {
+			b.readBatches.Store(int64(seq))
+			b.readAll.Store(true)
 			return nil
 		}
 		if err != nil {
@@ -117,6 +119,8 @@ func (b *Builder) read(ctx context.Context, src corpus.Reader, slots *semaphore.
 		next += int32(len(docs))
 		b.docs.Add(int64(len(docs)))
 		b.units.Store(int64(st.Units))
+		b.bytes.Store(st.InputBytes)
+		b.bytesTotal.Store(st.InputSize)
 		b.report()
 		if err := send(ctx, out, bt); err != nil {
 			return err

@@ -39,6 +39,8 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 				prepare(preps, bt, di, d)
 			}
 		}
+		b.cut.Add(int64(len(bt.items)))
+		b.prepared.Add(1)
 		if err := send(ctx, out, bt); err != nil {
 			return err
 		}
