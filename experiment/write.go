@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
@@ -38,44 +41,46 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
 		return f, fmt.Errorf("experiment: %w", err)
 	}
+	// The files are independent: each is written on a core of its own.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	scores := map[string]eval.Results{}
 	for _, c := range res.Report.Configs {
 		if c.UpperBound {
 			continue
 		}
 		path := filepath.Join(spec.Out, c.RunFile)
-		if err := writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") }); err != nil {
-			return f, err
-		}
+		g.Go(func() error { return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") }) })
 		f.Runs = append(f.Runs, path)
 		scores[c.Name] = c.Results
-	}
-	if err := writeJSON(f.Metrics, scores); err != nil {
-		return f, err
 	}
 	mteb, err := MTEBFiles(res.Report)
 	if errors.Is(err, ErrMainScore) {
 		fmt.Fprintf(spec.Log, "eval: no MTEB result files: %v\n", err)
 		res.Report.MTEB = nil
 	} else if err != nil {
+		g.Wait()
 		return f, err
 	}
-	if err := writeJSON(f.Results, res.Report); err != nil {
-		return f, err
-	}
-	if err := writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) }); err != nil {
-		return f, err
-	}
-	plots, err := report.WritePlots(spec.Out, res.Report)
-	if err != nil {
-		return f, err
-	}
-	f.Plots = plots
-	if f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb); err != nil {
-		return f, err
-	}
-	f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
-	return f, err
+	// From here on res.Report is only read.
+	g.Go(func() error { return writeJSON(f.Metrics, scores) })
+	g.Go(func() error { return writeJSON(f.Results, res.Report) })
+	g.Go(func() error {
+		return writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) })
+	})
+	g.Go(func() (err error) {
+		f.Plots, err = report.WritePlots(spec.Out, res.Report)
+		return err
+	})
+	g.Go(func() (err error) {
+		f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb)
+		return err
+	})
+	g.Go(func() (err error) {
+		f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
+		return err
+	})
+	return f, g.Wait()
 }
 
 // qrelsFile returns the split's qrels file when it is one TSV file, and
