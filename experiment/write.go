@@ -50,7 +50,9 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 			continue
 		}
 		path := filepath.Join(spec.Out, c.RunFile)
-		g.Go(func() error { return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") }) })
+		g.Go(func() error {
+			return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") })
+		})
 		f.Runs = append(f.Runs, path)
 		scores[c.Name] = c.Results
 	}

@@ -114,11 +114,11 @@ gpu() {
 evalrun() { # evalrun NAME DEVICE [FLAGS...]: the eval's summary lines, then its seconds
   local name=$1 dev=$2 s=$SECONDS
   shift 2
-  timeout 200 "$w/msrag" eval --dataset "$w/data/scifact" --split test --index "$w/idx-$name" --out "$w/ev-$name" --configs "$configs" \
+  timeout 200 "$w/msrag" eval --dataset "$w/data/scifact" --split test --index "$run/idx-$name" --out "$run/ev-$name" --configs "$configs" \
     --fusion-model transfer --model "$model" --windows 64,128,254 --device "$dev" "$@" >"$report/eval-$name.txt" 2>&1
   local rc=$?
   grep -E '^eval: built|^\| hybrid ' "$report/eval-$name.txt"
-  [[ $rc == 0 ]] && cp "$w/ev-$name/results.json" "$report/results-$name.json"
+  [[ $rc == 0 ]] && cp "$run/ev-$name/results.json" "$report/results-$name.json"
   echo "$((SECONDS - s))"
   return $rc
 }
@@ -153,6 +153,8 @@ else
   w=${WORK:-/tmp/msrag-gpu-check}
   unpack "$w" || exit 1
 fi
+run=$w.run # the indices and evaluations the steps make
+rm -rf "$run" && mkdir -p "$run"
 echo "unpacked in $((SECONDS - start)) s"
 
 step machine
@@ -186,7 +188,7 @@ fi
 
 step "msrag of the gpu build tag on the CPU: eval of SciFact test with the hash test embedder"
 s=$SECONDS
-timeout 120 "$w/msrag" eval --dataset "$w/data/scifact" --split test --index "$w/idx-hash" --out "$w/ev-hash" \
+timeout 120 "$w/msrag" eval --dataset "$w/data/scifact" --split test --index "$run/idx-hash" --out "$run/ev-hash" \
   --model hash-test-embedder --windows 64 --device cpu --quiet >"$report/msrag-cpu.txt" 2>&1
 rc=$?
 grep -E '^\| (w64|rrf|hybrid) ' "$report/msrag-cpu.txt"
