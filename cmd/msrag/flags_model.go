@@ -20,7 +20,7 @@ import (
 // deviceFlags are the flags that choose where the embedder runs.
 func deviceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
+		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs, and in search and eval the FAISS indices: cpu, cuda or auto (cuda if it can be had, else cpu)"},
 		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out as the GPUs come free, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
 		threadsFlag(),
