@@ -64,7 +64,7 @@ func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err er
 		}
 	}
 	open := o.Open
-	open.DocsOnly, open.Embedder, open.CloseEmbedder = true, nil, false
+	open.DocsOnly, open.Embedder, open.CloseEmbedder, open.GPUs = true, nil, false, nil
 	if g.ix, err = OpenWith(open, dirs...); err != nil {
 		return nil, err
 	}

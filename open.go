@@ -10,6 +10,7 @@ import (
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/internal/store"
 )
 
@@ -65,6 +66,9 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("msrag: no index directory given")
 	}
+	if err := CheckGPUs(opts.GPUs, 0); err != nil {
+		return nil, err
+	}
 	ix = &Index{dir: dirs[0], emb: opts.Embedder, ownEmb: opts.CloseEmbedder, docsOnly: opts.DocsOnly}
 	defer func() {
 		if err != nil {
@@ -92,7 +96,7 @@ func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
 		return nil, err
 	}
 	if len(opts.GPUs) > 0 {
-		if err := ix.toGPU(opts.GPUs); err != nil {
+		if err := ix.ToGPU(opts.GPUs); err != nil {
 			return nil, err
 		}
 	}
@@ -182,8 +186,18 @@ type gpuMover interface {
 	ToGPU(devices []int) error
 }
 
-// toGPU moves every kind's part that can go to GPUs there.
-func (ix *Index) toGPU(devices []int) error {
+// ToGPU copies every dense window's FAISS index to the GPUs (one device,
+// or sharded across several), where the index is searched from then on, as
+// OpenOptions.GPUs does when opening: for an index Build returned, whose
+// vectors were added on the CPU. The indices stay in main memory too, where
+// a flat index rescores the chunks the GPUs found one pair at a time, so
+// that the scores, and the rankings with their ties, are the CPU search's.
+// Windows of other kinds stay where they are. It needs msrag built with the
+// gpu tag (CheckGPUs); an index already on GPUs is left as it is.
+func (ix *Index) ToGPU(devices []int) error {
+	if err := CheckGPUs(devices, 0); err != nil {
+		return err
+	}
 	for _, sh := range ix.shards {
 		for _, p := range sh.parts {
 			if g, ok := p.(gpuMover); ok {
@@ -192,6 +206,23 @@ func (ix *Index) toGPU(devices []int) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// CheckGPUs says, before any work, whether dense windows can be searched
+// on gpus (none: on the CPU, always possible) with windowK chunks a window
+// (0: not known yet): it fails, wrapping faiss.ErrArgument, when windowK
+// is more than FAISS returns on GPUs (faiss.MaxGPUK), and wrapping
+// faiss.ErrGPUUnavailable when msrag was built without FAISS GPU support.
+func CheckGPUs(gpus []int, windowK int) error {
+	switch {
+	case len(gpus) == 0:
+		return nil
+	case windowK > faiss.MaxGPUK:
+		return fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d): %w", windowK, faiss.MaxGPUK, faiss.ErrArgument)
+	case !faiss.GPUAvailable:
+		return fmt.Errorf("msrag: FAISS on GPUs %v: %w: build msrag with FAISS GPU support (make build GPU=1), or search on the CPU", gpus, faiss.ErrGPUUnavailable)
 	}
 	return nil
 }

@@ -252,7 +252,7 @@ func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet,
 // shardStats opens the kinds of one shard and returns its statistics for
 // every query.
 func shardStats(dir string, qs QuerySet, kinds []channel.Kind, open OpenOptions) (channel.StatsSet, error) {
-	open.Kinds, open.Embedder, open.CloseEmbedder = kinds, nil, false
+	open.Kinds, open.Embedder, open.CloseEmbedder, open.GPUs = kinds, nil, false, nil // statistics search nothing
 	ix, err := OpenWith(open, dir)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,25 @@ import (
 	"github.com/msrag/msrag/report"
 )
 
-// openOrBuild reuses the index in spec.Build.Out when it matches, or builds it,
-// holding the index's lock from the decision until the index is open.
+// openOrBuild reuses the index in spec.Build.Out when it matches, or builds
+// it, and moves it to spec.GPUs.
 func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (*msrag.Index, report.IndexInfo, error) {
+	ix, info, err := reuseOrBuild(ctx, spec, ds, tm)
+	if err != nil || len(spec.GPUs) == 0 {
+		return ix, info, err
+	}
+	t0 := time.Now()
+	if err := ix.ToGPU(spec.GPUs); err != nil {
+		ix.Close()
+		return nil, info, fmt.Errorf("experiment: index %s: %w", spec.Build.Out, err)
+	}
+	tm.Open += time.Since(t0).Seconds()
+	return ix, info, nil
+}
+
+// reuseOrBuild reuses the index in spec.Build.Out when it matches, or builds it,
+// holding the index's lock from the decision until the index is open.
+func reuseOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (*msrag.Index, report.IndexInfo, error) {
 	lock, err := msrag.LockIndex(ctx, spec.Build.Out, spec.Build.Wait)
 	if err != nil {
 		return nil, report.IndexInfo{}, err

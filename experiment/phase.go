@@ -17,10 +17,11 @@ import (
 // what Run writes. Every phase is given the same Spec but for Shard.
 
 // scatterOptions are the options every phase of the evaluation gives
-// package msrag: every kind of the index searched, the blocks of Batch.
+// package msrag: every kind of the index searched, the blocks of Batch, the
+// dense windows on GPUs (which only a scatter task opens).
 func (s Spec) scatterOptions() msrag.ScatterOptions {
 	return msrag.ScatterOptions{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
-		Open: msrag.OpenOptions{Embedder: s.Build.Embedder}}
+		Open: msrag.OpenOptions{Embedder: s.Build.Embedder, GPUs: s.GPUs}}
 }
 
 func querySet(queries []corpus.Query) msrag.QuerySet {

@@ -175,7 +175,9 @@ func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, ru
 		if !c.Kind.fused() {
 			continue
 		}
-		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion})
+		// A run ranks documents: the terms each chunk holds, which cost more
+		// than the fusion itself, are not needed.
+		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion, SkipTerms: true})
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}

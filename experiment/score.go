@@ -3,7 +3,10 @@ package experiment
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/eval"
@@ -59,21 +62,41 @@ func pair(e *report.Eval) error {
 	e.PairedMetric = PairedMetric
 	base := map[string]*report.Config{report.PairedBestWindow: e.BestWindow(PairedMetric), report.PairedRRF: e.Config("rrf"),
 		report.PairedLexicalRRF: e.Config(report.LexicalRRF)}
+	type job struct {
+		c    *report.Config
+		name string
+		b    *report.Config
+		p    eval.Paired
+	}
+	var jobs []*job
 	for i := range e.Configs {
 		c := &e.Configs[i]
 		for name, b := range base {
-			if b == nil || b == c {
-				continue
+			if b != nil && b != c {
+				jobs = append(jobs, &job{c: c, name: name, b: b})
 			}
-			p, err := eval.Compare(c.Results, b.Results, PairedMetric)
-			if err != nil {
-				return fmt.Errorf("experiment: comparing %s with %s: %w", c.Name, b.Name, err)
-			}
-			if c.Paired == nil {
-				c.Paired = map[string]eval.Paired{}
-			}
-			c.Paired[name] = p
 		}
+	}
+	// Each comparison's bootstrap is seeded by itself alone: run at once on
+	// every core, they give what they give one after the other.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, j := range jobs {
+		g.Go(func() (err error) {
+			if j.p, err = eval.Compare(j.c.Results, j.b.Results, PairedMetric); err != nil {
+				return fmt.Errorf("experiment: comparing %s with %s: %w", j.c.Name, j.b.Name, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.c.Paired == nil {
+			j.c.Paired = map[string]eval.Paired{}
+		}
+		j.c.Paired[j.name] = j.p
 	}
 	return nil
 }

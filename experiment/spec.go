@@ -55,6 +55,15 @@ type Spec struct {
 	// the chunks each window returns (default 100), Batch the queries
 	// embedded and searched at once (default 1024).
 	K, WindowK, Batch int
+	// GPUs, when set, are the GPUs every dense window's FAISS index is
+	// searched on (one device, or sharded across several;
+	// msrag.Index.ToGPU): a reused index is moved there when opened, a
+	// built one (its vectors added on the CPU) once built, and a scatter
+	// task's shard when opened. It needs msrag built with FAISS GPU support
+	// and WindowK at most faiss.MaxGPUK, both checked before any work
+	// (msrag.CheckGPUs). The queries' embedder is Build.Embedder's
+	// business: open it on the GPUs too.
+	GPUs []int
 	// Rebuild builds the index even when the one in Build.Out matches.
 	Rebuild bool
 	// Corpus names the corpus's columns.
@@ -95,6 +104,10 @@ type Spec struct {
 	defaultConfigs bool
 }
 
+// checkGPUs is msrag.CheckGPUs; a test of where Spec.GPUs goes replaces it
+// on a machine without FAISS GPU support.
+var checkGPUs = msrag.CheckGPUs
+
 func (s Spec) withDefaults() (Spec, error) {
 	switch {
 	case s.Dataset == "":
@@ -131,6 +144,9 @@ func (s Spec) withDefaults() (Spec, error) {
 	}
 	if s.K < 0 || s.WindowK < 0 || s.Batch < 0 {
 		return s, fmt.Errorf("experiment: K %d, WindowK %d and Batch %d must be positive", s.K, s.WindowK, s.Batch)
+	}
+	if err := checkGPUs(s.GPUs, s.WindowK); err != nil {
+		return s, fmt.Errorf("experiment: Spec.GPUs: %w", err)
 	}
 	if s.Log == nil {
 		s.Log = io.Discard

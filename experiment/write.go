@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
@@ -45,40 +48,48 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	if err := removeFile(f.Results); err != nil {
 		return f, err
 	}
+	// The files are independent: each is written on a core of its own.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	scores := map[string]eval.Results{}
 	for _, c := range res.Report.Configs {
 		if c.UpperBound {
 			continue
 		}
 		path := filepath.Join(spec.Out, c.RunFile)
-		if err := writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") }); err != nil {
-			return f, err
-		}
+		g.Go(func() error {
+			return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") })
+		})
 		f.Runs = append(f.Runs, path)
 		scores[c.Name] = c.Results
-	}
-	if err := writeJSON(f.Metrics, scores); err != nil {
-		return f, err
 	}
 	mteb, err := MTEBFiles(res.Report)
 	if errors.Is(err, ErrMainScore) {
 		fmt.Fprintf(spec.Log, "eval: no MTEB result files: %v\n", err)
 		res.Report.MTEB = nil
 	} else if err != nil {
+		g.Wait()
 		return f, err
 	}
-	if err := writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) }); err != nil {
-		return f, err
-	}
-	plots, err := report.WritePlots(spec.Out, res.Report)
-	if err != nil {
-		return f, err
-	}
-	f.Plots = plots
-	if f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb); err != nil {
-		return f, err
-	}
-	if f.Qrels, err = qrelsFile(spec, ds, res.Qrels); err != nil {
+	// From here on res.Report is only read, until every other file is
+	// written and results.json lists them.
+	g.Go(func() error { return writeJSON(f.Metrics, scores) })
+	g.Go(func() error {
+		return writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) })
+	})
+	g.Go(func() (err error) {
+		f.Plots, err = report.WritePlots(spec.Out, res.Report)
+		return err
+	})
+	g.Go(func() (err error) {
+		f.MTEB, err = writeMTEBFiles(filepath.Join(spec.Out, "mteb"), mteb)
+		return err
+	})
+	g.Go(func() (err error) {
+		f.Qrels, err = qrelsFile(spec, ds, res.Qrels)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return f, err
 	}
 	if res.Report.Files, err = report.OutputFiles(spec.Out, f.written(spec.Out)); err != nil {

@@ -125,7 +125,8 @@ func (s *Set) Subset(idx []int) *Set {
 
 // Run fuses the set with f into a run of k documents per query.
 func (s *Set) Run(f msrag.Fusion, k int) (eval.Run, error) {
-	hits, err := s.Index.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f})
+	// A run ranks documents: the terms each chunk holds are not needed.
+	hits, err := s.Index.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f, SkipTerms: true})
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,12 @@ import (
 )
 
 // window is one window's FAISS index, and while it is built the vectors not
-// yet added.
+// yet added. With the windows on GPUs, gpu is the index's copy there: it
+// finds the candidates, and index (kept in main memory) rescores them.
 type window struct {
 	spec    chunk.Window
 	index   *faiss.Index
+	gpu     *faiss.Index
 	pending []float32
 }
 
@@ -91,7 +93,13 @@ func (b *builder) Close() error {
 
 func closeWindows(ws []*window) {
 	for _, w := range ws {
-		if w != nil && w.index != nil {
+		if w == nil {
+			continue
+		}
+		if w.gpu != nil {
+			w.gpu.Close()
+		}
+		if w.index != nil {
 			w.index.Close()
 		}
 	}

@@ -66,7 +66,7 @@ func (sh *shard) Search(ctx context.Context, q *channel.Queries, _ channel.Stats
 	if err := q.CheckVectors(sh.windows[0].index.Dim()); err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
-	if k > faiss.MaxGPUK && sh.windows[0].index.OnGPU() {
+	if k > faiss.MaxGPUK && sh.OnGPU() {
 		return nil, fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d); search with a smaller window k", k, faiss.MaxGPUK)
 	}
 	out := make([]channel.Hits, len(sh.windows))
@@ -90,18 +90,20 @@ func (sh *shard) Search(ctx context.Context, q *channel.Queries, _ channel.Stats
 }
 
 // search returns the n best rows of window w for the queries qs, rescored
-// on a flat index; on a GPU, which returns at most faiss.MaxGPUK, the rest
-// are empty.
+// on a flat index. On GPUs the copy there finds them (at most
+// faiss.MaxGPUK, the rest empty) and the index in main memory rescores
+// them, so that their scores, and the order channel.Top gives them, are the
+// CPU search's.
 func (sh *shard) search(w *window, q *channel.Queries, qs []int, n int) ([]int32, []float32, error) {
 	vecs := make([]float32, 0, len(qs)*q.Dims)
 	for _, i := range qs {
 		vecs = append(vecs, q.Vector(i)...)
 	}
-	kk := n
-	if w.index.OnGPU() {
-		kk = min(n, faiss.MaxGPUK)
+	kk, engine := n, w.index
+	if w.gpu != nil {
+		kk, engine = min(n, faiss.MaxGPUK), w.gpu
 	}
-	dist, labels, err := w.index.Search(vecs, kk)
+	dist, labels, err := engine.Search(vecs, kk)
 	if err == nil && w.index.Flat() {
 		dist, err = w.index.Rescore(vecs, labels, kk)
 	}
@@ -149,23 +151,39 @@ func (sh *shard) Close() error {
 	return nil
 }
 
-// OnGPU reports whether the windows' indices are on GPUs.
+// OnGPU reports whether the windows are searched on GPUs.
 func (sh *shard) OnGPU() bool {
-	return len(sh.windows) > 0 && sh.windows[0].index.OnGPU()
+	return len(sh.windows) > 0 && sh.windows[0].gpu != nil
 }
 
-// ToGPU replaces every window's index by a copy on the GPUs (one device, or
-// sharded across several).
+// ToGPU copies every window's index to the GPUs (one device, or sharded
+// across several), where it is searched from then on. The index stays in
+// main memory too: a flat index rescores there what the GPUs found (see
+// search). A shard already on GPUs is left as it is.
 func (sh *shard) ToGPU(devices []int) error {
+	if sh.OnGPU() {
+		return nil
+	}
 	for _, w := range sh.windows {
 		g, err := w.index.ToGPU(devices...)
 		if err != nil {
+			sh.dropGPU()
 			return fmt.Errorf("moving window %s of %s to GPUs %v: %w", w.spec.Name(), sh.where, devices, err)
 		}
-		w.index.Close()
-		w.index = g
+		w.gpu = g
 	}
 	return nil
+}
+
+// dropGPU frees the windows' copies on GPUs; the shard searches on the CPU
+// again.
+func (sh *shard) dropGPU() {
+	for _, w := range sh.windows {
+		if w.gpu != nil {
+			w.gpu.Close()
+			w.gpu = nil
+		}
+	}
 }
 
 // IndexOf returns the FAISS index of window wi of a dense part of a shard,

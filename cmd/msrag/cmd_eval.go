@@ -123,6 +123,11 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
+	if !noModel(c) {
+		if spec.GPUs, err = faissGPUs(c); err != nil {
+			return spec, err
+		}
+	}
 	if err := evalPhase(c, &spec); err != nil {
 		return spec, err
 	}

@@ -244,14 +244,13 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if man.Model.None() { // lexical windows only: no model to open, nothing on GPUs
 		return msrag.OpenWith(msrag.OpenOptions{SkipVerify: c.Bool("skip-verify")}, dirs...)
 	}
+	gpus, err := faissGPUs(c)
+	if err != nil {
+		return nil, err
+	}
 	emb, err := reopenEmbedder(c, eo, man.Model)
 	if err != nil {
 		return nil, fmt.Errorf("search: index %s was built with model %q: %w", dirs[0], man.Model.Name, err)
-	}
-	gpus, err := faissGPUs(c)
-	if err != nil {
-		emb.Close()
-		return nil, err
 	}
 	return msrag.OpenWith(msrag.OpenOptions{Embedder: emb, CloseEmbedder: true, SkipVerify: c.Bool("skip-verify"), GPUs: gpus}, dirs...)
 }

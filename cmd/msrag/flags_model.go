@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,7 +20,7 @@ import (
 // deviceFlags are the flags that choose where the embedder runs.
 func deviceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs: cpu, cuda or auto (cuda if it can be had, else cpu)"},
+		&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where the embedder runs, and in search and eval the FAISS indices: cpu, cuda or auto (cuda if it can be had, else cpu)"},
 		&cli.IntFlag{Name: "device-id", Usage: "CUDA device number"},
 		&cli.StringFlag{Name: "gpus", Usage: "GPUs, e.g. 0,1,2,3: one embedder session per GPU with the batches handed out as the GPUs come free, and for search each window's FAISS index sharded across them; sets --device cuda unless --device is given"},
 		threadsFlag(),
@@ -50,21 +51,34 @@ func sessionsFlag() cli.Flag {
 
 // faissGPUs returns the GPUs the FAISS indices go to: --gpus, or --device-id
 // with --device cuda, or that GPU with --device auto when this build has FAISS
-// GPU support and sees a GPU (saying so otherwise).
+// GPU support, sees a GPU and --window-k fits FAISS on GPUs (saying so
+// otherwise). GPUs asked for that this build cannot use, or a --window-k
+// they cannot return, are errors before any work (msrag.CheckGPUs).
 func faissGPUs(c *cli.Context) ([]int, error) {
-	if gpus, err := gpuList(c); err != nil || gpus != nil {
-		return gpus, err
+	gpus, err := gpuList(c)
+	if err != nil {
+		return nil, err
 	}
-	switch embedDevice(c) {
-	case onnx.DeviceCUDA:
-		return []int{c.Int("device-id")}, nil
-	case onnx.DeviceAuto:
-		if faiss.GPUAvailable && faiss.NumGPUs() > 0 {
-			return []int{c.Int("device-id")}, nil
+	k := c.Int("window-k")
+	if gpus == nil {
+		switch embedDevice(c) {
+		case onnx.DeviceCUDA:
+			gpus = []int{c.Int("device-id")}
+		case onnx.DeviceAuto:
+			if faiss.GPUAvailable && faiss.NumGPUs() > 0 && k <= faiss.MaxGPUK {
+				return []int{c.Int("device-id")}, nil
+			}
+			fmt.Fprintln(noteWriter(c), "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support, sees no GPU, or --window-k is more than FAISS on GPUs returns)")
 		}
-		fmt.Fprintln(noteWriter(c), "msrag: device auto: FAISS searches on the CPU (this build has no FAISS GPU support or sees no GPU)")
 	}
-	return nil, nil
+	err = msrag.CheckGPUs(gpus, k)
+	switch {
+	case errors.Is(err, faiss.ErrArgument):
+		return nil, usagef("--window-k %d is more than FAISS on GPUs returns (%d): ask for fewer, or search on the CPU (--device cpu, or auto)", k, faiss.MaxGPUK)
+	case err != nil:
+		return nil, fmt.Errorf("--device %s: %w", embedDevice(c), err)
+	}
+	return gpus, nil
 }
 
 // gpuList parses --gpus: nil when it is not given; given empty, it is a
