@@ -276,10 +276,60 @@ msrag_index* read(BoundedReader& r, size_t input_bytes) {
     return out;
 }
 
-// rescore scores every (query, label) pair of a flat index on its own, so
-// that a pair's score depends on its two vectors only. The labels are
-// scattered over the index: the vector of the pair a few places ahead is
-// prefetched while one is scored.
+// lanes is how many running sums pair_score keeps.
+constexpr size_t lanes = 8;
+
+// pair_score is the inner product (IP) or squared L2 distance of x and y
+// in one fixed order of operations: sum j of eight running sums takes the
+// elements i with i % 8 == j, in order of i, each product (or squared
+// difference) rounded to float before it is added, and the sums are added
+// as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). The compiler may run the eight
+// sums side by side in vector registers, which changes no rounding; the
+// pragmas around it keep it from fusing a multiply and an add (which GCC
+// does by default, even in ISO mode, wherever the target has FMA).
+// So a pair gets the same bits from every build of the shim, whatever FAISS
+// release and SIMD level it links: FAISS's own per-pair kernels round
+// differently from one to the other in the last bit.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+template <bool IP>
+float pair_term(float a, float b) {
+    if constexpr (IP) {
+        return a * b;
+    } else {
+        return (a - b) * (a - b);
+    }
+}
+
+template <bool IP>
+float pair_score(const float* x, const float* y, size_t d) {
+    float s[lanes] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + lanes <= d; i += lanes) {
+        for (size_t j = 0; j < lanes; j++) {
+            s[j] += pair_term<IP>(x[i + j], y[i + j]);
+        }
+    }
+    for (size_t j = 0; i < d; i++, j++) {
+        s[j] += pair_term<IP>(x[i], y[i]);
+    }
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+#if defined(__clang__)
+#pragma clang fp contract(on)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#endif
+
+// rescore scores every (query, label) pair of a flat index on its own
+// (pair_score), so that a pair's score depends on its two vectors only.
+// The labels are scattered over the index: the vector of the pair a few
+// places ahead is prefetched while one is scored.
 void rescore(const faiss::IndexFlat& flat, int64_t n, const float* x, int64_t k,
              const int64_t* labels, float* distances) {
     const float* xb = flat.get_xb();
@@ -305,7 +355,7 @@ void rescore(const faiss::IndexFlat& flat, int64_t n, const float* x, int64_t k,
         if (l >= 0 && l < ntotal) {
             const float* xq = x + (i / k) * d;
             const float* y = xb + size_t(l) * d;
-            v = ip ? faiss::fvec_inner_product(xq, y, d) : faiss::fvec_L2sqr(xq, y, d);
+            v = ip ? pair_score<true>(xq, y, d) : pair_score<false>(xq, y, d);
         }
         distances[i] = v;
     }
