@@ -246,7 +246,11 @@ func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) err
 	if c.Bool("ids") {
 		return usagef("embed: --ids needs an in-process model; a server takes texts")
 	}
-	emb, err := openEmbedder(c, c.String("model"))
+	eo, err := embedderOptions(c)
+	if err != nil {
+		return err
+	}
+	emb, err := openEmbedder(c, c.String("model"), eo)
 	if err != nil {
 		return err
 	}

@@ -204,7 +204,11 @@ func evalAction(c *cli.Context) error {
 		return err
 	}
 	if spec.Build.Tokenizer == nil {
-		if spec.Build.Embedder, err = openEmbedder(c, c.String("model")); err != nil {
+		eo, err := modelOptions(c, "eval", true)
+		if err != nil {
+			return err
+		}
+		if spec.Build.Embedder, err = openEmbedder(c, c.String("model"), eo); err != nil {
 			return err
 		}
 		defer spec.Build.Embedder.Close()

@@ -103,7 +103,11 @@ func indexAction(c *cli.Context) error {
 		return err
 	}
 	if cfg.Tokenizer == nil {
-		emb, err := openEmbedder(c, c.String("model"))
+		eo, err := modelOptions(c, "index", false)
+		if err != nil {
+			return err
+		}
+		emb, err := openEmbedder(c, c.String("model"), eo)
 		if err != nil {
 			return err
 		}

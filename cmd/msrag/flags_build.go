@@ -16,7 +16,8 @@ import (
 // windows, the tokenizer of --model none, the embedding, the lexical
 // windows and other kinds of channel, --workers and --wait. It returns
 // every embedding --embedding lists (eval may compare several; the
-// configuration has the first).
+// configuration has the first). embeddings is eval's: it also searches, so
+// its device flags place the FAISS indices too (modelOptions).
 func buildFlags(c *cli.Context, cmd string, embeddings bool) (msrag.Config, []msrag.Embedding, error) {
 	windows, err := windowsFlag(c)
 	if err != nil {
@@ -39,7 +40,7 @@ func buildFlags(c *cli.Context, cmd string, embeddings bool) (msrag.Config, []ms
 	if err := checkModelFlags(c, cmd); err != nil {
 		return msrag.Config{}, nil, err
 	}
-	if err := checkModelDevice(c, cmd); err != nil {
+	if _, err := modelOptions(c, cmd, embeddings); err != nil {
 		return msrag.Config{}, nil, err
 	}
 	if cfg.Lexical, err = lexicalFlags(c, cmd); err != nil {

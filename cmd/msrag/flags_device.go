@@ -30,22 +30,40 @@ func deviceUsage(cmd, model string, err error) error {
 	return usagef("%s: %s: %s", cmd, msg, oe.Why)
 }
 
-// checkModelDevice refuses, before any work, device flags that would do
-// nothing with --model (embed.CheckOptions): GPUs or --device-id with
-// --device cpu, a device chosen for a model that runs on none (behind a
-// server, the hash test embedder) or for --model none.
-func checkModelDevice(c *cli.Context, cmd string) error {
+// modelOptions maps the device flags to the options the model of --model
+// is opened with, refusing before any work the flags that nothing would
+// use: any device with --model none, --device-id with --device cpu. In
+// index they are the model's alone, so a device for a model that runs on
+// none (behind a server, the hash test embedder) or GPUs with --device cpu
+// are refused too (embed.CheckOptions). In eval, which also searches, they
+// place the FAISS indices as well (faissGPUs), as a search's do
+// (searchModelOptions): GPUs with --device cpu go to FAISS only, and a
+// model that runs on no device is opened without them.
+func modelOptions(c *cli.Context, cmd string, searches bool) (embed.Options, error) {
 	eo, err := embedderOptions(c)
 	if err != nil {
-		return err
+		return eo, err
 	}
-	if noModel(c) {
+	model := c.String("model")
+	switch {
+	case noModel(c):
 		if field, value := eo.ChoosesDevice(); field != "" {
-			return usagef("%s: %s %s needs a model, and --model none has none", cmd, deviceFlagNames[field], value)
+			return eo, usagef("%s: %s %s needs a model, and --model none has none", cmd, deviceFlagNames[field], value)
 		}
-		return nil
+		return eo, nil
+	case !searches:
+		return eo, deviceUsage(cmd, model, embed.CheckOptions(model, eo))
 	}
-	return deviceUsage(cmd, c.String("model"), embed.CheckOptions(c.String("model"), eo))
+	if eo.Device == embed.DeviceCPU {
+		eo.GPUs = nil
+	}
+	if err := eo.Check(); err != nil {
+		return eo, deviceUsage(cmd, model, err)
+	}
+	if !embed.Devices(embed.Origin{}, model) {
+		eo = eo.WithoutDevice()
+	}
+	return eo, nil
 }
 
 // searchModelOptions maps the device flags of a search (any phase; tune's

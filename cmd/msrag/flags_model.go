@@ -144,12 +144,9 @@ func embedderOptions(c *cli.Context) (embed.Options, error) {
 // openEmbedder opens the model called name with the kind that claims it
 // (msrag.OpenEmbedder): a model behind a server (KIND:URL[#MODEL], with the
 // server flags), hashembed.Name (the non-semantic test embedder), anything
-// else an in-process model (with the device flags).
-func openEmbedder(c *cli.Context, name string) (msrag.Embedder, error) {
-	eo, err := embedderOptions(c)
-	if err != nil {
-		return nil, err
-	}
+// else an in-process model (with eo: the device flags as the command maps
+// them).
+func openEmbedder(c *cli.Context, name string, eo embed.Options) (msrag.Embedder, error) {
 	e, err := msrag.OpenEmbedder(c.Context, name, eo)
 	return e, remoteUsage(err)
 }

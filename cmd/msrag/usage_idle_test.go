@@ -49,7 +49,9 @@ func TestUsageFlagsThatDoNothing(t *testing.T) {
 		{append(index, "--model", "openai:http://127.0.0.1:9/v1", "--tokenizer", tok, "--device", "cuda"), "embedder kind openai runs on no device"},
 		{append(index, "--model", "none", "--tokenizer", tok, "--gpus", "0"), "index: --gpus 0 needs a model, and --model none has none"},
 		{append(index, "--model", "none", "--tokenizer", tok, "--device", "cuda"), "index: --device cuda needs a model"},
-		{[]string{"eval", "--dataset", dir, "--out", out, "--model", "hash-test-embedder", "--device", "cuda"}, "eval: --device cuda: model hash-test-embedder"},
+		// eval's device flags place FAISS too: --device cuda with the hash
+		// embedder is refused by the build's FAISS (TestFAISSGPUFlagsBeforeWork).
+		{[]string{"eval", "--dataset", dir, "--out", out, "--model", "hash-test-embedder", "--device-id", "3", "--device", "cpu"}, "eval: --device-id 3 with --device cpu"},
 		{[]string{"eval", "--dataset", dir, "--out", out, "--model", "none", "--tokenizer", tok, "--gpus", "1"}, "eval: --gpus 1 needs a model"},
 		{[]string{"embed", "--out", out, "--device-id", "3", "--device", "cpu"}, "embed: --device-id 3 with --device cpu"},
 		{search(lex, "--device", "cuda"), "search: --device cuda: index " + lex + " was built with --model none"},
