@@ -133,7 +133,9 @@ demo_windows_512 := 100,200,500
 DEMO_WINDOWS ?= $(if $(findstring all-minilm,$(DEMO_MODEL)),$(demo_windows_256),$(demo_windows_512))
 DEMO_DATA = $(if $(filter all,$(DEMO_DOCS)),$(CACHE)/data/scifact,$(CACHE)/data/scifact-demo$(DEMO_DOCS))
 DEMO_OUT ?= out/$(notdir $(DEMO_DATA))-$(DEMO_MODEL)
-DEMO_FLAGS ?=
+# The fusion model msrag ships (learned on training splits) is reported beside the rules when
+# the windows are the ones it was fitted for (all-MiniLM-L6-v2's 64,128,254 and the full window).
+DEMO_FLAGS ?= $(if $(filter $(demo_windows_256),$(DEMO_WINDOWS)),--fusion-model transfer)
 
 demo: build
 	scripts/fetch-data.sh scifact
