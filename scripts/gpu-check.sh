@@ -49,12 +49,15 @@ ort_whl=onnxruntime_gpu-$ort_ver-cp312-cp312-manylinux_2_28_x86_64.whl
 ort_sha=05d548956197b9d01f59b625de740e0d6be3593f874e241a12dc0362650ecdf7
 configs='windows,rrf:windows=dense,rrf:windows=lexical,combsum:norm=minmax;windows=all,hybrid,full,oracle'
 
-# gpubuild runs go with the cgo flags of a build against the GPU libfaiss.so:
-# FAISS 1.15.0's headers, CUDA's, and an rpath to the lib folder beside the
-# binary (an RPATH, which the libraries' own dependencies also search).
+# gpubuild runs go with the cgo flags of a build against the GPU libfaiss.so,
+# those of make build GPU=1 (Makefile, WHEEL_CPPFLAGS): FAISS 1.15.0's headers
+# as make setup GPU=1 installed them, CUDA's, FAISS_ENABLE_DD (the library
+# was compiled with it, and the headers read it), and an rpath to the lib
+# folder beside the binary (an RPATH, which the libraries' own dependencies
+# also search).
 gpubuild() {
   local g=$cache/gpu
-  CGO_CPPFLAGS="-I$root/../shared/faiss-headers/v1.15.0 -I$g/headers/cuda" \
+  CGO_CPPFLAGS="-I$g/headers/faiss -I$g/headers/cuda -DFAISS_ENABLE_DD" \
     CGO_LDFLAGS="-L$g/lib -Wl,-rpath-link,$g/lib -Wl,--disable-new-dtags -Wl,-rpath,\$ORIGIN/lib" go "$@"
 }
 
