@@ -48,12 +48,17 @@ func (e *OptionError) Unwrap() error { return e.Err }
 func (o Options) cpu() bool { return o.Device == "" || o.Device == DeviceCPU }
 
 // Check fails when o's device fields name no device, or would do nothing:
-// GPUs or a DeviceID with the CPU as the device.
+// GPUs or a DeviceID with the CPU as the device, a DeviceID beside GPUs
+// (which name the devices themselves).
 func (o Options) Check() error {
 	switch o.Device {
 	case "", DeviceCPU, DeviceCUDA, DeviceAuto:
 	default:
 		return &OptionError{Field: "Device", Value: o.Device, Why: "want cpu, cuda or auto"}
+	}
+	if len(o.GPUs) > 0 && o.DeviceID != 0 {
+		return &OptionError{Field: "DeviceID", Value: strconv.Itoa(o.DeviceID), With: "GPUs", WithValue: gpuText(o.GPUs),
+			Why: "the GPUs name the devices: a CUDA device number would go unused", Err: ErrUnused}
 	}
 	if !o.cpu() {
 		return nil

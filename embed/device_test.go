@@ -27,6 +27,8 @@ func TestDeviceOptionsThatDoNothing(t *testing.T) {
 		{"m", Options{Device: DeviceCPU, GPUs: []int{0}}, "GPUs", ErrUnused},
 		{"m", Options{GPUs: []int{0}}, "GPUs", ErrUnused},
 		{"m", Options{Device: DeviceCPU, DeviceID: 3}, "DeviceID", ErrUnused},
+		{"m", Options{Device: DeviceCUDA, DeviceID: 2, GPUs: []int{0, 1}}, "DeviceID", ErrUnused},
+		{"m", Options{Device: DeviceAuto, DeviceID: 1, GPUs: []int{1}}, "DeviceID", ErrUnused},
 		{"srv:http://x", Options{Device: DeviceCPU}, "", nil},
 		{"srv:http://x", Options{Device: DeviceAuto}, "", nil},
 		{"srv:http://x", Options{Device: DeviceCUDA}, "Device", ErrNoDevice},

@@ -43,6 +43,8 @@ func TestUsageFlagsThatDoNothing(t *testing.T) {
 		{search(hash, "--gpus", " "), "--gpus is empty"},
 		{append(index, "--gpus", "0", "--device", "cpu"), "index: --gpus 0 with --device cpu: the model runs on the CPU"},
 		{append(index, "--device-id", "3", "--device", "cpu"), "index: --device-id 3 with --device cpu"},
+		{append(index, "--device-id", "3", "--gpus", "0,1"), "index: --device-id 3 with --gpus 0,1: the GPUs name the devices"},
+		{search(hash, "--device-id", "2", "--gpus", "0"), "search: --device-id 2 with --gpus 0: the GPUs name the devices"},
 		{append(index, "--model", "hash-test-embedder", "--gpus", "0"), "index: --gpus 0: model hash-test-embedder: embedder kind hash runs on no device"},
 		{append(index, "--model", "hash-test-embedder", "--device", "cuda"), "index: --device cuda: model hash-test-embedder: embedder kind hash runs on no device"},
 		{append(index, "--model", "hash-test-embedder", "--device-id", "1", "--device", "auto"), "index: --device-id 1: model hash-test-embedder"},
