@@ -73,6 +73,9 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 	if s.Embedder, err = embedderOptions(c); err != nil {
 		return s, err
 	}
+	if err := s.Embedder.Check(); err != nil { // idle whatever the suite's models
+		return s, deviceUsage("bench", "", err)
+	}
 	served := slices.ContainsFunc(s.Models, func(m suite.Model) bool { return servedName(m.Name) })
 	if err := checkServerFlags(c, "bench", served, "no model of the suite is behind a server"); err != nil {
 		return s, err

@@ -92,6 +92,8 @@ func TestBenchErrors(t *testing.T) {
 			[]string{"msrag model fetch e5-small-v2", "msrag model fetch all-minilm-l6-v2"}},
 		{"models not fetched, --check", []string{"--suite", good, "--check"}, true, exitFailure,
 			[]string{"msrag model fetch e5-small-v2"}},
+		{"device number on the CPU", []string{"--suite", good, "--device-id", "3", "--device", "cpu"}, true, exitUsage,
+			[]string{"bench: --device-id 3 with --device cpu"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.empty {
