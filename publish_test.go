@@ -80,8 +80,8 @@ func TestCrashDuringPublishThenFailedRebuild(t *testing.T) {
 		r     safefile.Replacer
 		steps []string
 	}{
-		{"exchange", safefile.Replacer{}, []string{safefile.StepExchange, safefile.StepRemove, "done"}},
-		{"two renames", safefile.Replacer{NoExchange: true}, []string{safefile.StepAside, safefile.StepInPlace, safefile.StepRemove, "done"}},
+		{"exchange", safefile.Replacer{}, []string{string(safefile.StepExchange), string(safefile.StepRemove), "done"}},
+		{"two renames", safefile.Replacer{NoExchange: true}, []string{string(safefile.StepAside), string(safefile.StepInPlace), string(safefile.StepRemove), "done"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
@@ -91,7 +91,8 @@ func TestCrashDuringPublishThenFailedRebuild(t *testing.T) {
 			}
 			states := map[string]string{}
 			r := mode.r
-			r.Step = func(step string) {
+			r.Step = func(st safefile.Step) {
+				step := string(st)
 				if !mode.r.NoExchange && !IsIndex(out) {
 					t.Errorf("no index before step %q of a publish by exchange", step)
 				}
@@ -109,7 +110,7 @@ func TestCrashDuringPublishThenFailedRebuild(t *testing.T) {
 				// What earlier versions left between the two renames: the
 				// old index under a name the staging cleanup matches.
 				legacy := filepath.Join(t.TempDir(), "root")
-				copyTree(t, states[safefile.StepAside], legacy)
+				copyTree(t, states[string(safefile.StepAside)], legacy)
 				if err := os.Rename(filepath.Join(legacy, "idx"), filepath.Join(legacy, ".idx.msrag-tmp-1.old")); err != nil {
 					t.Fatal(err)
 				}

@@ -13,19 +13,22 @@ import (
 // and the caller's check says it must not be replaced.
 var ErrNotReplaceable = errors.New("exists and may not be replaced")
 
-// The steps of a replacement, in order, as [Replacer.Step] sees them.
+// Step is one step of a replacement, as [Replacer.Step] sees it.
+type Step string
+
+// The steps of a replacement, in order.
 const (
 	// StepExchange swaps the new directory and the old in one rename.
-	StepExchange = "exchange"
+	StepExchange Step = "exchange"
 	// StepAside moves the old directory to its aside name (where the file
 	// system refuses the exchange).
-	StepAside = "aside"
+	StepAside Step = "aside"
 	// StepInPlace moves the new directory to the destination (no old one,
 	// or after StepAside).
-	StepInPlace = "in place"
+	StepInPlace Step = "in place"
 	// StepRemove removes the old directory, now at the staging or aside
 	// name.
-	StepRemove = "remove old"
+	StepRemove Step = "remove old"
 )
 
 // asideMark ends the aside name: no staging name (".NAME.msrag-tmp-...")
@@ -56,7 +59,7 @@ type Replacer struct {
 	// Step, when set, is called before each step with its name (StepExchange,
 	// ...): a test looks at or copies the directories as a crash at that
 	// point would leave them.
-	Step func(step string)
+	Step func(Step)
 	// NoExchange makes the replacement take the two renames, as on a file
 	// system that refuses RENAME_EXCHANGE.
 	NoExchange bool
@@ -136,7 +139,7 @@ func (r Replacer) swap(tmp, dir string) (string, error) {
 	return aside, nil
 }
 
-func (r Replacer) step(name string) {
+func (r Replacer) step(name Step) {
 	if r.Step != nil {
 		r.Step(name)
 	}

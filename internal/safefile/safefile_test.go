@@ -157,7 +157,7 @@ func TestReadSmall(t *testing.T) {
 // replaceSteps replaces the directory holding a = "1" with one holding
 // a = "2" through r, and returns, for each step, the names in root and what
 // dst/a held just before it.
-func replaceSteps(t *testing.T, r safefile.Replacer) (root, dst string, seen map[string]string) {
+func replaceSteps(t *testing.T, r safefile.Replacer) (root, dst string, seen map[safefile.Step]string) {
 	t.Helper()
 	root = t.TempDir()
 	dst = filepath.Join(root, "index")
@@ -174,8 +174,8 @@ func replaceSteps(t *testing.T, r safefile.Replacer) (root, dst string, seen map
 	if err := safefile.ReplaceDir(mk("1"), dst, nil); err != nil {
 		t.Fatal(err)
 	}
-	seen = map[string]string{}
-	r.Step = func(step string) {
+	seen = map[safefile.Step]string{}
+	r.Step = func(step safefile.Step) {
 		b, err := os.ReadFile(filepath.Join(dst, "a"))
 		if err != nil {
 			seen[step] = "missing"
@@ -200,7 +200,7 @@ func replaceSteps(t *testing.T, r safefile.Replacer) (root, dst string, seen map
 // whole one, and no aside name is used.
 func TestReplaceDirExchanges(t *testing.T) {
 	_, _, seen := replaceSteps(t, safefile.Replacer{})
-	want := map[string]string{safefile.StepExchange: "1", safefile.StepRemove: "2"}
+	want := map[safefile.Step]string{safefile.StepExchange: "1", safefile.StepRemove: "2"}
 	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("destination before each step: %v, want %v (a file system without RENAME_EXCHANGE takes the two renames)", seen, want)
 	}
@@ -210,7 +210,7 @@ func TestReplaceDirExchanges(t *testing.T) {
 // missing between them, the old one whole at its aside name.
 func TestReplaceDirWithoutExchange(t *testing.T) {
 	_, _, seen := replaceSteps(t, safefile.Replacer{NoExchange: true})
-	want := map[string]string{safefile.StepAside: "1", safefile.StepInPlace: "missing", safefile.StepRemove: "2"}
+	want := map[safefile.Step]string{safefile.StepAside: "1", safefile.StepInPlace: "missing", safefile.StepRemove: "2"}
 	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("destination before each step: %v, want %v", seen, want)
 	}

@@ -64,7 +64,8 @@ func crashStates(t *testing.T, r safefile.Replacer) map[string]string {
 	dir := filepath.Join(root, "idx")
 	publishDocs(t, dir, safefile.Replacer{}, "a")
 	states := map[string]string{}
-	r.Step = func(step string) {
+	r.Step = func(st safefile.Step) {
+		step := string(st)
 		states[step] = filepath.Join(t.TempDir(), "root")
 		copyTree(t, root, states[step])
 	}
@@ -111,8 +112,8 @@ func TestCrashDuringPublishThenFailedRebuild(t *testing.T) {
 		r     safefile.Replacer
 		steps []string
 	}{
-		{"exchange", safefile.Replacer{}, []string{safefile.StepExchange, safefile.StepRemove, "done"}},
-		{"two renames", safefile.Replacer{NoExchange: true}, []string{safefile.StepAside, safefile.StepInPlace, safefile.StepRemove, "done"}},
+		{"exchange", safefile.Replacer{}, []string{string(safefile.StepExchange), string(safefile.StepRemove), "done"}},
+		{"two renames", safefile.Replacer{NoExchange: true}, []string{string(safefile.StepAside), string(safefile.StepInPlace), string(safefile.StepRemove), "done"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			states := crashStates(t, mode.r)
