@@ -32,8 +32,9 @@ type Fusion struct {
 	// the index's first kind (the dense sliding windows, or the lexical
 	// channels of an index without dense windows).
 	Windows []string
-	// Weights weighs windows by name; a window not named weighs 1. Not with
-	// MaxP.
+	// Weights weighs windows by name, or every channel of a kind by the
+	// kind's name ("lexical": 1.25); a window named weighs its own value, one
+	// not named its kind's, else 1. Not with MaxP.
 	Weights map[string]float64
 	// Balance, when set, gives each kind of channel fused the same total
 	// weight: a channel's weight is multiplied by (channels fused) /
@@ -147,18 +148,18 @@ func (f *Fusion) set(p string) error {
 		case "windows":
 			err = f.setWindows(val)
 		case "weights":
-			f.Weights, err = windowValues(val)
+			f.Weights, err = parseValues(val, true)
 		case "balance":
 			f.Balance = val == balanceKinds
 			if !f.Balance {
 				err = fmt.Errorf("want %s", balanceKinds)
 			}
 		case "score":
-			f.Score, err = windowValues(val)
+			f.Score, err = parseValues(val, false)
 		case "rank":
-			f.Rank, err = windowValues(val)
+			f.Rank, err = parseValues(val, false)
 		case "votes":
-			f.Votes, err = windowValues(val)
+			f.Votes, err = parseValues(val, false)
 		default:
 			known = false
 		}
@@ -197,15 +198,16 @@ func (f *Fusion) setWindows(list string) error {
 	return nil
 }
 
-// windowValues parses WINDOW:VALUE/WINDOW:VALUE/...
-func windowValues(list string) (map[string]float64, error) {
+// parseValues parses WINDOW:VALUE/WINDOW:VALUE/...; with kinds, a kind's
+// name ("lexical") may stand for a window.
+func parseValues(list string, kinds bool) (map[string]float64, error) {
 	out := map[string]float64{}
 	for _, s := range strings.Split(list, "/") {
 		ws, vs, ok := strings.Cut(s, ":")
 		if !ok {
 			return nil, fmt.Errorf("%q: want WINDOW:VALUE", s)
 		}
-		w, err := windowName(ws)
+		w, err := valueKey(ws, kinds)
 		if err != nil {
 			return nil, err
 		}
@@ -219,6 +221,14 @@ func windowValues(list string) (map[string]float64, error) {
 		out[w] = v
 	}
 	return out, nil
+}
+
+// valueKey is the window (or, with kinds, the kind) a value is given for.
+func valueKey(s string, kinds bool) (string, error) {
+	if k := strings.TrimSpace(s); kinds && k != channel.All && channel.IsGroup(k) {
+		return k, nil
+	}
+	return windowName(s)
 }
 
 // validate checks that f's rule is valid and its channels' parameters fit
@@ -321,7 +331,7 @@ func (f Fusion) Select(layout Layout) ([]int, error) {
 	}
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		for w := range m {
-			if fused.Index(w) < 0 {
+			if fused.Index(w) < 0 && !slices.ContainsFunc(fused, func(c channel.Channel) bool { return c.Kind.Name() == w }) {
 				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
 			}
 		}
@@ -491,7 +501,7 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, ndocs, k 
 	if len(f.Weights) > 0 || f.Balance {
 		fo.Weights = make([]float64, len(sel))
 		for i := range sel {
-			fo.Weights[i] = valueOr(f.Weights, name(i), 1)
+			fo.Weights[i] = valueOr(f.Weights, name(i), valueOr(f.Weights, ch.Layout[sel[i]].Kind.Name(), 1))
 		}
 	}
 	if f.Balance {
