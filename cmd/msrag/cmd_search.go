@@ -56,7 +56,9 @@ func init() {
 // fusionHelp describes the fusion rules (msrag.ParseFusion).
 const fusionHelp = "  rrf                  RRF over the dense sliding windows: every chunk adds 1/(rank + c), ranks from 0, c = 1\n" +
 	"  rrf:windows=all      RRF over the dense and the lexical channels\n" +
-	"  combsum:norm=zscore,windows=all   z-scored scores summed over both kinds (the default with lexical windows)\n" +
+	"  rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1   the same, each lexical channel weighing 1.5 and each\n" +
+	"                       kind weighed per query by its best document's RRF score (the default with lexical windows)\n" +
+	"  combsum:norm=zscore,windows=all   z-scored scores summed over both kinds\n" +
 	"  combsum:norm=zscore,windows=all,adapt=consensus:1   the same, each channel weighed by its agreement with\n" +
 	"                       the batch's consensus: better when one kind fails, but a query's ranking depends on\n" +
 	"                       the other queries of its --batch\n" +
