@@ -66,14 +66,14 @@ tune_without() { # name datasets...
     for d in "$@"; do args+=(--dataset "$data/$d" --index "$(index "$d")"); done
     "$bin" tune "${args[@]}" --split train --out "$out/transfer-without-$name.json" --quiet
 }
-tune_without scifact nfcorpus qmsum qmsum-summaries
-tune_without nfcorpus scifact qmsum qmsum-summaries
-tune_without qmsum scifact nfcorpus qmsum-summaries
-tune_without qmsum-summaries scifact nfcorpus qmsum
 # LongEmbed QMSum's meetings are QMSum's train and val meetings: its model is
 # fitted on every training split (msrag's built-in transfer), and once more
 # without QMSum's questions, which are asked about the same meetings.
 tune_without qmsum-lembed scifact nfcorpus qmsum qmsum-summaries
+tune_without scifact nfcorpus qmsum qmsum-summaries
+tune_without nfcorpus scifact qmsum qmsum-summaries
+tune_without qmsum scifact nfcorpus qmsum-summaries
+tune_without qmsum-summaries scifact nfcorpus qmsum
 tune_without qmsum-lembed-and-qmsum scifact nfcorpus qmsum-summaries
 
 report() { # dataset model-name run-name

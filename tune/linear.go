@@ -21,10 +21,11 @@ type Linear struct {
 // FitLinear fits the linear rule's coefficients over windows (names) by
 // coordinate ascent on mean nDCG@10 of ss (Sets.Score), once from each rule it generalises
 // (CombSUM-z: every score coefficient 1; RRF: every votes coefficient 1;
-// DocRRF: every rank coefficient 1), each over the sliding windows and, where
-// the index has channels of several kinds, over hybrid (the channels
-// windows=all fuses: every kind's but the full window's), keeping the best. Each pass tries every value of Grid for
-// every coefficient in turn and keeps a change only when it raises the score.
+// DocRRF: every rank coefficient 1), keeping the best: over the sliding
+// windows, or, where the index has channels of several kinds, over hybrid
+// (the channels windows=all fuses: every kind's but the full window's).
+// Each pass tries every value of Grid for every coefficient in turn and
+// keeps a change only when it raises the score.
 func FitLinear(ss Sets, windows, sliding, hybrid []string) (*Linear, error) {
 	var best *Linear
 	for _, st := range linearStarts(sliding, hybrid) {
@@ -55,16 +56,12 @@ type linearStart struct {
 }
 
 // linearStarts returns CombSUM-z, RRF and DocRRF over the sliding windows,
-// then over hybrid when it holds more channels than them.
+// or over hybrid when it holds more channels than them.
 func linearStarts(sliding, hybrid []string) []linearStart {
-	rules := []linearStart{{"combsum:norm=zscore", fuse.LinearScore, sliding}, {"rrf", fuse.LinearVotes, sliding}, {"docrrf", fuse.LinearRank, sliding}}
 	if len(hybrid) == len(sliding) {
-		return rules
+		return []linearStart{{"combsum:norm=zscore", fuse.LinearScore, sliding}, {"rrf", fuse.LinearVotes, sliding}, {"docrrf", fuse.LinearRank, sliding}}
 	}
-	for _, r := range rules[:3] {
-		rules = append(rules, linearStart{r.name + ",windows=all", r.coef, hybrid})
-	}
-	return rules
+	return []linearStart{{"combsum:norm=zscore,windows=all", fuse.LinearScore, hybrid}, {"rrf:windows=all", fuse.LinearVotes, hybrid}, {"docrrf:windows=all", fuse.LinearRank, hybrid}}
 }
 
 // ascend runs coordinate ascent from theta.
