@@ -31,9 +31,9 @@ type ChunkHits struct {
 	terms        [][][]string
 }
 
-// newChunkHits returns empty lists of every channel of layout for nq
+// NewChunkHits returns empty lists of every channel of layout for nq
 // queries.
-func newChunkHits(layout Layout, nq int) *ChunkHits {
+func NewChunkHits(layout Layout, nq int) *ChunkHits {
 	nw := len(layout)
 	return &ChunkHits{NQ: nq, Layout: layout, Hits: make([]fuse.Hits, nw), Start: make([][]int64, nw), End: make([][]int64, nw),
 		rows: make([][]int32, nw), shards: make([][]int32, nw)}
@@ -43,6 +43,20 @@ func newChunkHits(layout Layout, nq int) *ChunkHits {
 func (ch *ChunkHits) set(ci int, h channel.Hits) {
 	ch.Hits[ci] = fuse.Hits{K: h.K, Docs: h.Docs, Scores: h.Scores}
 	ch.Start[ci], ch.End[ci], ch.rows[ci], ch.shards[ci] = h.Start, h.End, h.Rows, h.Shards
+}
+
+// SetGathered makes h, merged over shards searched elsewhere (the gather
+// of a scatter-gather search), the lists of channel ci, and terms (nil:
+// none) what explains each of its slots.
+func (ch *ChunkHits) SetGathered(ci int, h channel.Hits, terms [][]string) {
+	ch.Hits[ci] = fuse.Hits{K: h.K, Docs: h.Docs, Scores: h.Scores}
+	ch.Start[ci], ch.End[ci] = h.Start, h.End
+	if terms != nil {
+		if ch.terms == nil {
+			ch.terms = make([][][]string, len(ch.Layout))
+		}
+		ch.terms[ci] = terms
+	}
 }
 
 // searched reports whether channel ci was searched for the batch.

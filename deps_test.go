@@ -118,7 +118,7 @@ var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "
 	"indexfile", "embedders", "internal/hashembed", "internal/build"}
 
 // aboveCore are the packages built on the core; the core imports none of them.
-var aboveCore = []string{"cmd/msrag", "experiment", "report", "output", "tune", "suite"}
+var aboveCore = []string{"cmd/msrag", "experiment", "report", "output", "tune", "suite", "scatter"}
 
 // TestImportDirection checks that leaves never depend on the core (the root
 // package) or on anything above it, and that the core never depends on what

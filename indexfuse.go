@@ -10,27 +10,41 @@ import (
 
 // CheckFusion fails unless every channel f fuses or weighs is a channel of
 // the index, of a kind it can search, so that a search can be refused
-// before any query is embedded.
+// before any query is embedded (CheckServes).
 func (ix *Index) CheckFusion(f Fusion) error {
-	for _, k := range f.kinds(ix.layout) {
-		if !ix.layout.Has(k) {
-			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, ix.where(), k.Name(), k.Absent())
+	return CheckServes(f, ix.layout, ix.man.Model, ix.where(), func(k ChannelKind) error {
+		return ix.usable(kindIndex(ix.kinds, k))
+	})
+}
+
+// CheckServes is the one answer to whether an index of the channels l and
+// the model m (named where in messages) can serve f: every channel f
+// fuses or weighs is one of l's, of a kind that searchable says can be
+// searched, and a router of f reads what the index gives it (query
+// vectors of m's dims, the channels f fuses). Index.CheckFusion asks it of
+// an open index, a scatter-gather search's gather of the kinds its scatter
+// searched.
+func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(ChannelKind) error) error {
+	for _, k := range f.kinds(l) {
+		if !l.Has(k) {
+			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, where, k.Name(), k.Absent())
 		}
 	}
-	if _, err := f.Select(ix.layout); err != nil {
+	sel, err := f.Select(l)
+	if err != nil {
 		return err
 	}
-	for _, k := range ix.fusionKinds(f) {
-		if err := ix.usable(kindIndex(ix.kinds, k)); err != nil {
+	kinds, _ := f.Kinds(l)
+	for _, k := range kinds {
+		if err := searchable(k); err != nil {
 			return err
 		}
 	}
 	if f.Router != nil {
-		if f.Router.Set() == router.EmbeddingWindows && !ix.Dense() {
-			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, ix.where(), ErrNoDense)
+		if f.Router.Set() == router.EmbeddingWindows && m.None() {
+			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, where, ErrNoDense)
 		}
-		sel, _ := f.Select(ix.layout)
-		if err := checkRouter(f.Router, ix.man.Model.Dims, ix.layout, sel); err != nil {
+		if err := checkRouter(f.Router, m.Dims, l, sel); err != nil {
 			return fmt.Errorf("msrag: fusion %s: %w", f, err)
 		}
 	}

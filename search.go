@@ -66,7 +66,7 @@ func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32,
 
 // embedQueries embeds queries with e, or the index's model when e is nil.
 func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder) ([]float32, error) {
-	if err := checkQueries(queries); err != nil {
+	if err := CheckQueries(queries); err != nil {
 		return nil, err
 	}
 	if !ix.Dense() {
@@ -78,8 +78,8 @@ func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder)
 	return e.Embed(ctx, queries, embed.Query)
 }
 
-// checkQueries refuses an empty query.
-func checkQueries(queries []string) error {
+// CheckQueries refuses an empty query, naming it.
+func CheckQueries(queries []string) error {
 	for i, q := range queries {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("msrag: query %d is empty", i)
@@ -92,7 +92,7 @@ func checkQueries(queries []string) error {
 // need asks for them and the index has a model, their vectors by e (nil:
 // the index's model).
 func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
-	if err := checkQueries(texts); err != nil {
+	if err := CheckQueries(texts); err != nil {
 		return nil, err
 	}
 	q := &channel.Queries{Texts: texts}
@@ -149,15 +149,12 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 // (channel.Merge), so a sharded index ranks as one. windowK is clamped as
 // Clamp clamps SearchOptions.WindowK.
 func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
-	if ix.docsOnly {
-		return nil, fmt.Errorf("msrag: index %s was opened with its documents only: it fuses lists searched elsewhere, it does not search", ix.where())
-	}
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {
 		return nil, err
 	}
-	ch := newChunkHits(ix.Layout(), q.Len())
+	ch := NewChunkHits(ix.Layout(), q.Len())
 	ch.Queries, ch.Dims, ch.q = q.Vectors, q.Dims, q
 	if q.Len() == 0 {
 		return ch, nil
@@ -227,4 +224,62 @@ func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries,
 		copy(out[ix.first[i]:], hs)
 	}
 	return out, nil
+}
+
+// SearchShard searches the one shard of ix with the statistics st (added
+// over every shard of a scatter-gather search: Stats of each) for the k
+// best rows of every channel of the kinds wanted, and returns the lists of
+// every channel of the layout (empty for the kinds not searched); k is not
+// clamped to the shard, whose lists are merged with the other shards'.
+func (ix *Index) SearchShard(ctx context.Context, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
+	if len(ix.shards) != 1 {
+		return nil, fmt.Errorf("msrag: index %s has %d shards: search one alone", ix.where(), len(ix.shards))
+	}
+	return ix.searchShard(ctx, ix.shards[0], q, st, k, wanted)
+}
+
+// ExplainRows returns what explains each row of query qi's list of channel
+// ci in h, as SearchShard returned it (nil when its kind explains nothing:
+// channel.Explainer): the query terms a lexical row holds. An error of the
+// kind's Explain is returned: a list without its rows' terms would lose
+// the evidence in silence.
+func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
+	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
+	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
+	if !ok {
+		return nil, nil
+	}
+	var rows []int32
+	for j := range h.K {
+		if x := h.At(qi, j); x.Row >= 0 {
+			rows = append(rows, x.Row)
+		}
+	}
+	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(held) != len(rows) {
+		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
+	}
+	for i := range held {
+		if held[i] == nil {
+			held[i] = []string{}
+		}
+	}
+	return held, nil
+}
+
+// Searcher searches an index's queries batch by batch and says beforehand
+// whether it can serve a fusion: an open Index, or the gather of a
+// scatter-gather search over its shards (package scatter), which stands
+// for the index whose lists it gathers.
+type Searcher interface {
+	// SearchBatches hands the chunk lists of every batch of queries to fn
+	// with the position of its first query (Index.SearchBatches).
+	SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error)
+	// CheckFusion fails unless the lists handed over hold every channel f
+	// fuses (Index.CheckFusion).
+	CheckFusion(f Fusion) error
+	Close() error
 }
