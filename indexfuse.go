@@ -20,10 +20,11 @@ func (ix *Index) CheckFusion(f Fusion) error {
 // CheckServes is the one answer to whether an index of the channels l and
 // the model m (named where in messages) can serve f: every channel f
 // fuses or weighs is one of l's, of a kind that searchable says can be
-// searched, and a router of f reads what the index gives it (query
-// vectors of m's dims, the channels f fuses). Index.CheckFusion asks it of
-// an open index, a scatter-gather search's gather of the kinds its scatter
-// searched.
+// searched (nil: every kind), and a router of f reads what the index gives
+// it (query vectors of m's dims, the channels f fuses). Index.CheckFusion
+// asks it of an open index, a scatter-gather search's gather of the kinds
+// its scatter searched, an evaluation of its configurations and a fusion
+// model file of its rule.
 func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(ChannelKind) error) error {
 	for _, k := range f.kinds(l) {
 		if !l.Has(k) {
@@ -36,6 +37,9 @@ func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(
 	}
 	kinds, _ := f.Kinds(l)
 	for _, k := range kinds {
+		if searchable == nil {
+			break
+		}
 		if err := searchable(k); err != nil {
 			return err
 		}

@@ -375,3 +375,30 @@ func TestScatterWorkLink(t *testing.T) {
 		t.Errorf("a work directory under a file: %v", err)
 	}
 }
+
+// TestGatherChecksFusion checks that the gather, searched as an index is
+// (msrag.Searcher), refuses before reading any list a fusion of a kind its
+// scatter did not search, and serves one of the kinds it searched.
+func TestGatherChecksFusion(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 60)
+	dirs := scatterShards(t, docs, 2)
+	qs := querySet(lexicalQueries(docs, 4))
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{msrag.Lexical}, Open: msrag.OpenOptions{Embedder: emb}}
+	runPhases(t, dirs, qs, o)
+	g, err := scatter.OpenGather(dirs, qs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var s msrag.Searcher = g
+	if err := s.CheckFusion(mustFusion(t, "rrf:windows=lexical")); err != nil {
+		t.Errorf("a fusion of the kind searched: %v", err)
+	}
+	for _, f := range []string{"w32", msrag.DefaultHybrid} {
+		err := s.CheckFusion(mustFusion(t, f))
+		if err == nil || !strings.Contains(err.Error(), "did not search the dense channels") {
+			t.Errorf("%s, of a kind the scatter did not search: %v", f, err)
+		}
+	}
+}
