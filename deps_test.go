@@ -53,6 +53,11 @@ var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/internal/cache":    true,
 	"github.com/msrag/msrag/fuse":              true,
 	"github.com/msrag/msrag/chunk":             true,
+	// fuse's Fusion names the channels it fuses (channel's Layout, whose
+	// windows indexfile records) and holds a router.
+	"github.com/msrag/msrag/channel":   true,
+	"github.com/msrag/msrag/indexfile": true,
+	"github.com/msrag/msrag/router":    true,
 }
 
 type listedPackage struct {
