@@ -287,6 +287,8 @@ type Searcher interface {
 	Close() error
 }
 
+var _ Searcher = (*Index)(nil)
+
 // BatchOptions says how SearchBatches searches.
 type BatchOptions struct {
 	// Batch is the number of queries embedded and searched at once;

@@ -31,6 +31,8 @@ type Gather struct {
 	vecs   *queryVectors
 }
 
+var _ msrag.Searcher = (*Gather)(nil)
+
 // OpenGather checks the lists every scatter task wrote into o.Work for the
 // queries qs over the shards dirs (each of this search, of its shard, with
 // the same statistics, whole) and opens the shards' documents.
