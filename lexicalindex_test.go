@@ -623,7 +623,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 	}
 	f := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=kind-peak:0.2")
-	_, got, err := f.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, err := FuseHits(f, ch, ix.NumDocs(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,11 +642,11 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	}
 
 	one := mustFusion(t, "combsum:norm=minmax,windows=lexical,adapt=kind-top:0.1")
-	_, got, _ = one.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, _ = FuseHits(one, ch, ix.NumDocs(), 10)
 	same("one kind", got, fuseWith(one, nil, nil))
 
 	c := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=consensus:2")
-	_, got, _ = c.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, _ = FuseHits(c, ch, ix.NumDocs(), 10)
 	hits, _ = lists(c)
 	cw, _ := fuse.ConsensusWeights(hits, ix.NumDocs(), 2)
 	same("consensus", got, fuseWith(c, nil, cw))

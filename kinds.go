@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/tokenizer"
@@ -53,3 +54,20 @@ func noModelInfo(t *WindowTokenizer) (ModelInfo, error) {
 	}
 	return ModelInfo{Name: NoModel, TokenizerSHA256: t.SHA256, Origin: indexfile.Origin{Kind: NoModel, Access: access}}, nil
 }
+
+// LexicalConfig says how a build makes its lexical windows: the analyzer
+// and the BM25 parameters (bm25.Config). A BM25 index is made beside every
+// window, over the same chunk rows and byte spans, and one over the
+// documents' whole texts.
+type LexicalConfig = bm25.Config
+
+// DefaultLexical is the English analyzer with k1 = 0.9 and b = 0.4
+// (lexical.DefaultBM25).
+func DefaultLexical() *LexicalConfig {
+	c := bm25.DefaultConfig()
+	return &c
+}
+
+// ErrNoLexical is wrapped by the error for a lexical channel asked of an
+// index built without lexical windows.
+var ErrNoLexical = bm25.ErrNone
