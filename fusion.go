@@ -438,14 +438,16 @@ func checkRouter(r *router.Model, dims int, l Layout, sel []int) error {
 }
 
 // DefaultFusionOf is the default fusion of an index of layout l
-// (Index.DefaultFusion).
+// (Index.DefaultFusion): DefaultHybrid over channels of several kinds; rrf
+// over one kind, named by its group unless it searches the model's
+// vectors (rrf alone fuses the first kind's group).
 func DefaultFusionOf(l Layout) Fusion {
 	kinds := l.Kinds()
 	s := "rrf"
 	switch {
 	case len(kinds) > 1:
 		s = DefaultHybrid
-	case len(kinds) == 1 && kinds[0] != Dense:
+	case len(kinds) == 1 && !kinds[0].Needs().Has(channel.ChunkVectors):
 		s = "rrf:windows=" + kinds[0].Name()
 	}
 	f, err := ParseFusion(s)

@@ -111,7 +111,7 @@ func TestCheckFusionWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := f.Select(LayoutOf(windows))
+		sel, err := f.Select(LayoutOf(windows, Dense))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)

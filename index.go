@@ -249,10 +249,11 @@ func (ix *Index) Close() error {
 	return nil
 }
 
-// Dense reports whether the index has dense windows: false for one built
-// without a model (Config.Tokenizer, msrag index --model none), which holds
-// lexical windows only and searches without embedding its queries.
-func (ix *Index) Dense() bool { return !ix.man.Model.None() }
+// HasModel reports whether the index was built with a model: false for one
+// built with a tokenizer alone (Config.Tokenizer, msrag index --model
+// none), whose channels all search by the query texts and which searches
+// without embedding its queries.
+func (ix *Index) HasModel() bool { return !ix.man.Model.None() }
 
 // Batching is how the index's texts were grouped into model runs: "padded"
 // or "single" (see [EmbedderBatching]); "padded" for an index whose manifest

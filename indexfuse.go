@@ -26,8 +26,8 @@ func (ix *Index) CheckFusion(f Fusion) error {
 		}
 	}
 	if f.Router != nil {
-		if f.Router.Set() == router.EmbeddingWindows && !ix.Dense() {
-			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, ix.where(), ErrNoDense)
+		if f.Router.Set() == router.EmbeddingWindows && !ix.HasModel() {
+			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, ix.where(), ErrNoModel)
 		}
 		sel, _ := f.Select(ix.layout)
 		if err := checkRouter(f.Router, ix.man.Model.Dims, ix.layout, sel); err != nil {

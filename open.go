@@ -152,10 +152,10 @@ func (ix *Index) opened(n channel.Needs) bool {
 // opts has none, and checks it is the model the index was built with. An
 // index without dense windows takes none.
 func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
-	if !ix.Dense() {
+	if !ix.HasModel() {
 		if ix.emb != nil {
-			return fmt.Errorf("msrag: index %s has no dense windows (built with --model none): it is searched without an embedder, and was given %s: %w",
-				dir, ix.emb.Spec().Name, ErrNoDense)
+			return fmt.Errorf("msrag: index %s has no model (built with --model none): it is searched without an embedder, and was given %s: %w",
+				dir, ix.emb.Spec().Name, ErrNoModel)
 		}
 		return nil
 	}

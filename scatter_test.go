@@ -23,7 +23,7 @@ import (
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
 	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, Config{Embedder: testEmbedder(t), Windows: testWindows,
-		Lexical: DefaultLexical(), Channels: []ChannelConfig{{Kind: testkind.Kind}}})
+		Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})})
 }
 
 // runPhases runs every task of the statistics and scatter phases in
@@ -195,7 +195,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	// A shard of other windows (or model, or analyzer) beside the others.
 	path := writeJSONL(t, docs[:20])
 	otherWin := filepath.Join(t.TempDir(), "w")
-	ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Lexical: DefaultLexical(), Channels: []ChannelConfig{{Kind: testkind.Kind}}})
+	ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@ func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int
 // vectors (the dense windows) with already embedded queries, NQ rows of
 // the model's dims; the other channels are left unsearched.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
-	if !ix.Dense() {
-		return nil, fmt.Errorf("msrag: index %s has no dense windows to search by vector (built with --model none): %w", ix.where(), ErrNoDense)
+	if !ix.HasModel() {
+		return nil, fmt.Errorf("msrag: index %s has no model, so no channel searched by vector (built with --model none): %w", ix.where(), ErrNoModel)
 	}
 	dims := ix.man.Model.Dims
 	if len(vecs)%dims != 0 {
@@ -69,8 +69,8 @@ func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder)
 	if err := checkQueries(queries); err != nil {
 		return nil, err
 	}
-	if !ix.Dense() {
-		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoDense)
+	if !ix.HasModel() {
+		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoModel)
 	}
 	if e == nil {
 		e = ix.emb
@@ -96,7 +96,7 @@ func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need c
 		return nil, err
 	}
 	q := &channel.Queries{Texts: texts}
-	if need.Has(channel.QueryVectors) && ix.Dense() && len(texts) > 0 {
+	if need.Has(channel.QueryVectors) && ix.HasModel() && len(texts) > 0 {
 		vecs, err := ix.embedQueries(ctx, texts, e)
 		if err != nil {
 			return nil, err

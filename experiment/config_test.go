@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/report"
 )
@@ -50,7 +52,7 @@ func TestParseConfigsLexical(t *testing.T) {
 // TestChannelKinds checks which kinds of channel each configuration is
 // reported as ranking from.
 func TestChannelKinds(t *testing.T) {
-	l := EvalLayout(chunk.Sizes(100, 200), msrag.Lexical)
+	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, bm25.Kind)
 	cs, err := ParseConfigs("windows,rrf,rrf:windows=lexical,rrf:windows=all,rrf:windows=100+bm25-doc,full,oracle", l)
 	if err != nil {
 		t.Fatal(err)
@@ -72,10 +74,10 @@ func TestChannelKinds(t *testing.T) {
 	}
 }
 
-// lexicalKinds is the lexical kind when lexical is set.
+// lexicalKinds are the dense kind and, when lexical is set, the lexical one.
 func lexicalKinds(lexical bool) []msrag.ChannelKind {
 	if lexical {
-		return []msrag.ChannelKind{msrag.Lexical}
+		return []msrag.ChannelKind{dense.Kind, bm25.Kind}
 	}
-	return nil
+	return []msrag.ChannelKind{dense.Kind}
 }

@@ -69,10 +69,10 @@ func (ss Sets) Queries() int {
 	return n
 }
 
-// Dense reports whether every set's index has dense windows.
-func (ss Sets) Dense() bool {
+// HasModel reports whether every set's index has a model.
+func (ss Sets) HasModel() bool {
 	for _, s := range ss {
-		if !s.Index.Dense() {
+		if !s.Index.HasModel() {
 			return false
 		}
 	}

@@ -75,7 +75,7 @@ func init() {
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
 			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
-		}, append(append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(append(corpusFlags(), channelFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }

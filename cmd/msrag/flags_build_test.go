@@ -8,6 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/lexical"
 )
 
 // TestIndexAndEvalBuildAlike checks that index and eval map the build flags
@@ -40,11 +42,12 @@ func TestIndexAndEvalBuildAlike(t *testing.T) {
 	if err := app.Run(append([]string{"msrag", "eval", "--dataset", "d", "--out", dir + "/b", "--index", dir + "/a"}, shared...)); err != nil {
 		t.Fatalf("eval: %v", err)
 	}
-	if fromIndex.Out != fromEval.Out || fromIndex.Windows[0].Stride != 8 || !fromIndex.Windows[0].ShortTail || fromIndex.Lexical == nil || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
+	if fromIndex.Out != fromEval.Out || fromIndex.Windows[0].Stride != 8 || !fromIndex.Windows[0].ShortTail || len(fromIndex.Channels) != 2 || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
 		t.Fatalf("index %+v, eval %+v", fromIndex, fromEval)
 	}
-	// eval adds the full window itself, and only index has the FAISS options.
-	fromIndex.Factory, fromIndex.Metric = "", 0
+	if got := fromIndex.Channels[1].Params; got != (bm25.Config{Analyzer: lexical.None, BM25: lexical.BM25{K1: 1.5, B: 0.6}}) {
+		t.Errorf("lexical parameters %+v", got)
+	}
 	if !reflect.DeepEqual(fromIndex, fromEval) {
 		t.Errorf("the same build flags:\nindex %+v\neval  %+v", fromIndex, fromEval)
 	}
