@@ -76,7 +76,7 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 func channelFlags(c *cli.Context, cmd string, model bool) ([]msrag.ChannelConfig, error) {
 	given := map[channel.Kind]channel.Settings{}
 	var order []channel.Kind
-	for _, arg := range c.StringSlice("channel") {
+	for _, arg := range channelArgs(c.StringSlice("channel")) {
 		k, s, err := parseChannelFlag(arg)
 		if err != nil {
 			return nil, usagef("%s: --channel %q: %v", cmd, arg, err)
@@ -89,6 +89,9 @@ func channelFlags(c *cli.Context, cmd string, model bool) ([]msrag.ChannelConfig
 	built, err := builtKinds(c, cmd, model, order)
 	if err != nil {
 		return nil, err
+	}
+	if len(built) == 0 {
+		return nil, usagef("%s: the build makes no channels: %s leaves nothing to build (add --channel NAME)", cmd, offNames(c))
 	}
 	var out []msrag.ChannelConfig
 	for _, k := range built {
@@ -140,8 +143,11 @@ func builtKinds(c *cli.Context, cmd string, model bool, named []channel.Kind) ([
 		}
 	}
 	for flag, name := range onFlags {
-		if c.IsSet(flag) && off[name] != "" {
+		switch {
+		case c.IsSet(flag) && c.Bool(flag) && off[name] != "":
 			return nil, usagef("%s: --%s and --%s both given", cmd, flag, off[name])
+		case c.IsSet(flag) && !c.Bool(flag):
+			off[name] = flag + "=false"
 		}
 	}
 	var out []channel.Kind
@@ -201,4 +207,35 @@ func checkModelChannels(cmd string, cs []msrag.ChannelConfig, dims int) error {
 		}
 	}
 	return nil
+}
+
+// offNames names the flags given that leave kinds out: "--no-lexical".
+func offNames(c *cli.Context) string {
+	var out []string
+	for _, flag := range slices.Sorted(mapKeys(offFlags)) {
+		if c.Bool(flag) {
+			out = append(out, "--"+flag)
+		}
+	}
+	for _, flag := range slices.Sorted(mapKeys(onFlags)) {
+		if c.IsSet(flag) && !c.Bool(flag) {
+			out = append(out, "--"+flag+"=false")
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// channelArgs puts back together the --channel arguments that the flag
+// package cut at their commas: a piece with "=" and no ":" continues the
+// parameters of the one before (a kind's name holds neither).
+func channelArgs(pieces []string) []string {
+	var out []string
+	for _, p := range pieces {
+		if len(out) > 0 && strings.Contains(p, "=") && !strings.Contains(p, ":") && strings.Contains(out[len(out)-1], ":") {
+			out[len(out)-1] += "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -28,9 +28,6 @@ func windowTokenizer(c *cli.Context, cmd string) (*msrag.WindowTokenizer, error)
 	if name == "" {
 		return nil, usagef("%s: --model none needs --tokenizer NAME (a model name as msrag tokenize --model takes, or a tokenizer.json path): it cuts the windows", cmd)
 	}
-	if c.IsSet("lexical") && !c.Bool("lexical") || c.Bool("no-lexical") {
-		return nil, usagef("%s: --model none builds lexical windows only: --no-lexical leaves nothing to build", cmd)
-	}
 	for _, f := range noModelFlags {
 		if c.IsSet(f) {
 			return nil, usagef("%s: --%s needs a model, and --model none has none", cmd, f)
