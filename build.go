@@ -174,7 +174,7 @@ type Config struct {
 	Rebuildable bool
 	// Channels are the kinds of channel the build makes, each once, with
 	// its parameters (package channel; each kind's package makes its
-	// configuration, as dense.Params.Channel does). Empty: the registered
+	// configuration, as its Params.Channel method does). Empty: the registered
 	// kinds that are built by default (channel.Defaults: with a model, its
 	// vectors' kind; without, the texts' kind). A build with an Embedder
 	// makes at least one kind that reads the chunks' vectors, one without
@@ -224,7 +224,7 @@ type BuildStats struct {
 func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.Embedder == nil && c.Tokenizer == nil:
-		return c, errors.New("msrag: Config.Embedder is required (or Config.Tokenizer, for an index without dense windows)")
+		return c, errors.New("msrag: Config.Embedder is required (or Config.Tokenizer, for an index without a model)")
 	case c.Embedder != nil && c.Tokenizer != nil:
 		return c, errors.New("msrag: Config.Tokenizer is for an index without an embedder; the embedder's tokenizer cuts the windows")
 	case c.Tokenizer != nil && (c.Tokenizer.Tokenizer == nil || c.Tokenizer.SHA256 == ""):

@@ -23,7 +23,7 @@ type ChunkHits struct {
 
 	// rows and shards are, per channel, where each hit came from: its row
 	// in the channel of its shard. q is the batch's queries. Both explain
-	// the hits (lexical terms); a ChunkHits put together from others has
+	// the hits (the query terms a chunk holds); a ChunkHits put together from others has
 	// neither. terms, when set, are those explanations already made (the
 	// files of a scatter-gather search carry them), per channel and hit.
 	rows, shards [][]int32

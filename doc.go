@@ -23,8 +23,8 @@
 //     [Config].Channels lists them, each with its parameters, which the
 //     kind describes, compares, checks in the manifest and reads from the
 //     command line. msrag imports no kind: a program imports
-//     github.com/msrag/msrag/channels (FAISS over the vectors, BM25 over
-//     the texts), or the kinds it wants. [Config].Tokenizer with no
+//     github.com/msrag/msrag/channels (the built-in kinds), or the kinds
+//     it wants. [Config].Tokenizer with no
 //     Embedder ([LoadWindowTokenizer]) cuts the windows by a tokenizer's
 //     tokens and embeds nothing; such an index ([Index.HasModel] false)
 //     opens and searches without a model, with channels of kinds that read

@@ -13,7 +13,7 @@ type SearchOptions struct {
 	// Fusion is the rule that turns the windows' chunk lists into documents.
 	Fusion Fusion
 	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
-	// lexical chunk holds decodes those terms' postings again, which can
+	// chunk holds (channel.Explainer) searches its terms again, which can
 	// cost more than the search; a caller that does not show them (msrag
 	// search's TREC output) skips it.
 	SkipTerms bool
@@ -51,14 +51,15 @@ type Hit struct {
 // Evidence is a chunk that voted for a document.
 type Evidence struct {
 	// Channel is the channel that ranked the chunk: its kind and window
-	// (the whole-document lexical channel has the zero window, and spans
-	// the document from 0 to the end of its last token).
+	// (a whole-document channel has the zero window, and spans the
+	// document from 0 to the end of its last token).
 	Channel    Channel
 	Window     chunk.Window // the window the chunk came from (Channel.Window)
 	ChunkRank  int          // the chunk's rank in that window's list, from 1
 	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
 	Start, End int64        // its byte span in the document's text (title + " " + text)
-	// Terms are, for a lexical channel's chunk, the query's terms it holds
-	// (in the query's order; lexical.Index.Explain); nil for a dense one.
+	// Terms are, for a chunk of a kind that explains its hits
+	// (channel.Explainer), the query's terms it holds, in the query's
+	// order; nil for another kind's.
 	Terms []string
 }

@@ -157,7 +157,7 @@ func (x Difference) Explain() string {
 		return fmt.Sprintf("were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s",
 			x.Have, x.Want, x.Want)
 	case "channels":
-		return fmt.Sprintf("have channels of different kinds (%s; %s): an index built with --no-lexical, with --model none or before lexical windows existed has fewer", x.Have, x.Want)
+		return fmt.Sprintf("have channels of different kinds (%s; %s): an index built without some kinds, with --model none or before a kind existed has fewer", x.Have, x.Want)
 	case "inputs":
 		return fmt.Sprintf("were built from different corpus files (%s; %s)", x.Have, x.Want)
 	case "shard":

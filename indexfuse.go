@@ -70,7 +70,7 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 }
 
 // hitsOf turns a fused ranking into Hits with their evidence (with terms,
-// what explains each chunk: the query terms of a lexical one). It fails
+// what explains each chunk: the query terms it holds). It fails
 // when a channel fails to explain its chunks.
 func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) ([][]Hit, error) {
 	out := make([][]Hit, ch.NQ)

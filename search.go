@@ -11,8 +11,8 @@ import (
 
 // Search searches every channel the fusion reads (embedding the queries
 // once when one of them needs vectors) and fuses the results. An index
-// without dense windows embeds nothing: it searches its lexical channels
-// with the query texts.
+// without a model embeds nothing: it searches its channels with the query
+// texts.
 func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
@@ -40,7 +40,7 @@ func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int
 }
 
 // SearchVectors searches the channels that need nothing but the queries'
-// vectors (the dense windows) with already embedded queries, NQ rows of
+// vectors with already embedded queries, NQ rows of
 // the model's dims; the other channels are left unsearched.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
 	if !ix.HasModel() {

@@ -37,7 +37,7 @@ const (
 )
 
 // SearchBatches embeds and searches queries o.Batch at a time (every
-// channel the index can search; an index without dense windows embeds
+// channel the index can search; an index without a model embeds
 // nothing, and o.Queries is not used) and hands each batch's chunk lists to
 // fn with the position of its first query. A batch larger than 1024
 // queries whose lists would pass maxBatchHits slots is handed over in parts.

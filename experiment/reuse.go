@@ -103,9 +103,9 @@ func differs(d msrag.IdentityDiff, m *msrag.Manifest, spec Spec) string {
 	case "model":
 		switch {
 		case m.Model.None():
-			return "it has no dense windows (built with --model none)"
+			return "it has no model (built with --model none)"
 		case spec.Build.Tokenizer != nil:
-			return fmt.Sprintf("it has dense windows of model %s, and this evaluation has no model", m.Model.Name)
+			return fmt.Sprintf("it has model %s, and this evaluation has none", m.Model.Name)
 		}
 		return fmt.Sprintf("it was built with model %s, not %s", x.Have, x.Want)
 	case "precision":

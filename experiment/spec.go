@@ -55,7 +55,7 @@ type Spec struct {
 	// the chunks each window returns (default 100), Batch the queries
 	// embedded and searched at once (default 1024).
 	K, WindowK, Batch int
-	// GPUs, when set, are the GPUs every dense window's FAISS index is
+	// GPUs, when set, are the GPUs every window's FAISS index is
 	// searched on (one device, or sharded across several;
 	// msrag.Index.ToGPU): a reused index is moved there when opened, a
 	// built one (its vectors added on the CPU) once built, and a scatter
@@ -115,7 +115,7 @@ func (s Spec) withDefaults() (Spec, error) {
 	case s.Out == "":
 		return s, errors.New("experiment: Spec.Out is required")
 	case s.Build.Embedder == nil && s.Build.Tokenizer == nil:
-		return s, errors.New("experiment: Spec.Build.Embedder is required (or Spec.Build.Tokenizer, for lexical windows only)")
+		return s, errors.New("experiment: Spec.Build.Embedder is required (or Spec.Build.Tokenizer, for an index without a model)")
 	case s.Build.Embedder != nil && s.Build.Tokenizer != nil:
 		return s, errors.New("experiment: Spec.Build.Tokenizer is for an evaluation without an embedder")
 	case s.Build.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Build.Embedding != msrag.Independent):

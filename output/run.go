@@ -145,11 +145,10 @@ type jsonEvidence struct {
 	ChunkScore float32 `json:"chunk_score"`
 	Start      int64   `json:"start"`
 	End        int64   `json:"end"`
-	// Channel is the chunk's channel ("bm25-w100", "bm25-doc", any
-	// kind's); absent for a channel named by its window alone ("w100",
-	// "full"), as the format was before other kinds (window and full say
-	// which). Terms are what explains the chunk
-	// (a lexical chunk's query terms).
+	// Channel is the chunk's channel, as its kind names it; absent for a
+	// channel named by its window alone ("w100", "full"), as the format
+	// was before other kinds (window and full say which). Terms are what
+	// explains the chunk (the query terms it holds).
 	Channel string   `json:"channel,omitempty"`
 	Terms   []string `json:"terms,omitempty"`
 }

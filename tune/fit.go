@@ -53,7 +53,7 @@ type Choice struct {
 // router for it on ss (Sets.Check must pass), and returns them as a fusion
 // model that records what it was trained on (trs, one per set, in order).
 // A router of router.EmbeddingWindows reads the query's embedding: over an
-// index without dense windows (built with no model) there is none, and the
+// index without a model there is none, and the
 // fusion model is the linear rule alone, which Fit says on Options.Log.
 func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()

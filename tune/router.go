@@ -33,7 +33,7 @@ type RouterChoice struct {
 // (each set dealt into the folds on its own; a penalty's score is the mean
 // over the sets of their held-out means), and reports the choice. The
 // router is fitted on every query of every set alike. A router of
-// router.EmbeddingWindows over an index without dense windows has no query
+// router.EmbeddingWindows over an index without a model has no query
 // vectors to read: an error wrapping msrag.ErrNoModel.
 func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
 	if fs == router.EmbeddingWindows && !ss.HasModel() {

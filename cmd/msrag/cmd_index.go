@@ -29,8 +29,8 @@ func init() {
 			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
 			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...\n\n" +
 			"--model none --tokenizer NAME (a model name as msrag tokenize --model takes, or a tokenizer.json path)\n" +
-			"builds lexical windows only: the windows cut by that tokenizer's tokens as a model of it would cut\n" +
-			"them, each with its chunk table and BM25 index, plus bm25-doc; no FAISS index, no model run.\n\n" + remoteHelp,
+			"builds the channels that read texts alone: the windows cut by that tokenizer's tokens as a model of\n" +
+			"it would cut them, each with its chunk table and those channels; no model run.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
@@ -125,7 +125,7 @@ func indexAction(c *cli.Context) error {
 	defer ix.Close()
 	st := src.Stats()
 	if cfg.Embedder == nil {
-		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (lexical windows only, cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
+		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (no model, windows cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
 			cfg.Out, cfg.Tokenizer.Name, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 			windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond))
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
 )
 
 // offFlags are the flags that leave a kind built by default out, by the
@@ -238,4 +239,20 @@ func channelArgs(pieces []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// kindsFusionHelp lists the registered kinds as fusion rules name them:
+// each kind's group (windows=NAME) and its channels' names.
+func kindsFusionHelp() string {
+	var b strings.Builder
+	b.WriteString("  kinds (windows=KIND: its channels):")
+	w := chunk.Window{Size: 100}
+	for _, k := range channel.Kinds() {
+		names := k.ChannelName(w) + ", ..."
+		if k.WholeDoc() {
+			names += ", " + k.ChannelName(chunk.Window{})
+		}
+		fmt.Fprintf(&b, "\n    %-18s %s", k.Name(), names)
+	}
+	return b.String()
 }

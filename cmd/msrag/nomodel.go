@@ -10,7 +10,7 @@ import (
 	"github.com/msrag/msrag/onnx"
 )
 
-// noModel reports whether --model is none: an index of lexical windows
+// noModel reports whether --model is none: an index of text channels
 // only, cut by --tokenizer, with nothing embedded.
 func noModel(c *cli.Context) bool { return c.String("model") == msrag.NoModel }
 
