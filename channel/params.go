@@ -61,8 +61,10 @@ func (s Settings) Diff(want Settings) (have, wanted Settings) {
 }
 
 // ParseSettings reads "key=value,key=value" (the part of --channel
-// NAME:... after the colon). A pair without "=" or a key given twice is an
-// error naming it.
+// NAME:... after the colon). A piece without "=" continues the value before
+// it, so that a value may hold commas ("factory=IVF1024,Flat"). A first
+// piece without "=", an empty key or a key given twice is an error naming
+// it.
 func ParseSettings(s string) (Settings, error) {
 	var out Settings
 	if strings.TrimSpace(s) == "" {
@@ -70,6 +72,10 @@ func ParseSettings(s string) (Settings, error) {
 	}
 	for _, pair := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(pair, "=")
+		if !ok && len(out) > 0 {
+			out[len(out)-1].Value += "," + strings.TrimSpace(pair)
+			continue
+		}
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
 			return nil, fmt.Errorf("%q: want key=value", pair)

@@ -227,12 +227,14 @@ func offNames(c *cli.Context) string {
 }
 
 // channelArgs puts back together the --channel arguments that the flag
-// package cut at their commas: a piece with "=" and no ":" continues the
-// parameters of the one before (a kind's name holds neither).
+// package cut at their commas: a piece without ":" that is no kind's name
+// continues the parameters of the one before ("min=2", or the "Flat" of
+// factory=IVF1024,Flat; a kind's name holds no "=").
 func channelArgs(pieces []string) []string {
 	var out []string
 	for _, p := range pieces {
-		if len(out) > 0 && strings.Contains(p, "=") && !strings.Contains(p, ":") && strings.Contains(out[len(out)-1], ":") {
+		_, kind := channel.Lookup(strings.TrimSpace(p))
+		if len(out) > 0 && !kind && !strings.Contains(p, ":") && strings.Contains(out[len(out)-1], ":") {
 			out[len(out)-1] += "," + p
 			continue
 		}
