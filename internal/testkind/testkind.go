@@ -136,8 +136,19 @@ type fileRecord struct {
 // searched with this one.
 const wordsVersion = "lower-case letter and digit runs 1"
 
+// params are the parameters the record was built with: a record written
+// before the kind took parameters (neither min nor weight) was built with
+// the defaults.
+func (r record) params() Params {
+	if r.Min == 0 && r.Weight == "" {
+		return Params{}.withDefaults()
+	}
+	return Params{Min: r.Min, Weight: r.Weight}
+}
+
 func (r record) settings() channel.Settings {
-	return channel.Settings{{Key: "words", Value: r.Words}, {Key: "min", Value: strconv.Itoa(r.Min)}, {Key: "weight", Value: r.Weight}}
+	p := r.params()
+	return channel.Settings{{Key: "words", Value: r.Words}, {Key: "min", Value: strconv.Itoa(p.Min)}, {Key: "weight", Value: p.Weight}}
 }
 
 func (kind) Settings(m *indexfile.Manifest) channel.Settings {
@@ -204,7 +215,7 @@ func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
 	if err := json.Unmarshal(m.Channels[Name], &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
-	if err := (Params{Min: r.Min, Weight: r.Weight}).check(); err != nil {
+	if err := r.params().check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	if r.Words != wordsVersion {
@@ -455,7 +466,7 @@ func (kind) Open(src *channel.Source) (channel.Shard, error) {
 	if rec.Words != wordsVersion || len(rec.Files) != len(src.Windows) {
 		return nil, fmt.Errorf("channels.%s: words %q and %d files for %d windows: %w", Name, rec.Words, len(rec.Files), len(src.Windows), indexfile.ErrMismatch)
 	}
-	sh := &shard{params: Params{Min: rec.Min, Weight: rec.Weight}, specs: src.Windows, maps: src.Rows}
+	sh := &shard{params: rec.params(), specs: src.Windows, maps: src.Rows}
 	for wi, f := range rec.Files {
 		if f.Rows != src.Rows[wi].Len() {
 			return nil, fmt.Errorf("%s: %d rows, the window has %d: %w", f.File, f.Rows, src.Rows[wi].Len(), indexfile.ErrMismatch)
