@@ -137,6 +137,28 @@ func parseChannelFlag(arg string) (channel.Kind, channel.Settings, error) {
 // ones the build can make (those of the model's vectors only with a
 // model) unless an off flag leaves them out, and those --channel names.
 func builtKinds(c *cli.Context, cmd string, model bool, named []channel.Kind) ([]channel.Kind, error) {
+	off, err := offKinds(c, cmd)
+	if err != nil {
+		return nil, err
+	}
+	var out []channel.Kind
+	for _, k := range channel.Kinds() {
+		def := byDefault(k, model)
+		switch {
+		case slices.Contains(named, k) && off[k.Name()] != "":
+			return nil, usagef("%s: --channel %s and --%s both given", cmd, k.Name(), off[k.Name()])
+		case slices.Contains(named, k) && !model && k.Needs().Has(channel.ChunkVectors):
+			return nil, usagef("%s: --channel %s: its channels search the model's vectors, and --model none has none", cmd, k.Name())
+		case slices.Contains(named, k) || def && off[k.Name()] == "":
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// offKinds are the kinds the flags leave out, each with the flag that does
+// ("no-lexical", "lexical=false").
+func offKinds(c *cli.Context, cmd string) (map[string]string, error) {
 	off := map[string]string{}
 	for flag, name := range offFlags {
 		if c.Bool(flag) {
@@ -151,19 +173,14 @@ func builtKinds(c *cli.Context, cmd string, model bool, named []channel.Kind) ([
 			off[name] = flag + "=false"
 		}
 	}
-	var out []channel.Kind
-	for _, k := range channel.Kinds() {
-		def := k.Default(model) || k.Default(!model) && (model || !k.Needs().Has(channel.ChunkVectors))
-		switch {
-		case slices.Contains(named, k) && off[k.Name()] != "":
-			return nil, usagef("%s: --channel %s and --%s both given", cmd, k.Name(), off[k.Name()])
-		case slices.Contains(named, k) && !model && k.Needs().Has(channel.ChunkVectors):
-			return nil, usagef("%s: --channel %s: its channels search the model's vectors, and --model none has none", cmd, k.Name())
-		case slices.Contains(named, k) || def && off[k.Name()] == "":
-			out = append(out, k)
-		}
-	}
-	return out, nil
+	return off, nil
+}
+
+// byDefault reports whether the command line builds k unless told
+// otherwise: every kind a build makes by default with a model or without,
+// but one of the model's vectors without a model.
+func byDefault(k channel.Kind, model bool) bool {
+	return k.Default(model) || k.Default(!model) && (model || !k.Needs().Has(channel.ChunkVectors))
 }
 
 // aliasSettings adds to s the kind's parameters given by flags of their
