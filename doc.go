@@ -12,7 +12,9 @@
 //     batch, and a bounded reorder buffer keeps memory flat; the index directory is
 //     staged, hashed as it is written and published whole under a lock
 //     (package internal/store). [Config] says how.
-//   - [Open] and [OpenWith] open an index, or shards of one corpus as one.
+//   - [Open] and [OpenWith] open an index, or shards of one corpus as one
+//     ([ReadShards] reads and checks their manifests once, [OpenShards]
+//     opens from them).
 //   - [Index.Search] embeds queries, searches every window (flat indices'
 //     scores made canonical, so shards rank as one index whatever the
 //     batch) and fuses them with a [Fusion]: a typed rule that
@@ -41,11 +43,14 @@
 // embedder is), [github.com/msrag/msrag/onnx] (the in-process embedder),
 // [github.com/msrag/msrag/remote] (embedding servers),
 // [github.com/msrag/msrag/faiss] (the FAISS binding),
-// [github.com/msrag/msrag/fuse] (fusion rules over whole batches),
+// [github.com/msrag/msrag/fuse] (fusion rules over whole batches, and the
+// Fusion a search names),
 // [github.com/msrag/msrag/router] (the learned query router),
 // [github.com/msrag/msrag/eval] (metrics as trec_eval computes them, paired
 // comparisons) and [github.com/msrag/msrag/corpus] (streaming readers,
-// datasets, judgements). Built on this package: experiment (evaluations),
+// datasets, judgements). Built on this package: scatter (a search of shards
+// in phases any scheduler runs, whose gather is a [Searcher] as an [Index]
+// is), experiment (evaluations),
 // tune (learned fusion), output (result and vector formats), report
 // (results.json and report.md) and cmd/msrag (the command line).
 package msrag

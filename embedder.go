@@ -3,9 +3,12 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/indexfile"
+	"github.com/msrag/msrag/internal/provenance"
 )
 
 // Embedder embeds queries and document chunks: the model behind an index.
@@ -116,4 +119,116 @@ func recordedBatching(m *Manifest) string {
 		return embed.BatchingPadded
 	}
 	return m.Batching
+}
+
+// QueryCache is an Embedder that remembers the query vectors of another by
+// text, so that runs searching the same queries (one per embedding mode,
+// say) search them with the same vectors and embed them once. Everything
+// but query embedding passes through to the embedder it wraps; give it as
+// BatchOptions.Queries, not to a build. Safe for concurrent use.
+type QueryCache struct {
+	Embedder
+	mu   sync.Mutex
+	vecs map[string][]float32
+}
+
+// NewQueryCache wraps e.
+func NewQueryCache(e Embedder) *QueryCache {
+	return &QueryCache{Embedder: e, vecs: map[string][]float32{}}
+}
+
+// Embed returns the remembered vectors of queries and embeds the others.
+// Texts not held are embedded as a plain run would embed them, repeats
+// included, so that an int8 model (whose vectors depend slightly on the
+// batch) gives the vectors a plain run gives. Other roles pass through.
+func (c *QueryCache) Embed(ctx context.Context, texts []string, role embed.Role) ([]float32, error) {
+	if role != embed.Query {
+		return c.Embedder.Embed(ctx, texts, role)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missing []string
+	for _, t := range texts {
+		if _, ok := c.vecs[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		vecs, err := c.Embedder.Embed(ctx, missing, role)
+		if err != nil {
+			return nil, err
+		}
+		dims := len(vecs) / len(missing)
+		for i, t := range missing {
+			c.vecs[t] = vecs[i*dims : (i+1)*dims : (i+1)*dims]
+		}
+	}
+	var out []float32
+	for _, t := range texts {
+		out = append(out, c.vecs[t]...)
+	}
+	return out, nil
+}
+
+// Len returns the number of queries remembered.
+func (c *QueryCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.vecs)
+}
+
+// Embedding says how a build turns windows into vectors.
+type Embedding int
+
+const (
+	// Independent encodes every unique chunk alone, with the passage prefix
+	// and the special tokens around it.
+	Independent Embedding = iota
+	// Late encodes each document once, in segments of the model's maximum
+	// length, and pools each window's vector out of the token vectors of
+	// its span (late chunking; package late says how). Every window size
+	// comes from the same pass, and each window's vector has seen its
+	// context. It needs a model whose sentence vector is the mean of its
+	// token vectors (embed.PoolMean) and that hands back its token vectors
+	// (embed.TokenEmbedder).
+	Late
+)
+
+var embeddingNames = [...]string{Independent: "independent", Late: "late"}
+
+func (e Embedding) String() string {
+	if e < 0 || int(e) >= len(embeddingNames) {
+		return fmt.Sprintf("Embedding(%d)", int(e))
+	}
+	return embeddingNames[e]
+}
+
+// ParseEmbedding returns the Embedding named s ("independent" or "late");
+// "" is Independent, as a manifest without the field reads.
+func ParseEmbedding(s string) (Embedding, error) {
+	if s == "" {
+		return Independent, nil
+	}
+	for e, name := range embeddingNames {
+		if s == name {
+			return Embedding(e), nil
+		}
+	}
+	return 0, fmt.Errorf("msrag: embedding %q: want independent or late", s)
+}
+
+// BuildInfo says what produced a result: msrag's module version, source
+// revision and whether the tree was modified, the Go toolchain, and the
+// ONNX Runtime and FAISS versions. Manifests, results.json and MTEB result
+// files record it.
+type BuildInfo = provenance.Build
+
+// CurrentBuild returns this process's BuildInfo: the binary's build
+// information and the versions the native libraries report. ONNX Runtime's
+// is empty until a model has been opened (the first one loads the library),
+// and without package onnx imported (it registers the reporter).
+func CurrentBuild() BuildInfo {
+	return provenance.Current(provenance.Libraries{
+		ONNXRuntime: provenance.RuntimeVersion("onnxruntime"), FAISS: faiss.Version(), FAISSOptions: faiss.CompileOptions(),
+	})
 }

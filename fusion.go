@@ -1,12 +1,7 @@
 package msrag
 
 import (
-	"cmp"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
@@ -14,424 +9,29 @@ import (
 )
 
 // Fusion says how the index's channels become one document ranking per
-// query: a rule (package fuse: the method and its own parameters), the
-// channels it fuses with their weights or coefficients, and an optional
-// router. The zero value is RRF (c = 1, ranks from 0, every chunk voting)
-// over every sliding window. ParseFusion reads the one text form, which
-// String writes back.
-type Fusion struct {
-	// Rule is the method and its parameters (fuse.Rule): MethodRRF,
-	// MethodDocRRF, MethodCombSUM, MethodCombMNZ, MethodLinear or
-	// MethodMaxP. MaxP over one window is that window alone, its chunks
-	// collapsed to documents by their best.
-	fuse.Rule
-	// Windows names the channels fused (each as its kind names it:
-	// "w100", "full"), or is one group: a kind's name, its channels that
-	// its group fuses (channel.Kind.Grouped), or "all" (every kind's);
-	// empty means the group of the index's first kind.
-	Windows []string
-	// Weights weighs windows by name; a window not named weighs 1. Not with
-	// MaxP.
-	Weights map[string]float64
-	// Balance, when set, gives each kind of channel fused the same total
-	// weight: a channel's weight is multiplied by (channels fused) /
-	// (kinds fused × channels of its kind), so three channels of one kind
-	// and four of another weigh 7/6 and 7/8 each. Written balance=kinds; not
-	// with MaxP.
-	Balance bool
-	// Score, Rank and Votes are the coefficients of MethodLinear per window
-	// name (fuse.Options.Linear): of the z-scored document score, of
-	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
-	Score, Rank, Votes map[string]float64
-	// Router, when set, weighs windows per query by a learned model of the
-	// query's embedding and the lists' features (msrag tune writes one in a
-	// fusion model file); it cannot be written in the text form.
-	Router *router.Model
-}
+// query (fuse.Fusion: a rule, the channels it fuses with their weights or
+// coefficients, an optional router); ParseFusion reads its text form.
+type Fusion = fuse.Fusion
+
+// ParseFusion reads a fusion rule (fuse.ParseFusion: "rrf",
+// "combsum:norm=zscore,windows=all", "w100", a channel of any kind, ...).
+func ParseFusion(s string) (Fusion, error) { return fuse.ParseFusion(s) }
 
 // Single returns the fusion that ranks by one window alone.
 func Single(window string) Fusion {
 	return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{window}}
 }
 
-// single reports whether f is one window alone.
-func (f Fusion) single() bool {
-	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
-}
-
 // DefaultHybrid is the fusion of channels of several kinds an index with
-// them ranks by unless told otherwise (Index.DefaultFusion): z-scored
-// scores summed over every channel. It was chosen on training splits only,
-// by its worst margin over the better kind among the rules that rank a
-// query the same whatever queries are searched with it (docs/results.md,
-// "Fusion across kinds"); adapt=consensus, better in the worst case, is a
-// batch's and so is not a default.
-const DefaultHybrid = "combsum:norm=zscore,windows=all"
-
-// ParseFusion reads a fusion rule:
-//
-//	rrf | docrrf | combsum | combmnz | maxp    a rule over every sliding window
-//	RULE:PARAM=VALUE,...                       with parameters: the rule's
-//	                                           own (fuse.Rule: c, base, cap,
-//	                                           norm, adapt) and the channels':
-//	    windows=100+200  the channels fused ("full" names the full window;
-//	                     another kind's channels by its names for them)
-//	    windows=KIND | all   the channels of a kind's group (a registered
-//	                     kind's name), or of every kind
-//	    weights=100:1/200:0.5/500:2   window weights (not maxp)
-//	linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1
-//	                                           the learned linear rule's coefficients
-//	w100 | w=100 | full | CHANNEL               one channel alone
-//	rrf=100+200 | maxp=100+200                 the same as windows=100+200
-func ParseFusion(s string) (Fusion, error) {
-	text := strings.ToLower(strings.TrimSpace(s))
-	if w, ok := singleWindow(text); ok {
-		return Single(w), nil
-	}
-	name, params, _ := strings.Cut(text, ":")
-	if rule, list, ok := strings.Cut(name, "="); ok && params == "" {
-		name, params = rule, "windows="+list // legacy rrf=100+200
-	}
-	var f Fusion
-	var err error
-	if f.Method, err = fuse.ParseMethod(name); err != nil {
-		if strings.HasSuffix(name, "+router") {
-			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
-		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
-	}
-	if params != "" {
-		for _, p := range strings.Split(params, ",") {
-			if err := f.set(p); err != nil {
-				return Fusion{}, fmt.Errorf("msrag: fusion %q: %w", s, err)
-			}
-		}
-	}
-	if err := f.validate(); err != nil {
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: %w", s, err)
-	}
-	return f, nil
-}
-
-// singleWindow recognises one channel alone: "w100", "w=100", "full",
-// any registered kind's channel as channel.ParseName reads it;
-// a bare number is a list of windows, not a channel.
-func singleWindow(s string) (string, bool) {
-	if strings.Trim(s, "0123456789") == "" {
-		return "", false
-	}
-	n, err := channel.ParseName(s)
-	return n, err == nil
-}
-
-// windowName turns "100", "w100", "full", another kind's channel as a user
-// writes it, into a channel's name.
-func windowName(s string) (string, error) {
-	return channel.ParseName(s)
-}
-
-// set applies one PARAM=VALUE: the rule's own parameters parse in fuse, the
-// channels' here.
-func (f *Fusion) set(p string) error {
-	key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-	if !ok {
-		return fmt.Errorf("parameter %q: want NAME=VALUE", p)
-	}
-	known, err := f.Rule.Set(key, val)
-	if !known {
-		known = true
-		switch key {
-		case "windows":
-			err = f.setWindows(val)
-		case "weights":
-			f.Weights, err = windowValues(val)
-		case "balance":
-			f.Balance = val == balanceKinds
-			if !f.Balance {
-				err = fmt.Errorf("want %s", balanceKinds)
-			}
-		case "score":
-			f.Score, err = windowValues(val)
-		case "rank":
-			f.Rank, err = windowValues(val)
-		case "votes":
-			f.Votes, err = windowValues(val)
-		default:
-			known = false
-		}
-	}
-	if !known {
-		return fmt.Errorf("unknown parameter %q (want %s, %s)", key, strings.Join(fuse.RuleParams, ", "), strings.Join(channelParams, ", "))
-	}
-	if err != nil {
-		return fmt.Errorf("parameter %s=%q: %w", key, val, err)
-	}
-	return nil
-}
-
-// channelParams are the parameters of the text form that name channels.
-var channelParams = []string{"windows", "weights", "balance", "score", "rank", "votes"}
-
-// balanceKinds is the one value of balance=.
-const balanceKinds = "kinds"
-
-func (f *Fusion) setWindows(list string) error {
-	f.Windows = nil
-	if g := strings.TrimSpace(list); channel.IsGroup(g) {
-		f.Windows = []string{g}
-		return nil
-	}
-	for _, s := range strings.Split(list, "+") {
-		w, err := windowName(s)
-		if err != nil {
-			return err
-		}
-		if slices.Contains(f.Windows, w) {
-			return fmt.Errorf("window %s given twice", w)
-		}
-		f.Windows = append(f.Windows, w)
-	}
-	return nil
-}
-
-// windowValues parses WINDOW:VALUE/WINDOW:VALUE/...
-func windowValues(list string) (map[string]float64, error) {
-	out := map[string]float64{}
-	for _, s := range strings.Split(list, "/") {
-		ws, vs, ok := strings.Cut(s, ":")
-		if !ok {
-			return nil, fmt.Errorf("%q: want WINDOW:VALUE", s)
-		}
-		w, err := windowName(ws)
-		if err != nil {
-			return nil, err
-		}
-		v, err := strconv.ParseFloat(vs, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%q: %q is not a finite number", s, vs)
-		}
-		if _, dup := out[w]; dup {
-			return nil, fmt.Errorf("window %s given twice", w)
-		}
-		out[w] = v
-	}
-	return out, nil
-}
-
-// validate checks that f's rule is valid and its channels' parameters fit
-// it.
-func (f Fusion) validate() error {
-	if err := f.Rule.Validate(); err != nil {
-		return err
-	}
-	switch {
-	case (len(f.Weights) > 0 || f.Balance || f.Router != nil) && !f.Method.TakesWeights():
-		return fmt.Errorf("%s takes no weights", f.Method)
-	case f.Method != fuse.MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
-		return fmt.Errorf("score, rank and votes are coefficients of linear, not %s", f.Method)
-	}
-	for w, v := range f.Weights {
-		if !fuse.ValidWeight(v) {
-			return fmt.Errorf("window %s: weight %v must be finite and not negative", w, v)
-		}
-	}
-	return nil
-}
-
-// kinds returns the kinds of the channels and groups f names (for the group
-// "all", those of layout, and when layout has one kind the first
-// registered kind it lacks: "all" fuses several); the first kind of
-// layout when it names none.
-func (f Fusion) kinds(layout Layout) []channel.Kind {
-	var out []channel.Kind
-	add := func(k channel.Kind) {
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	if len(f.Windows) == 0 && len(layout) > 0 {
-		add(layout[0].Kind)
-	}
-	for _, w := range f.Windows {
-		if w == channel.All {
-			for _, k := range layout.Kinds() {
-				add(k)
-			}
-			if len(out) < 2 {
-				if i := slices.IndexFunc(channel.Kinds(), func(k channel.Kind) bool { return !layout.Has(k) }); i >= 0 {
-					add(channel.Kinds()[i])
-				}
-			}
-		} else if k, ok := channel.Lookup(w); ok {
-			add(k)
-		} else if k, ok := channel.KindOf(w); ok {
-			add(k)
-		}
-	}
-	return out
-}
-
-// Select returns the positions, in layout, of the channels f fuses: those
-// it names, those the group it names fuses (a kind's: channel.Channel's
-// Grouped; "all": every kind's, of an index of several kinds), or, when it
-// names none, the group of the layout's first kind. It fails
-// unless every channel f names, weighs or routes is one of layout's.
-func (f Fusion) Select(layout Layout) ([]int, error) {
-	for _, k := range f.kinds(layout) {
-		if !layout.Has(k) {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Absent())
-		}
-	}
-	group := ""
-	switch {
-	case len(f.Windows) == 0 && len(layout) > 0:
-		group = layout[0].Kind.Name()
-	case len(f.Windows) > 0 && channel.IsGroup(f.Windows[0]):
-		group = f.Windows[0]
-	}
-	var sel []int
-	for i, c := range layout {
-		if group != "" && c.Grouped(group) {
-			sel = append(sel, i)
-		}
-	}
-	switch {
-	case group == channel.All && len(layout.Kinds()) < 2:
-		return nil, fmt.Errorf("msrag: fusion %s: windows=all fuses channels of several kinds, and the index has one (%s)", f, layout)
-	case group != "" && len(sel) == 0:
-		return nil, fmt.Errorf("msrag: fusion %s: the index has no channel that windows=%s fuses (it has %s)", f, group, layout)
-	}
-	for _, w := range f.Windows {
-		if group != "" {
-			break
-		}
-		i := layout.Index(w)
-		if i < 0 {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no window %s (it has %s)", f, w, layout)
-		}
-		sel = append(sel, i)
-	}
-	fused := make(Layout, len(sel))
-	for i, wi := range sel {
-		fused[i] = layout[wi]
-	}
-	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
-		for w := range m {
-			if fused.Index(w) < 0 {
-				return nil, fmt.Errorf("msrag: fusion %s: weight for window %s, which it does not fuse", f, w)
-			}
-		}
-	}
-	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
-		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
-	}
-	return sel, nil
-}
-
-// Kinds returns the kinds of the channels of layout f fuses, in layout
-// order: what a search for f must search.
-func (f Fusion) Kinds(layout Layout) ([]ChannelKind, error) {
-	sel, err := f.Select(layout)
-	if err != nil {
-		return nil, err
-	}
-	var out []ChannelKind
-	for _, i := range sel {
-		if !slices.Contains(out, layout[i].Kind) {
-			out = append(out, layout[i].Kind)
-		}
-	}
-	return out, nil
-}
-
-// String returns the fusion in the form ParseFusion reads, parameters in a
-// fixed order and only where they differ from the defaults.
-func (f Fusion) String() string {
-	if f.single() {
-		return f.Windows[0]
-	}
-	var p []string
-	if len(f.Windows) > 0 {
-		p = append(p, "windows="+strings.Join(mapSlice(f.Windows, shortName), "+"))
-	}
-	for _, m := range []struct {
-		key string
-		v   map[string]float64
-	}{{"weights", f.Weights}, {"score", f.Score}, {"rank", f.Rank}, {"votes", f.Votes}} {
-		if len(m.v) > 0 {
-			p = append(p, m.key+"="+valuesString(m.v))
-		}
-		if m.key == "weights" && f.Balance {
-			p = append(p, "balance="+balanceKinds)
-		}
-	}
-	s := f.Rule.Format(p)
-	if f.Router != nil {
-		s += "+router"
-	}
-	return s
-}
-
-// valuesString writes per-window values as WINDOW:VALUE/..., windows in
-// order.
-func valuesString(v map[string]float64) string {
-	names := make([]string, 0, len(v))
-	for w := range v {
-		names = append(names, w)
-	}
-	slices.SortFunc(names, compareWindowNames)
-	parts := make([]string, len(names))
-	for i, w := range names {
-		parts[i] = shortName(w) + ":" + strconv.FormatFloat(v[w], 'g', -1, 64)
-	}
-	return strings.Join(parts, "/")
-}
-
-// shortName writes w100 as 100 (full stays full).
-func shortName(w string) string { return strings.TrimPrefix(w, "w") }
-
-// compareWindowNames orders sliding windows by size, the full window last.
-func compareWindowNames(a, b string) int {
-	na, ea := strconv.Atoi(shortName(a))
-	nb, eb := strconv.Atoi(shortName(b))
-	if (ea == nil) != (eb == nil) {
-		if ea == nil {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
-}
-
-func mapSlice[T, U any](s []T, f func(T) U) []U {
-	out := make([]U, len(s))
-	for i, v := range s {
-		out[i] = f(v)
-	}
-	return out
-}
-
-// FileName returns a name for f usable in file names: its String with the
-// characters ':' and '/' replaced by '_'.
-func (f Fusion) FileName() string {
-	return strings.NewReplacer(":", "_", "/", "_").Replace(f.String())
-}
-
-// checkRouter fails unless r is a valid router for queries of dims
-// dimensions over the channels sel of l.
-func checkRouter(r *router.Model, dims int, l Layout, sel []int) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	if r.Set() == router.Kinds {
-		_, nk := kindNumbers(l, sel)
-		if want := nk*fuse.NumKindFeatures + len(sel); r.Inputs != want {
-			return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d channels)", router.ErrShape, r.Inputs, want, nk, fuse.NumKindFeatures, len(sel))
-		}
-		return nil
-	}
-	return r.CheckInputs(dims, fuse.NumFeatures)
-}
+// them ranks by unless told otherwise (Index.DefaultFusion): RRF over every
+// channel, each of the kind named lexical weighing 1.5 (a kind the index
+// lacks weighs nothing), every kind weighed per query
+// by its best document's RRF score (adapt=kind-top:1). It was chosen on
+// training splits only (SciFact, NFCorpus, QMSum's questions and its
+// summaries as queries), by its worst margin over the better kind among the
+// rules that rank a query the same whatever queries are searched with it
+// (docs/results.md, "Fusion across kinds").
+const DefaultHybrid = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
 
 // DefaultFusionOf is the default fusion of an index of layout l
 // (Index.DefaultFusion): DefaultHybrid over channels of several kinds; rrf
@@ -453,11 +53,11 @@ func DefaultFusionOf(l Layout) Fusion {
 	return f
 }
 
-// FuseHits fuses ch into k documents per query (document indices below ndocs)
-// without an index: it returns the positions of the channels fused, in
-// ch.Layout, and the ranking. Index.Fuse adds the documents' ids and
+// FuseHits fuses ch by f into k documents per query (document indices below
+// ndocs) without an index: it returns the positions of the channels fused,
+// in ch.Layout, and the ranking. Index.Fuse adds the documents' ids and
 // evidence.
-func (f Fusion) FuseHits(ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
+func FuseHits(f Fusion, ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
 	sel, err := f.Select(ch.Layout)
 	if err != nil {
 		return nil, nil, err
@@ -489,7 +89,7 @@ func fuseOptions(f Fusion, ch *ChunkHits, sel []int, hits []fuse.Hits, ndocs, k 
 	if len(f.Weights) > 0 || f.Balance {
 		fo.Weights = make([]float64, len(sel))
 		for i := range sel {
-			fo.Weights[i] = valueOr(f.Weights, name(i), 1)
+			fo.Weights[i] = valueOr(f.Weights, name(i), valueOr(f.Weights, ch.Layout[sel[i]].Kind.Name(), 1))
 		}
 	}
 	if f.Balance {
@@ -530,7 +130,7 @@ func windowWeights(a fuse.Adapt, hits []fuse.Hits) ([]float64, error) {
 // kindWeights weighs each kind of channel fused per query by a feature of
 // its lists; each window gets its kind's weight.
 func kindWeights(a fuse.Adapt, hits []fuse.Hits, l Layout, sel []int) ([]float64, error) {
-	kind, nk := kindNumbers(l, sel)
+	kind, nk := fuse.KindNumbers(l, sel)
 	feats, err := fuse.KindFeatures(hits, kind, nk)
 	if err != nil {
 		return nil, err
@@ -547,22 +147,6 @@ func kindWeights(a fuse.Adapt, hits []fuse.Hits, l Layout, sel []int) ([]float64
 		}
 	}
 	return out, nil
-}
-
-// kindNumbers numbers the kinds of the selected channels from 0, in the order
-// they first appear, and returns each channel's number and how many kinds.
-func kindNumbers(l Layout, sel []int) ([]int, int) {
-	num := map[ChannelKind]int{}
-	kind := make([]int, len(sel))
-	for j, i := range sel {
-		k, ok := num[l[i].Kind]
-		if !ok {
-			k = len(num)
-			num[l[i].Kind] = k
-		}
-		kind[j] = k
-	}
-	return kind, len(num)
 }
 
 // consensusWeights multiplies the static weights by each window's agreement
@@ -601,7 +185,7 @@ func routerWeights(r *router.Model, ch *ChunkHits, sel []int) ([]float64, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRouter(r, ch.Dims, ch.Layout, sel); err != nil {
+	if err := fuse.CheckRouter(r, ch.Dims, ch.Layout, sel); err != nil {
 		return nil, err
 	}
 	return r.Weights(x)
@@ -625,7 +209,7 @@ func RouterInputs(fs router.FeatureSet, ch *ChunkHits, sel []int) ([]float64, er
 		}
 		return router.Inputs(ch.Queries, ch.Dims, feats, len(hits), fuse.NumFeatures)
 	case router.Kinds:
-		kind, nk := kindNumbers(ch.Layout, sel)
+		kind, nk := fuse.KindNumbers(ch.Layout, sel)
 		kf, err := fuse.KindFeatures(hits, kind, nk)
 		if err != nil {
 			return nil, err
@@ -640,4 +224,115 @@ func valueOr(m map[string]float64, k string, def float64) float64 {
 		return v
 	}
 	return def
+}
+
+// CheckFusion fails unless every channel f fuses or weighs is a channel of
+// the index, of a kind it can search, so that a search can be refused
+// before any query is embedded (CheckServes).
+func (ix *Index) CheckFusion(f Fusion) error {
+	return CheckServes(f, ix.layout, ix.man.Model, ix.where(), func(k ChannelKind) error {
+		return ix.usable(kindIndex(ix.kinds, k))
+	})
+}
+
+// CheckServes is the one answer to whether an index of the channels l and
+// the model m (named where in messages) can serve f: every channel f
+// fuses or weighs is one of l's, of a kind that searchable says can be
+// searched (nil: every kind), and a router of f reads what the index gives
+// it (query vectors of m's dims, the channels f fuses). Index.CheckFusion
+// asks it of an open index, a scatter-gather search's gather of the kinds
+// its scatter searched, an evaluation of its configurations and a fusion
+// model file of its rule.
+func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(ChannelKind) error) error {
+	for _, k := range f.KindsNamed(l) {
+		if !l.Has(k) {
+			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, where, k.Name(), k.Absent())
+		}
+	}
+	sel, err := f.Select(l)
+	if err != nil {
+		return err
+	}
+	kinds, _ := f.Kinds(l)
+	for _, k := range kinds {
+		if searchable == nil {
+			break
+		}
+		if err := searchable(k); err != nil {
+			return err
+		}
+	}
+	if f.Router != nil {
+		if f.Router.Set() == router.EmbeddingWindows && m.None() {
+			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, where, ErrNoModel)
+		}
+		if err := fuse.CheckRouter(f.Router, m.Dims, l, sel); err != nil {
+			return fmt.Errorf("msrag: fusion %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// fusionKinds returns the kinds of the channels f fuses.
+func (ix *Index) fusionKinds(f Fusion) []channel.Kind {
+	kinds, _ := f.Kinds(ix.layout)
+	return kinds
+}
+
+// fusionNeeds returns what a search for f reads of the queries: what its
+// channels need, and their vectors for a router.
+func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
+	sel, _ := f.Select(ix.layout)
+	n := ix.layout.Needs(sel)
+	if f.Router != nil && f.Router.Set() == router.EmbeddingWindows {
+		n |= channel.QueryVectors
+	}
+	return n
+}
+
+// DefaultFusion is the fusion the index ranks by unless told otherwise:
+// DefaultHybrid when it has channels of several kinds, RRF over the
+// channels of its one kind otherwise.
+func (ix *Index) DefaultFusion() Fusion { return DefaultFusionOf(ix.layout) }
+
+// Fuse turns per-window chunk hits into document rankings with opts.Fusion.
+func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
+	opts = ix.Clamp(opts)
+	sel, rk, err := FuseHits(opts.Fusion, ch, ix.NumDocs(), opts.K)
+	if err != nil {
+		return nil, err
+	}
+	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms)
+}
+
+// hitsOf turns a fused ranking into Hits with their evidence (with terms,
+// what explains each chunk: the query terms it holds). It fails
+// when a channel fails to explain its chunks.
+func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) ([][]Hit, error) {
+	out := make([][]Hit, ch.NQ)
+	var refs []evidenceRef
+	for q := range ch.NQ {
+		docs, scores := rk.Query(q)
+		row := make([]Hit, 0, len(docs))
+		refs = refs[:0]
+		for r, d := range docs {
+			ev := rk.EvidenceOf(q, r)
+			evs := make([]Evidence, len(ev))
+			for j, e := range ev {
+				wi := sel[e.Window]
+				p := q*ch.Hits[wi].K + int(e.Pos)
+				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
+					Start: ch.Start[wi][p], End: ch.End[wi][p]}
+				refs = append(refs, evidenceRef{hit: r, ev: j, ci: wi, p: p})
+			}
+			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
+		}
+		if terms {
+			if err := ix.explain(ch, q, row, refs); err != nil {
+				return nil, err
+			}
+		}
+		out[q] = row
+	}
+	return out, nil
 }

@@ -39,6 +39,8 @@ func TestParseFusion(t *testing.T) {
 		{"combsum:norm=zscore,balance=kinds,weights=100:2,windows=all", "combsum:norm=zscore,windows=all,weights=100:2,balance=kinds"},
 		{"combsum:norm=minmax,windows=all,adapt=kind-peak:0.1", "combsum:norm=minmax,windows=all,adapt=kind-peak:0.1"},
 		{"rrf:adapt=consensus:2,windows=all", "rrf:windows=all,adapt=consensus:2"},
+		{"rrf:weights=lexical:1.5,windows=all", "rrf:windows=all,weights=lexical:1.5"},
+		{"rrf:windows=all,weights=lexical:2/bm25-doc:0.5/dense:0.75", "rrf:windows=all,weights=bm25-doc:0.5/dense:0.75/lexical:2"},
 		{DefaultHybrid, DefaultHybrid},
 	} {
 		f, err := ParseFusion(tc.in)
@@ -85,6 +87,9 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:adapt=consensus:-2", "must be a positive number"},
 		{"maxp:adapt=consensus:2", "maxp takes no weights"},
 		{"linear+router", "fusion model file"},
+		{"rrf:weights=all:2", "is not a window"},
+		{"linear:score=lexical:1", "is not a window"},
+		{"rrf:weights=lexical:1/lexical:2", "window lexical given twice"},
 	} {
 		_, err := ParseFusion(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -106,6 +111,8 @@ func TestCheckFusionWindows(t *testing.T) {
 		{"w300", nil, "the index has no window w300"},
 		{"rrf:windows=100,weights=200:2", nil, "weight for window w200, which it does not fuse"},
 		{"linear:score=full:1", nil, "weight for window full, which it does not fuse"},
+		{"rrf:weights=lexical:2", nil, "weight for window lexical, which it does not fuse"},
+		{"rrf:weights=dense:2", []int{0, 1}, ""},
 	} {
 		f, err := ParseFusion(tc.in)
 		if err != nil {

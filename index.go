@@ -27,9 +27,6 @@ type Index struct {
 	layout Layout
 	first  []int
 	shards []*shard
-	// docsOnly marks an index opened to fuse lists searched elsewhere
-	// (OpenOptions.DocsOnly): it has no channel to search.
-	docsOnly bool
 
 	// ids holds every document id over all shards, sorted: a document's index
 	// in search results is its position here, so rankings (ties included) do
@@ -255,12 +252,8 @@ func (ix *Index) Batching() string { return recordedBatching(ix.man) }
 
 // usable reports whether the index can search kind i (a kind's part may
 // open and yet not be searchable, such as channel.Checker's of files
-// another version of the kind made). An index of documents only fuses what was searched
-// elsewhere: every kind passes.
+// another version of the kind made).
 func (ix *Index) usable(i int) error {
-	if ix.docsOnly {
-		return nil
-	}
 	for _, sh := range ix.shards {
 		if sh.parts[i] == nil {
 			return fmt.Errorf("msrag: index %s: its %s channels were not opened (it was opened for other kinds of channel only)", ix.where(), ix.kinds[i].Name())

@@ -514,6 +514,43 @@ func TestBalanceKinds(t *testing.T) {
 	}
 }
 
+// TestKindWeights checks weights=lexical:W against the same rule with every
+// lexical channel weighed W by name, and that a channel named keeps its own
+// weight beside its kind's.
+func TestKindWeights(t *testing.T) {
+	docs := scifactDocs(t, 60)
+	ix, _ := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 8)
+	for _, tc := range []struct{ kind, explicit string }{
+		{"weights=lexical:1.5", "weights=bm25-16:1.5/bm25-32:1.5/bm25-64:1.5/bm25-doc:1.5"},
+		{"weights=lexical:2/bm25-doc:0.5/16:3", "weights=16:3/bm25-16:2/bm25-32:2/bm25-64:2/bm25-doc:0.5"},
+		{"weights=dense:0.5,adapt=kind-top:1", "weights=16:0.5/32:0.5/64:0.5,adapt=kind-top:1"},
+	} {
+		for _, rule := range []string{"rrf:c=1", "combsum:norm=zscore"} {
+			search := func(params string) [][]Hit {
+				r, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, rule+",windows=all,"+params), K: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			got, want, plain := search(tc.kind), search(tc.explicit), search("weights=16:1")
+			differs := false
+			for q := range queries {
+				for r := range want[q] {
+					if got[q][r].Doc != want[q][r].Doc || math.Abs(got[q][r].Score-want[q][r].Score) > 1e-12*math.Abs(want[q][r].Score) {
+						t.Fatalf("%s,%s query %d rank %d: %+v, want %+v", rule, tc.kind, q, r, got[q][r], want[q][r])
+					}
+					differs = differs || plain[q][r].Score != got[q][r].Score
+				}
+			}
+			if !differs {
+				t.Errorf("%s,%s scores as the unweighted rule", rule, tc.kind)
+			}
+		}
+	}
+}
+
 // sameSearch fails unless the sharded index ranks every query as the one
 // index does with fusion (and finds something for each).
 func sameSearch(t *testing.T, one, sharded *Index, queries []string, fusion string) {
@@ -586,7 +623,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 	}
 	f := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=kind-peak:0.2")
-	_, got, err := f.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, err := FuseHits(f, ch, ix.NumDocs(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,11 +642,11 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	}
 
 	one := mustFusion(t, "combsum:norm=minmax,windows=lexical,adapt=kind-top:0.1")
-	_, got, _ = one.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, _ = FuseHits(one, ch, ix.NumDocs(), 10)
 	same("one kind", got, fuseWith(one, nil, nil))
 
 	c := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=consensus:2")
-	_, got, _ = c.FuseHits(ch, ix.NumDocs(), 10)
+	_, got, _ = FuseHits(c, ch, ix.NumDocs(), 10)
 	hits, _ = lists(c)
 	cw, _ := fuse.ConsensusWeights(hits, ix.NumDocs(), 2)
 	same("consensus", got, fuseWith(c, nil, cw))

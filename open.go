@@ -35,17 +35,14 @@ type OpenOptions struct {
 	// the model only when one of them needs query vectors): a search of
 	// them alone, or a phase of a scatter-gather search, then holds no more
 	// of the index than it reads. The other kinds' channels stay in the
-	// layout, and a fusion of them is refused.
+	// layout, and a fusion of them is refused. An empty list opens the
+	// documents alone, which fuse chunk lists searched elsewhere (the
+	// gather of a scatter-gather search).
 	Kinds []ChannelKind
 	// NoEmbedder opens no model: the queries come embedded
 	// (Index.SearchQueries with their vectors, a scatter task of a
 	// scatter-gather search).
 	NoEmbedder bool
-	// DocsOnly opens each shard's manifest and documents only: no chunk
-	// table, no channel, no model. Such an index fuses chunk lists searched
-	// elsewhere (the gather phase of a scatter-gather search) and cannot
-	// search.
-	DocsOnly bool
 	// GPUs moves every window's FAISS index to these GPUs (one device, or
 	// sharded across several) for search. It needs msrag built with the gpu
 	// tag; FAISS on GPUs returns at most faiss.MaxGPUK chunks per window.
@@ -62,57 +59,32 @@ func Open(dir string) (*Index, error) { return OpenWith(OpenOptions{}, dir) }
 // corpus with the same model and windows, searched as one index: each window's
 // results are merged by score across shards before fusion, which ranks exactly as
 // one index over the whole corpus would with an exact (Flat) index.
-func OpenWith(opts OpenOptions, dirs ...string) (ix *Index, err error) {
+func OpenWith(opts OpenOptions, dirs ...string) (*Index, error) {
+	s, err := ReadShards(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return OpenShards(opts, s)
+}
+
+// Shards are the manifests of the shards of one index (one directory: an
+// index of one shard), each read once and checked to be of one index
+// (checkShard) and parts of one corpus (checkParts): what OpenShards opens
+// without reading them again, and what every phase of a scatter-gather
+// search reads once.
+type Shards struct {
+	Dirs      []string
+	Manifests []*Manifest
+}
+
+// ReadShards reads and checks the manifests of the shards in dirs.
+func ReadShards(dirs ...string) (*Shards, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("msrag: no index directory given")
 	}
-	if err := CheckGPUs(opts.GPUs, 0); err != nil {
-		return nil, err
-	}
-	ix = &Index{dir: dirs[0], emb: opts.Embedder, ownEmb: opts.CloseEmbedder, docsOnly: opts.DocsOnly}
-	defer func() {
-		if err != nil {
-			ix.Close()
-		}
-	}()
-	mans, err := readShardManifests(dirs)
-	if err != nil {
-		return nil, err
-	}
-	ix.man = mans[0]
-	kinds, err := channel.KindsOf(ix.man)
-	if err != nil {
-		return nil, fmt.Errorf("msrag: index %s: %w", dirs[0], err)
-	}
-	ix.setKinds(kinds)
-	for i, dir := range dirs {
-		sh, err := openShard(dir, mans[i], ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
-		if err != nil {
-			return nil, err
-		}
-		ix.shards = append(ix.shards, sh)
-	}
-	if err := ix.indexDocs(); err != nil {
-		return nil, err
-	}
-	if len(opts.GPUs) > 0 {
-		if err := ix.ToGPU(opts.GPUs); err != nil {
-			return nil, err
-		}
-	}
-	if opts.DocsOnly || opts.NoEmbedder || opts.Kinds != nil && !ix.opened(channel.QueryVectors) {
-		return ix, nil // no model needed: a given one is the caller's to close
-	}
-	return ix, ix.attachEmbedder(opts, dirs[0])
-}
-
-// readShardManifests reads the manifests of the shards dirs, searched
-// together, and checks that they are of one index (checkShard) and parts of
-// one corpus (checkParts).
-func readShardManifests(dirs []string) ([]*Manifest, error) {
 	mans := make([]*Manifest, len(dirs))
 	for i, dir := range dirs {
-		man, err := store.ReadManifest(dir)
+		man, err := readManifest(dir)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: %w", err)
 		}
@@ -126,14 +98,73 @@ func readShardManifests(dirs []string) ([]*Manifest, error) {
 		}
 		mans[i] = man
 	}
-	return mans, checkParts(mans, dirs)
+	if err := checkParts(mans, dirs); err != nil {
+		return nil, err
+	}
+	return &Shards{Dirs: slices.Clone(dirs), Manifests: mans}, nil
+}
+
+// readManifest reads and checks an index directory's manifest
+// (store.ReadManifest); tests count its calls.
+var readManifest = store.ReadManifest
+
+// Shard returns shard i alone, with its manifest as read.
+func (s *Shards) Shard(i int) *Shards {
+	return &Shards{Dirs: s.Dirs[i : i+1 : i+1], Manifests: s.Manifests[i : i+1 : i+1]}
+}
+
+// MaxWindowK returns the most rows any channel holds over the shards (a
+// window's chunks, or the documents; at least 1), as Index.MaxWindowK of
+// them all.
+func (s *Shards) MaxWindowK() int { return maxWindowK(s.Manifests) }
+
+// OpenShards opens the shards s as one index, as OpenWith opens their
+// directories, from the manifests s holds: they are not read again.
+func OpenShards(opts OpenOptions, s *Shards) (ix *Index, err error) {
+	if s == nil || len(s.Dirs) == 0 || len(s.Manifests) != len(s.Dirs) {
+		return nil, errors.New("msrag: no index directory given")
+	}
+	if err := CheckGPUs(opts.GPUs, 0); err != nil {
+		return nil, err
+	}
+	ix = &Index{dir: s.Dirs[0], emb: opts.Embedder, ownEmb: opts.CloseEmbedder}
+	defer func() {
+		if err != nil {
+			ix.Close()
+		}
+	}()
+	ix.man = s.Manifests[0]
+	kinds, err := channel.KindsOf(ix.man)
+	if err != nil {
+		return nil, fmt.Errorf("msrag: index %s: %w", s.Dirs[0], err)
+	}
+	ix.setKinds(kinds)
+	for i, dir := range s.Dirs {
+		sh, err := openShard(dir, s.Manifests[i], ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
+		if err != nil {
+			return nil, err
+		}
+		ix.shards = append(ix.shards, sh)
+	}
+	if err := ix.indexDocs(); err != nil {
+		return nil, err
+	}
+	if len(opts.GPUs) > 0 {
+		if err := ix.ToGPU(opts.GPUs); err != nil {
+			return nil, err
+		}
+	}
+	if opts.NoEmbedder || opts.Kinds != nil && !ix.opened(channel.QueryVectors) {
+		return ix, nil // no model needed: a given one is the caller's to close
+	}
+	return ix, ix.attachEmbedder(opts, s.Dirs[0])
 }
 
 // openKinds returns, parallel to the index's kinds, whether opts opens each.
 func (ix *Index) openKinds(opts OpenOptions) []bool {
 	out := make([]bool, len(ix.kinds))
 	for i, k := range ix.kinds {
-		out[i] = !opts.DocsOnly && (opts.Kinds == nil || containsKind(opts.Kinds, k))
+		out[i] = opts.Kinds == nil || containsKind(opts.Kinds, k)
 	}
 	return out
 }
@@ -166,7 +197,7 @@ func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
 		}
 		ix.emb, ix.ownEmb = e, true
 	}
-	return checkEmbedder(ix.man, ix.emb, dir)
+	return CheckEmbedder(ix.man, ix.emb, dir)
 }
 
 // modelOptions returns the options the model m is opened with: the
@@ -227,8 +258,9 @@ func CheckGPUs(gpus []int, windowK int) error {
 	return nil
 }
 
-// checkEmbedder fails unless emb is the model the index was built with.
-func checkEmbedder(man *Manifest, emb Embedder, dir string) error {
+// CheckEmbedder fails unless emb is the model the index in dir, of the
+// manifest man, was built with.
+func CheckEmbedder(man *Manifest, emb Embedder, dir string) error {
 	got := modelInfoOf(emb)
 	want := man.Model
 	switch {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/eval"
 )
 
 // Search searches every channel the fusion reads (embedding the queries
@@ -66,7 +69,7 @@ func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32,
 
 // embedQueries embeds queries with e, or the index's model when e is nil.
 func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder) ([]float32, error) {
-	if err := checkQueries(queries); err != nil {
+	if err := CheckQueries(queries); err != nil {
 		return nil, err
 	}
 	if !ix.HasModel() {
@@ -78,8 +81,8 @@ func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder)
 	return e.Embed(ctx, queries, embed.Query)
 }
 
-// checkQueries refuses an empty query.
-func checkQueries(queries []string) error {
+// CheckQueries refuses an empty query, naming it.
+func CheckQueries(queries []string) error {
 	for i, q := range queries {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("msrag: query %d is empty", i)
@@ -92,7 +95,7 @@ func checkQueries(queries []string) error {
 // need asks for them and the index has a model, their vectors by e (nil:
 // the index's model).
 func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
-	if err := checkQueries(texts); err != nil {
+	if err := CheckQueries(texts); err != nil {
 		return nil, err
 	}
 	q := &channel.Queries{Texts: texts}
@@ -149,15 +152,12 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 // (channel.Merge), so a sharded index ranks as one. windowK is clamped as
 // Clamp clamps SearchOptions.WindowK.
 func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
-	if ix.docsOnly {
-		return nil, fmt.Errorf("msrag: index %s was opened with its documents only: it fuses lists searched elsewhere, it does not search", ix.where())
-	}
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {
 		return nil, err
 	}
-	ch := newChunkHits(ix.Layout(), q.Len())
+	ch := NewChunkHits(ix.Layout(), q.Len())
 	ch.Queries, ch.Dims, ch.q = q.Vectors, q.Dims, q
 	if q.Len() == 0 {
 		return ch, nil
@@ -227,4 +227,209 @@ func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries,
 		copy(out[ix.first[i]:], hs)
 	}
 	return out, nil
+}
+
+// SearchShard searches the one shard of ix with the statistics st (added
+// over every shard of a scatter-gather search: Stats of each) for the k
+// best rows of every channel of the kinds wanted, and returns the lists of
+// every channel of the layout (empty for the kinds not searched); k is not
+// clamped to the shard, whose lists are merged with the other shards'.
+func (ix *Index) SearchShard(ctx context.Context, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
+	if len(ix.shards) != 1 {
+		return nil, fmt.Errorf("msrag: index %s has %d shards: search one alone", ix.where(), len(ix.shards))
+	}
+	return ix.searchShard(ctx, ix.shards[0], q, st, k, wanted)
+}
+
+// ExplainRows returns what explains each row of query qi's list of channel
+// ci in h, as SearchShard returned it (nil when its kind explains nothing:
+// channel.Explainer): the query terms the row holds. An error of the
+// kind's Explain is returned: a list without its rows' terms would lose
+// the evidence in silence.
+func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
+	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
+	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
+	if !ok {
+		return nil, nil
+	}
+	var rows []int32
+	for j := range h.K {
+		if x := h.At(qi, j); x.Row >= 0 {
+			rows = append(rows, x.Row)
+		}
+	}
+	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(held) != len(rows) {
+		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
+	}
+	for i := range held {
+		if held[i] == nil {
+			held[i] = []string{}
+		}
+	}
+	return held, nil
+}
+
+// Searcher searches an index's queries batch by batch and says beforehand
+// whether it can serve a fusion: an open Index, or the gather of a
+// scatter-gather search over its shards (package scatter), which stands
+// for the index whose lists it gathers.
+type Searcher interface {
+	// SearchBatches hands the chunk lists of every batch of queries to fn
+	// with the position of its first query (Index.SearchBatches).
+	SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error)
+	// CheckFusion fails unless the lists handed over hold every channel f
+	// fuses (Index.CheckFusion).
+	CheckFusion(f Fusion) error
+	Close() error
+}
+
+var _ Searcher = (*Index)(nil)
+
+// BatchOptions says how SearchBatches searches.
+type BatchOptions struct {
+	// Batch is the number of queries embedded and searched at once;
+	// default 1024.
+	Batch int
+	// WindowK is the number of chunks each window returns; default 100.
+	WindowK int
+	// Queries, when set, embeds the queries instead of the index's model:
+	// the same model behind a cache of earlier vectors, say
+	// (embed.QueryCache). Nil: the index's.
+	Queries Embedder
+}
+
+// BatchTimes is where SearchBatches spent its time.
+type BatchTimes struct {
+	Embed, Search time.Duration
+}
+
+// maxBatchHits bounds the chunk lists one batch of SearchBatches holds
+// (queries x channels x window k slots, about 40 bytes each, 20 MiB): a
+// larger batch is searched in parts of at most this many slots, or of
+// minBatch queries when those hold more, so that memory follows the work
+// and not the batch asked for.
+const (
+	maxBatchHits = 1 << 19
+	minBatch     = 1024
+)
+
+// SearchBatches embeds and searches queries o.Batch at a time (every
+// channel the index can search; an index without a model embeds
+// nothing, and o.Queries is not used) and hands each batch's chunk lists to
+// fn with the position of its first query. A batch larger than 1024
+// queries whose lists would pass maxBatchHits slots is handed over in parts.
+// An error, fn's too, names the
+// batch's queries (from 1).
+func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
+	var tm BatchTimes
+	if o.Batch <= 0 {
+		o.Batch = 1024
+	}
+	if o.WindowK <= 0 {
+		o.WindowK = 100
+	}
+	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
+	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
+	need := ix.layout.Needs(allOf(ix.layout))
+	for lo := 0; lo < len(queries); lo += batch {
+		texts := queries[lo:min(lo+batch, len(queries))]
+		err := func() error {
+			t0 := time.Now()
+			q, err := ix.Queries(ctx, texts, o.Queries, need)
+			if err != nil {
+				return err
+			}
+			t1 := time.Now()
+			ch, err := ix.SearchQueries(ctx, q, o.WindowK, nil)
+			if err != nil {
+				return err
+			}
+			tm.Embed, tm.Search = tm.Embed+t1.Sub(t0), tm.Search+time.Since(t1)
+			return fn(lo, ch)
+		}()
+		if err != nil {
+			return tm, fmt.Errorf("msrag: queries %d to %d: %w", lo+1, lo+len(texts), err)
+		}
+	}
+	return tm, nil
+}
+
+// EvalRun turns each query's hits (hits[i] those of the query ids[i]) into
+// a run to score with package eval.
+func EvalRun(ids []string, hits [][]Hit) eval.Run {
+	run := make(eval.Run, len(ids))
+	for q, id := range ids {
+		row := make([]eval.Hit, len(hits[q]))
+		for j, h := range hits[q] {
+			row[j] = eval.Hit{Doc: h.DocID, Score: h.Score}
+		}
+		run[id] = row
+	}
+	return run
+}
+
+// SearchOptions says how to search. The zero value searches every window for
+// its top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10
+// documents.
+type SearchOptions struct {
+	// K is the number of documents returned per query; default 10.
+	K int
+	// WindowK is the number of chunks each window's index returns; default 100.
+	WindowK int
+	// Fusion is the rule that turns the windows' chunk lists into documents.
+	Fusion Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// chunk holds (channel.Explainer) searches its terms again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
+}
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.WindowK <= 0 {
+		o.WindowK = 100
+	}
+	return o
+}
+
+// Clamp returns opts with its defaults filled in, K at most the number of
+// documents and WindowK at most MaxWindowK, so that what a search allocates
+// follows the index, not the numbers asked for.
+func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
+	opts = opts.withDefaults()
+	opts.K = min(opts.K, max(ix.NumDocs(), 1))
+	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
+	return opts
+}
+
+// Hit is one document in a query's fused ranking.
+type Hit struct {
+	DocID    string
+	Doc      int     // document index in the index
+	Score    float64 // fused score
+	Rank     int     // from 1
+	Evidence []Evidence
+}
+
+// Evidence is a chunk that voted for a document.
+type Evidence struct {
+	// Channel is the channel that ranked the chunk: its kind and window
+	// (a whole-document channel has the zero window, and spans the
+	// document from 0 to the end of its last token).
+	Channel    Channel
+	Window     chunk.Window // the window the chunk came from (Channel.Window)
+	ChunkRank  int          // the chunk's rank in that window's list, from 1
+	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
+	Start, End int64        // its byte span in the document's text (title + " " + text)
+	// Terms are, for a chunk of a kind that explains its hits
+	// (channel.Explainer), the query's terms it holds, in the query's
+	// order; nil for another kind's.
+	Terms []string
 }

@@ -74,14 +74,16 @@ func keepUnasked(dir, reason string) error {
 		"pass --rebuild (Spec.Rebuild) to replace it, or use another index directory", dir, reason)
 }
 
-// unserved names the configurations that fuse a channel the layout lacks.
-func unserved(configs []Config, layout msrag.Layout) []string {
+// unserved names the configurations the index cannot serve
+// (msrag.CheckServes): those that fuse a channel it lacks.
+func unserved(configs []Config, ix *msrag.Index) []string {
 	var names []string
+	layout, model := ix.Layout(), ix.Manifest().Model
 	for _, c := range configs {
 		if !c.Kind.fused() {
 			continue
 		}
-		if _, err := c.Fusion.Select(layout); err != nil {
+		if err := msrag.CheckServes(c.Fusion, layout, model, ix.Dir(), nil); err != nil {
 			names = append(names, c.Name)
 		}
 	}
@@ -93,7 +95,7 @@ func unserved(configs []Config, layout msrag.Layout) []string {
 // one line; reuseIndex has refused an index that lacks what configurations
 // given in Spec.Configs need.
 func leaveOut(spec Spec, ix *msrag.Index) []Config {
-	out := unserved(spec.Configs, ix.Layout())
+	out := unserved(spec.Configs, ix)
 	if len(out) == 0 {
 		return spec.Configs
 	}

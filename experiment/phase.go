@@ -7,48 +7,41 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/scatter"
 )
 
 // A scatter-gather evaluation runs over the shards of Spec.Build.Out, built
-// beforehand, in three phases (package msrag's Statistics, Scatter and
+// beforehand, in three phases (package scatter's Statistics, Scatter and
 // OpenGather), each a process of its own sharing the directory Spec.Work:
 // Statistics and Scatter, one task per shard (Spec.Shard), write into it;
 // Gather evaluates what they wrote as Run evaluates a search, and writes
 // what Run writes. Every phase is given the same Spec but for Shard.
 
 // scatterOptions are the options every phase of the evaluation gives
-// package msrag: every kind of the index searched, the blocks of Batch, the
+// package scatter: every kind of the index searched, the blocks of Batch, the
 // channels that search on GPUs there (which only a scatter task opens).
-func (s Spec) scatterOptions() msrag.ScatterOptions {
-	return msrag.ScatterOptions{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
+func (s Spec) scatterOptions() scatter.Options {
+	return scatter.Options{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
 		Open: msrag.OpenOptions{Embedder: s.Build.Embedder, GPUs: s.GPUs}}
-}
-
-func querySet(queries []corpus.Query) msrag.QuerySet {
-	var qs msrag.QuerySet
-	for _, q := range queries {
-		qs.IDs, qs.Texts = append(qs.IDs, q.ID), append(qs.Texts, q.Text)
-	}
-	return qs
 }
 
 // Statistics runs task Spec.Shard of the statistics phase: the shard's
 // statistics for the split's judged queries and its block of them
 // embedded, into Spec.Work.
 func Statistics(ctx context.Context, spec Spec) error {
-	return task(ctx, spec, msrag.Statistics)
+	return task(ctx, spec, scatter.Statistics)
 }
 
 // Scatter runs task Spec.Shard of the scatter phase: the shard searched
 // alone, its lists written into Spec.Work.
 func Scatter(ctx context.Context, spec Spec) error {
-	return task(ctx, spec, msrag.Scatter)
+	return task(ctx, spec, scatter.Scatter)
 }
 
 // Gather evaluates the lists every scatter task wrote, as Run evaluates a
 // search of the shards in one process.
 func Gather(ctx context.Context, spec Spec) (*Result, error) {
-	return run(ctx, spec, func(_ context.Context, spec Spec, _ *corpus.Dataset, queries []corpus.Query, _ *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
+	return run(ctx, spec, func(_ context.Context, spec Spec, _ *corpus.Dataset, queries []corpus.Query, _ *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error) {
 		g, info, err := openGathered(spec, queries)
 		if err != nil {
 			return nil, nil, info, err
@@ -57,9 +50,9 @@ func Gather(ctx context.Context, spec Spec) (*Result, error) {
 	})
 }
 
-// task runs a task of a phase of msrag's over the shards of Spec.Build.Out for
+// task runs a task of a phase of package scatter's over the shards of Spec.Build.Out for
 // the split's judged queries.
-func task(ctx context.Context, spec Spec, phase func(context.Context, []string, int, msrag.QuerySet, msrag.ScatterOptions) error) error {
+func task(ctx context.Context, spec Spec, phase func(context.Context, []string, int, scatter.QuerySet, scatter.Options) error) error {
 	spec, err := spec.withDefaults()
 	if err != nil {
 		return err
@@ -79,13 +72,13 @@ func task(ctx context.Context, spec Spec, phase func(context.Context, []string, 
 	if len(dirs) == 0 {
 		return fmt.Errorf("experiment: no index in %s: a scatter-gather evaluation searches an index built beforehand (msrag index --shard i/n)", spec.Build.Out)
 	}
-	return phase(ctx, dirs, spec.Shard, querySet(queries), spec.scatterOptions())
+	return phase(ctx, dirs, spec.Shard, scatter.QuerySetOf(queries), spec.scatterOptions())
 }
 
 // openGathered opens the gather of the scatter-gather evaluation: the
 // shards' documents, checked to be an index spec may evaluate, and every
 // shard's lists.
-func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.IndexInfo, error) {
+func openGathered(spec Spec, queries []corpus.Query) (*scatter.Gather, report.IndexInfo, error) {
 	if spec.Work == "" {
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: a gather needs Spec.Work")
 	}
@@ -99,7 +92,7 @@ func openGathered(spec Spec, queries []corpus.Query) (*msrag.Gather, report.Inde
 		}
 		return nil, report.IndexInfo{}, err
 	}
-	g, err := msrag.OpenGather(dirs, querySet(queries), spec.scatterOptions())
+	g, err := scatter.OpenGather(dirs, scatter.QuerySetOf(queries), spec.scatterOptions())
 	if err != nil {
 		return nil, report.IndexInfo{}, err
 	}

@@ -210,7 +210,7 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 // configurations asked for (those that fuse it), or "": "" too when they
 // are the default ones, which Run then leaves out (leaveOut).
 func fullNeeded(ix *msrag.Index, spec Spec) string {
-	need := unserved(spec.Configs, ix.Layout())
+	need := unserved(spec.Configs, ix)
 	if len(need) == 0 || spec.defaultConfigs {
 		return ""
 	}

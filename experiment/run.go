@@ -32,7 +32,7 @@ type Result struct {
 // judged queries, fuses and scores every configuration and writes the results
 // into spec.Out.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
-	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error) {
+	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error) {
 		ix, info, err := openOrBuild(ctx, spec, ds, tm)
 		return ix, ix, info, err
 	})
@@ -40,7 +40,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 
 // opener opens what an evaluation's queries are searched in, and the index
 // that fuses their lists.
-type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, batchSource, report.IndexInfo, error)
+type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error)
 
 // run evaluates spec with the queries searched in what open opens.
 func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
@@ -72,7 +72,7 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range spec.Configs {
-		if err := ix.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
+		if err := src.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
@@ -123,18 +123,10 @@ func applyRules(spec Spec, res *Result) {
 	}
 }
 
-// batchSource hands the chunk lists of the queries batch by batch: an open
-// index (msrag.Index) or the gather of a scatter-gather search
-// (msrag.Gather).
-type batchSource interface {
-	SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error)
-	Close() error
-}
-
 // search embeds and searches the queries batch by batch and fuses every
 // configuration from the same chunk lists; with cross-validation it also
 // returns the batches' chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, src batchSource, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
+func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
 		if c.Kind.fused() {

@@ -31,7 +31,7 @@ data=${DATA:-../shared/data}
 out=${OUT:-out/fusion-$model}
 bin=${MSRAG:-bin/msrag}
 mkdir -p "$out"
-configs="windows,rrf:windows=dense,rrf:windows=lexical,combsum:norm=minmax;windows=all,hybrid,full,oracle"
+configs="windows,rrf:windows=dense,rrf:windows=lexical,combsum:norm=zscore;windows=all,hybrid,full,oracle"
 common=(--model "$model" --windows "$windows" --quiet)
 index() { if [[ -n ${IDX_DIR:-} ]]; then echo "$IDX_DIR/$1"; else echo "$out/idx-$1"; fi; }
 split() { case $1 in qmsum) echo dev ;; *) echo test ;; esac; }

@@ -7,7 +7,8 @@ transferred fusion model (the configuration its fit chose: learned+router
 when its router beat the rule alone in cross-validation, else learned) and
 the oracle; then paired comparisons on the same queries (difference, 95%
 bootstrap interval of 10,000 resamplings with seed 1, queries won/tied/lost):
-default - better kind, transfer - default, transfer - better kind.
+default - better kind, default - previous default, transfer - default,
+transfer - better kind.
 
     python scripts/fusion-summary.py RULE LABEL=RUN_DIR=FUSION_MODEL ...
 
@@ -27,7 +28,7 @@ import sys
 from paired import compare
 
 DENSE, LEXICAL = "rrf:windows=dense", "rrf:windows=lexical"
-BEFORE = "combsum:norm=minmax,windows=all"  # the default before this choice
+BEFORE = "combsum:norm=zscore,windows=all"  # the default before this choice
 SINGLE = re.compile(r"^(w\d+|full|bm25-(w\d+|doc|full))$")
 METRIC = "ndcg_cut_10"
 BUILTIN = re.compile(r"^[a-z][a-z0-9-]*$")  # a built-in's name; a file's path has a "." or a "/"
@@ -70,14 +71,14 @@ def main():
         scores.append("| %s | %.2f | %.2f | %.2f (%s) | %.2f | %.2f | %.2f | %.2f (%s) | %.2f |" % (
             label, mean[DENSE], mean[LEXICAL], mean[single], single, mean["full"], mean[BEFORE],
             mean[rule], mean[transfer], transfer, mean["oracle"]))
-        pairs.append("| %s | %s | %s | %s | %s |" % (label, "lexical" if better == LEXICAL else "dense",
-                                                     paired(per, better, rule), paired(per, rule, transfer),
-                                                     paired(per, better, transfer)))
+        pairs.append("| %s | %s | %s | %s | %s | %s |" % (label, "lexical" if better == LEXICAL else "dense",
+                                                          paired(per, better, rule), paired(per, BEFORE, rule),
+                                                          paired(per, rule, transfer), paired(per, better, transfer)))
     print("| dataset | dense RRF | lexical RRF | best single channel (after the fact) | full | previous default `%s` | default `%s` | transfer | oracle |" % (BEFORE, rule))
     print("|---|" + "---:|" * 8)
     print("\n".join(scores))
-    print("\n| dataset | better kind | default - better kind | transfer - default | transfer - better kind |")
-    print("|---|---|---:|---:|---:|")
+    print("\n| dataset | better kind | default - better kind | default - previous default | transfer - default | transfer - better kind |")
+    print("|---|---|---:|---:|---:|---:|")
     print("\n".join(pairs))
 
 

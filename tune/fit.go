@@ -84,7 +84,7 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 		}
 		ch.Train[f.String()] = sc
 	}
-	lin, err := FitLinear(ss, windows, sliding)
+	lin, err := FitLinear(ss, windows, sliding, singles)
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +117,10 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 }
 
 // names returns the names of every channel of l (the linear rule's
-// coefficients), of the sliding windows of the model's vectors (where it starts: the rules
-// it is measured against fuse those), and of every channel alone but the
-// full window's (the single baselines).
+// coefficients), of the sliding windows of the model's vectors (where it
+// starts: the rules it is measured against fuse those), and of every
+// channel but the full window's (the single baselines, and the channels
+// windows=all fuses, where it starts too).
 func names(l msrag.Layout) (all, sliding, singles []string) {
 	for _, c := range l {
 		all = append(all, c.Name())
@@ -165,8 +166,8 @@ func CrossValidate(s *Set, group func(id string) string, o Options, k int) (line
 // foldRuns fits on train and adds the runs of test to linear and routed.
 func foldRuns(s *Set, train, test []int, o Options, k int, linear, routed eval.Run) error {
 	tr, te := Sets{s.Subset(train)}, s.Subset(test)
-	windows, sliding, _ := names(s.Index.Layout())
-	lin, err := FitLinear(tr, windows, sliding)
+	windows, sliding, singles := names(s.Index.Layout())
+	lin, err := FitLinear(tr, windows, sliding, singles)
 	if err != nil {
 		return err
 	}

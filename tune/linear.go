@@ -21,28 +21,47 @@ type Linear struct {
 // FitLinear fits the linear rule's coefficients over windows (names) by
 // coordinate ascent on mean nDCG@10 of ss (Sets.Score), once from each rule it generalises
 // (CombSUM-z: every score coefficient 1; RRF: every votes coefficient 1;
-// DocRRF: every rank coefficient 1) over the sliding windows, keeping the
-// best. Each pass tries every value of Grid for every coefficient in turn and
+// DocRRF: every rank coefficient 1), keeping the best: over the sliding
+// windows, or, where the index has channels of several kinds, over hybrid
+// (the channels windows=all fuses: every kind's but the full window's).
+// Each pass tries every value of Grid for every coefficient in turn and
 // keeps a change only when it raises the score.
-func FitLinear(ss Sets, windows []string, sliding []string) (*Linear, error) {
+func FitLinear(ss Sets, windows, sliding, hybrid []string) (*Linear, error) {
 	var best *Linear
-	for i, start := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
+	for _, st := range linearStarts(sliding, hybrid) {
 		theta := make([]float64, fuse.NumLinear*len(windows))
 		for w, name := range windows {
-			if contains(sliding, name) {
-				theta[fuse.NumLinear*w+[]int{fuse.LinearScore, fuse.LinearVotes, fuse.LinearRank}[i]] = 1
+			if contains(st.over, name) {
+				theta[fuse.NumLinear*w+st.coef] = 1
 			}
 		}
 		l, err := ascend(ss, windows, theta)
 		if err != nil {
 			return nil, err
 		}
-		l.Start = start
+		l.Start = st.name
 		if best == nil || l.Score > best.Score {
 			best = l
 		}
 	}
 	return best, nil
+}
+
+// linearStart is a rule the linear rule's fit starts from: one coefficient
+// set to 1 for the channels over.
+type linearStart struct {
+	name string
+	coef int
+	over []string
+}
+
+// linearStarts returns CombSUM-z, RRF and DocRRF over the sliding windows,
+// or over hybrid when it holds more channels than them.
+func linearStarts(sliding, hybrid []string) []linearStart {
+	if len(hybrid) == len(sliding) {
+		return []linearStart{{"combsum:norm=zscore", fuse.LinearScore, sliding}, {"rrf", fuse.LinearVotes, sliding}, {"docrrf", fuse.LinearRank, sliding}}
+	}
+	return []linearStart{{"combsum:norm=zscore,windows=all", fuse.LinearScore, hybrid}, {"rrf:windows=all", fuse.LinearVotes, hybrid}, {"docrrf:windows=all", fuse.LinearRank, hybrid}}
 }
 
 // ascend runs coordinate ascent from theta.

@@ -121,7 +121,9 @@ func (m *FusionModel) Transfers() bool {
 }
 
 // CheckFusionModel fails unless ix has every channel m fuses, with the same
-// window parameters, and, unless m transfers (Transfers), is of m's model.
+// window parameters, and, unless m transfers (Transfers), is of m's model;
+// and ix serves m's rule (msrag.CheckServes; its router is checked with
+// the fusion that uses it).
 func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 	if have := ix.Manifest().Model; !m.Transfers() && !m.Model.SameModel(have) {
 		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
@@ -132,6 +134,13 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 		w := d.Missing[0]
 		return fmt.Errorf("tune: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
 			w.Name(), w.Window.Size, have, msrag.ErrIndexMismatch)
+	}
+	f, err := m.Fusion(false)
+	if err != nil {
+		return err
+	}
+	if err := msrag.CheckServes(f, have, ix.Manifest().Model, ix.Dir(), nil); err != nil {
+		return fmt.Errorf("tune: the fusion model: %w", err)
 	}
 	return nil
 }

@@ -199,7 +199,7 @@ func useFusionModel(m *FusionModel) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := f.FuseHits(ch, ndocs, 10); err != nil {
+		if _, _, err := msrag.FuseHits(f, ch, ndocs, 10); err != nil {
 			return err
 		}
 	}

@@ -71,21 +71,25 @@ func tinySetOf(t *testing.T, ndocs int, windows []chunk.Window, lex *bm25.Config
 func TestFitLinearNeverLosesToItsStarts(t *testing.T) {
 	t.Run("dense", func(t *testing.T) { fitNeverLoses(t, nil) })
 	// Lexical channels are coefficients like the dense windows'; the rule
-	// still starts from the dense rules it is measured against.
+	// starts from the same rules over every kind.
 	t.Run("lexical", func(t *testing.T) { fitNeverLoses(t, defaultLexical()) })
 }
 
 func fitNeverLoses(t *testing.T, lex *bm25.Config) {
 	ix, set := tinySetWith(t, lex)
-	all, sliding, _ := names(ix.Layout())
+	all, sliding, hybrid := names(ix.Layout())
 	if lex != nil && (len(all) != 9 || all[8] != "bm25-doc" || len(sliding) != 3) {
 		t.Fatalf("channels %v, starts over %v", all, sliding)
 	}
-	lin, err := FitLinear(Sets{set}, all, sliding)
+	lin, err := FitLinear(Sets{set}, all, sliding, hybrid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"combsum:norm=zscore", "rrf", "docrrf"} {
+	starts := []string{"combsum:norm=zscore", "rrf", "docrrf"}
+	if lex != nil {
+		starts = []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"}
+	}
+	for _, s := range starts {
 		f, _ := msrag.ParseFusion(s)
 		_, sc, err := set.Score(f)
 		if err != nil {

@@ -57,7 +57,9 @@ func init() {
 const fusionHelp = "  rrf                  RRF over the group of the index's first kind (its sliding windows): every chunk adds\n" +
 	"                       1/(rank + c), ranks from 0, c = 1\n" +
 	"  rrf:windows=all      RRF over the channels of every kind\n" +
-	"  combsum:norm=zscore,windows=all   z-scored scores summed over every kind (the default with several)\n" +
+	"  " + msrag.DefaultHybrid + "   the same, each channel weighing what weights= gives it or its\n" +
+	"                       kind, and each kind weighed per query by its best document's RRF score (the default with several)\n" +
+	"  combsum:norm=zscore,windows=all   z-scored scores summed over every kind\n" +
 	"  combsum:norm=zscore,windows=all,adapt=consensus:1   the same, each channel weighed by its agreement with\n" +
 	"                       the batch's consensus: better when one kind fails, but a query's ranking depends on\n" +
 	"                       the other queries of its --batch\n" +

@@ -11,10 +11,11 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/output"
+	"github.com/msrag/msrag/scatter"
 )
 
-// phase is one phase of a scatter-gather search (msrag.Statistics,
-// msrag.Scatter, msrag.OpenGather).
+// phase is one phase of a scatter-gather search (scatter.Statistics,
+// scatter.Scatter, scatter.OpenGather).
 type phase int
 
 const (
@@ -101,15 +102,6 @@ func (t phaseTask) checkShardCount(c *cli.Context, cmd string, dirs []string) er
 	return nil
 }
 
-// querySet reads the queries file as a scatter-gather search takes it.
-func querySet(queries []corpus.Query) msrag.QuerySet {
-	var qs msrag.QuerySet
-	for _, q := range queries {
-		qs.IDs, qs.Texts = append(qs.IDs, q.ID), append(qs.Texts, q.Text)
-	}
-	return qs
-}
-
 // searchPhase runs one phase of a scatter-gather search.
 func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format output.RunFormat) error {
 	dirs, err := indexDirs(c.String("index"))
@@ -147,12 +139,12 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err != nil {
 		return err
 	}
-	qs := querySet(queries)
+	qs := scatter.QuerySetOf(queries)
 	switch t.phase {
 	case phaseStats:
-		return msrag.Statistics(c.Context, dirs, t.shard, qs, so)
+		return scatter.Statistics(c.Context, dirs, t.shard, qs, so)
 	case phaseScatter:
-		return msrag.Scatter(c.Context, dirs, t.shard, qs, so)
+		return scatter.Scatter(c.Context, dirs, t.shard, qs, so)
 	}
 	return gatherSearch(c, dirs, qs, so, opts, format)
 }
@@ -176,9 +168,9 @@ func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.Ch
 
 // scatterOptions maps the flags every phase shares; eo are the model's
 // options (searchModelOptions).
-func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, eo embed.Options, terms bool) (msrag.ScatterOptions, error) {
+func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, eo embed.Options, terms bool) (scatter.Options, error) {
 	var err error
-	so := msrag.ScatterOptions{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
+	so := scatter.Options{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
 		Open: msrag.OpenOptions{SkipVerify: c.Bool("skip-verify"), EmbedderOptions: eo}}
 	if t.phase == phaseScatter {
 		if so.Open.GPUs, err = faissGPUs(c); err != nil {
@@ -189,8 +181,8 @@ func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds
 }
 
 // gatherSearch gathers every shard's lists, fuses them and writes the run.
-func gatherSearch(c *cli.Context, dirs []string, qs msrag.QuerySet, so msrag.ScatterOptions, opts msrag.SearchOptions, format output.RunFormat) error {
-	g, err := msrag.OpenGather(dirs, qs, so)
+func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter.Options, opts msrag.SearchOptions, format output.RunFormat) error {
+	g, err := scatter.OpenGather(dirs, qs, so)
 	if err != nil {
 		return err
 	}
@@ -201,6 +193,9 @@ func gatherSearch(c *cli.Context, dirs []string, qs msrag.QuerySet, so msrag.Sca
 	}
 	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
 		return err
+	}
+	if err := g.CheckFusion(opts.Fusion); err != nil {
+		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
 	opts.SkipTerms = !so.Terms
 	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {

@@ -1,4 +1,4 @@
-package msrag
+package scatter
 
 import (
 	"context"
@@ -6,30 +6,37 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"time"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/internal/scatterfile"
 )
 
 // Gather is the gather phase of a scatter-gather search: every shard's
 // lists, checked, then merged channel by channel (channel.Merge) a block of
-// queries at a time. Its Index holds every shard's documents and no
-// channel: fuse the merged lists with it (Index.Fuse), as after any search.
+// queries at a time. It is a msrag.Searcher, as the index of the shards
+// searched in one process is. Its Index holds every shard's documents and
+// no channel open: fuse the merged lists with it (msrag.Index.Fuse), as
+// after any search.
 type Gather struct {
-	ix    *Index
-	set   *shardSet
-	o     ScatterOptions
-	qs    QuerySet
-	kinds []channel.Kind
-	k     int
-	vecs  *queryVectors
+	ix     *msrag.Index
+	layout msrag.Layout // the index's channels
+	set    *shardSet
+	o      Options
+	qs     QuerySet
+	kinds  []channel.Kind
+	k      int
+	vecs   *queryVectors
 }
+
+var _ msrag.Searcher = (*Gather)(nil)
 
 // OpenGather checks the lists every scatter task wrote into o.Work for the
 // queries qs over the shards dirs (each of this search, of its shard, with
 // the same statistics, whole) and opens the shards' documents.
-func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err error) {
+func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 	o = o.withDefaults()
 	set, kinds, fp, err := startPhase(dirs, 0, qs, o)
 	if err != nil {
@@ -56,24 +63,36 @@ func OpenGather(dirs []string, qs QuerySet, o ScatterOptions) (_ *Gather, err er
 	if err := removeTemps(o.Work, len(dirs)); err != nil {
 		return nil, err
 	}
-	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, maxWindowK(set.mans))}
-	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, set.MaxWindowK())}
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.Manifests[0].Model.None() {
 		g.vecs = newQueryVectors(set, o.Work, fp)
 		if err := g.vecs.check(len(qs.IDs)); err != nil {
 			return nil, err
 		}
 	}
 	open := o.Open
-	open.DocsOnly, open.Embedder, open.CloseEmbedder, open.GPUs = true, nil, false, nil
-	if g.ix, err = OpenWith(open, dirs...); err != nil {
+	open.Kinds, open.Embedder, open.CloseEmbedder, open.GPUs = []msrag.ChannelKind{}, nil, false, nil // the documents alone
+	if g.ix, err = msrag.OpenShards(open, set.Shards); err != nil {
 		return nil, err
 	}
+	g.layout = g.ix.Layout()
 	return g, nil
 }
 
-// Index returns the index of every shard's documents, to fuse with; it
-// stays the Gather's.
-func (g *Gather) Index() *Index { return g.ix }
+// Index returns the index of every shard's documents, with no channel
+// open, to fuse with; it stays the Gather's.
+func (g *Gather) Index() *msrag.Index { return g.ix }
+
+// CheckFusion fails unless f can be fused from the gathered lists: the
+// index's check (msrag.CheckServes) with the kinds the scatter searched.
+func (g *Gather) CheckFusion(f msrag.Fusion) error {
+	return msrag.CheckServes(f, g.layout, g.ix.Manifest().Model, g.ix.Dir(), func(k msrag.ChannelKind) error {
+		if !slices.Contains(g.kinds, k) {
+			return fmt.Errorf("msrag: fusion %s: the scatter of %s did not search the %s channels", f, g.o.Work, k.Name())
+		}
+		return nil
+	})
+}
 
 // Close closes the index and what is open of the work directory.
 func (g *Gather) Close() error {
@@ -88,15 +107,15 @@ func (g *Gather) Close() error {
 // Index.SearchBatches does after a search of every shard in one process.
 // queries must be the search's texts and o.WindowK its window k (0: its
 // own); the blocks are the scatter's.
-func (g *Gather) SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error) {
-	var tm BatchTimes
+func (g *Gather) SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error) {
+	var tm msrag.BatchTimes
 	if !slices.Equal(queries, g.qs.Texts) {
 		return tm, fmt.Errorf("msrag: the gather of %s was given other queries than it searched", g.o.Work)
 	}
 	if o.WindowK > 0 && o.WindowK != g.o.WindowK {
 		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.WindowK, g.o.WindowK)
 	}
-	readers := make([]*scatterfile.Reader, len(g.set.dirs))
+	readers := make([]*scatterfile.Reader, len(g.set.Dirs))
 	defer func() {
 		for _, r := range readers {
 			if r != nil {
@@ -148,9 +167,9 @@ type shardLists struct {
 }
 
 // block reads every shard's lists of the queries [lo, hi) and merges them.
-func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, error) {
-	layout := g.ix.layout
-	ch := newChunkHits(g.ix.Layout(), hi-lo)
+func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*msrag.ChunkHits, error) {
+	layout := g.layout
+	ch := msrag.NewChunkHits(layout, hi-lo)
 	per := make([]shardLists, len(readers))
 	for j, r := range readers {
 		rows, err := r.Lists()
@@ -165,7 +184,7 @@ func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, e
 		}
 	}
 	for ci, c := range layout {
-		if !containsKind(g.kinds, c.Kind) {
+		if !slices.Contains(g.kinds, c.Kind) {
 			continue
 		}
 		lists := make([]channel.Hits, len(per))
@@ -176,15 +195,12 @@ func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, e
 		if err != nil {
 			return nil, fmt.Errorf("msrag: channel %s: %w", c.Name(), err)
 		}
-		ch.set(ci, merged)
+		var terms [][]string
 		if g.o.Terms {
-			if ch.terms == nil {
-				ch.terms = make([][][]string, len(layout))
-			}
-			ch.terms[ci] = termsOf(merged, per, ci)
+			terms = termsOf(merged, per, ci)
 		}
+		ch.SetGathered(ci, merged, terms)
 	}
-	ch.rows, ch.shards = nil, nil
 	if g.vecs != nil {
 		v, err := g.vecs.take(g.qs.IDs[lo:hi])
 		if err != nil {
@@ -199,9 +215,10 @@ func (g *Gather) block(readers []*scatterfile.Reader, lo, hi int) (*ChunkHits, e
 // channel, their documents numbered over every shard.
 func (g *Gather) shardLists(rows []scatterfile.Row, lo, hi int) (shardLists, error) {
 	nq := hi - lo
-	out := shardLists{hits: make([]channel.Hits, len(g.ix.layout)), terms: make([]map[int64][]string, len(g.ix.layout))}
-	for ci, c := range g.ix.layout {
-		if containsKind(g.kinds, c.Kind) {
+	layout := g.layout
+	out := shardLists{hits: make([]channel.Hits, len(layout)), terms: make([]map[int64][]string, len(layout))}
+	for ci, c := range layout {
+		if slices.Contains(g.kinds, c.Kind) {
 			out.hits[ci] = channel.NewHits(nq, g.k)
 		}
 	}
@@ -215,7 +232,7 @@ func (g *Gather) shardLists(rows []scatterfile.Row, lo, hi int) (shardLists, err
 		case r.Rank < 0 || int(r.Rank) >= g.k:
 			return out, fmt.Errorf("a row of rank %d of at most %d: %w", r.Rank, g.k, scatterfile.ErrBad)
 		}
-		doc, ok := slices.BinarySearch(g.ix.ids, r.Doc)
+		doc, ok := g.docIndex(r.Doc)
 		if !ok {
 			return out, fmt.Errorf("a row of document %q, which no shard holds: %w", r.Doc, scatterfile.ErrBad)
 		}
@@ -230,6 +247,14 @@ func (g *Gather) shardLists(rows []scatterfile.Row, lo, hi int) (shardLists, err
 		}
 	}
 	return out, nil
+}
+
+// docIndex returns the index's number of the document id: its place
+// among the ids of every shard, sorted.
+func (g *Gather) docIndex(id string) (int, bool) {
+	n := g.ix.NumDocs()
+	i := sort.Search(n, func(i int) bool { return g.ix.DocID(i) >= id })
+	return i, i < n && g.ix.DocID(i) == id
 }
 
 // termsOf returns, parallel to merged's slots, what explains each merged

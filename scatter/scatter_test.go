@@ -1,4 +1,4 @@
-package msrag
+package scatter_test
 
 import (
 	"context"
@@ -11,49 +11,52 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/scatterfile"
 	"github.com/msrag/msrag/internal/testkind"
+	"github.com/msrag/msrag/scatter"
 )
 
 // scatterShards builds n shards of docs with dense, lexical and overlap
 // channels and returns their directories.
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
-	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, Config{Embedder: testEmbedder(t), Windows: testWindows,
-		Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})})
+	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, msrag.Config{Embedder: testEmbedder(t), Windows: testWindows,
+		Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
 }
 
 // runPhases runs every task of the statistics and scatter phases in
 // this process.
-func runPhases(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions) {
+func runPhases(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range dirs {
-		if err := Statistics(ctx, dirs, i, qs, o); err != nil {
+		if err := scatter.Statistics(ctx, dirs, i, qs, o); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range dirs {
-		if err := Scatter(ctx, dirs, i, qs, o); err != nil {
+		if err := scatter.Scatter(ctx, dirs, i, qs, o); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
 // gatherHits gathers the search and fuses it with fusion.
-func gatherHits(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions, fusion string) ([][]Hit, error) {
+func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options, fusion string) ([][]msrag.Hit, error) {
 	t.Helper()
-	g, err := OpenGather(dirs, qs, o)
+	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {
 		return nil, err
 	}
 	defer g.Close()
-	out := make([][]Hit, len(qs.Texts))
-	opts := SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: o.WindowK}
-	_, err = g.SearchBatches(context.Background(), qs.Texts, BatchOptions{}, func(lo int, ch *ChunkHits) error {
+	out := make([][]msrag.Hit, len(qs.Texts))
+	opts := msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: o.WindowK}
+	_, err = g.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := g.Index().Fuse(ch, opts)
 		copy(out[lo:], hits)
 		return err
@@ -64,14 +67,14 @@ func gatherHits(t *testing.T, dirs []string, qs QuerySet, o ScatterOptions, fusi
 // tiesAtK reports whether, for some query, the k-th and the (k+1)-th rows
 // of channel ch in the shard in dir score alike: a tie at the boundary of
 // the shard's list, which an exact merge must break as one index would.
-func tiesAtK(t *testing.T, dir string, qs QuerySet, ch string, k int) bool {
+func tiesAtK(t *testing.T, dir string, qs scatter.QuerySet, ch string, k int) bool {
 	t.Helper()
-	ix, err := OpenWith(OpenOptions{Kinds: []ChannelKind{testkind.Kind}}, dir)
+	ix, err := msrag.OpenWith(msrag.OpenOptions{Kinds: []msrag.ChannelKind{testkind.Kind}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	h, err := ix.SearchQueries(context.Background(), &channel.Queries{Texts: qs.Texts}, k+1, []ChannelKind{testkind.Kind})
+	h, err := ix.SearchQueries(context.Background(), &channel.Queries{Texts: qs.Texts}, k+1, []msrag.ChannelKind{testkind.Kind})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +88,8 @@ func tiesAtK(t *testing.T, dir string, qs QuerySet, ch string, k int) bool {
 	return false
 }
 
-func querySet(texts []string) QuerySet {
-	qs := QuerySet{Texts: texts}
+func querySet(texts []string) scatter.QuerySet {
+	qs := scatter.QuerySet{Texts: texts}
 	for i := range texts {
 		qs.IDs = append(qs.IDs, fmt.Sprintf("q%d", i))
 	}
@@ -105,19 +108,19 @@ func TestScatterGatherIsOneProcess(t *testing.T) {
 		docs[i+100].Title, docs[i+100].Text = docs[i].Title, docs[i].Text
 	}
 	dirs := scatterShards(t, docs, 3)
-	one, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
+	one, err := msrag.OpenWith(msrag.OpenOptions{Embedder: emb}, dirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer one.Close()
 	qs := querySet(lexicalQueries(docs, 25))
-	o := ScatterOptions{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: msrag.OpenOptions{Embedder: emb}}
 	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.WindowK) {
 		t.Fatal("no query of shard 0 has a tie at the k-th place of ovl-w16: the case is not the one built")
 	}
 	runPhases(t, dirs, qs, o)
-	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", DefaultHybrid, "rrf:windows=all"} {
-		want, err := one.Search(context.Background(), qs.Texts, SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
+	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", msrag.DefaultHybrid, "rrf:windows=all"} {
+		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +145,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	docs := scifactDocs(t, 90)
 	dirs := scatterShards(t, docs, 3)
 	qs := querySet(lexicalQueries(docs, 8))
-	o := ScatterOptions{Work: t.TempDir(), WindowK: 20, Batch: 5, Open: OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 20, Batch: 5, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	lists := scatterfile.Path(o.Work, scatterfile.PhaseLists, 1, ".arrow")
 	good, err := os.ReadFile(lists)
@@ -168,7 +171,7 @@ func TestScatterGatherFaults(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 		// Rerunning the one task mends it.
-		if err := Scatter(context.Background(), dirs, 1, qs, o); err != nil {
+		if err := scatter.Scatter(context.Background(), dirs, 1, qs, o); err != nil {
 			t.Fatalf("%s: rerun: %v", tc.name, err)
 		}
 		if err := gather(); err != nil {
@@ -180,7 +183,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	if _, err := gatherHits(t, dirs, other, o, "rrf"); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another search") {
 		t.Errorf("other queries: %v", err)
 	}
-	// Statistics of another set of shards: a scatter of shard 0 finds
+	// scatter.Statistics of another set of shards: a scatter of shard 0 finds
 	// statistics written by another index's shard 2.
 	others := scatterShards(t, scifactDocs(t, 60), 3)
 	wo := o
@@ -189,52 +192,24 @@ func TestScatterGatherFaults(t *testing.T) {
 	stats2 := scatterfile.Path(o.Work, scatterfile.PhaseStats, 2, ".json")
 	data, _ := os.ReadFile(scatterfile.Path(wo.Work, scatterfile.PhaseStats, 2, ".json"))
 	os.WriteFile(stats2, data, 0o644)
-	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
+	if err := scatter.Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
 		t.Errorf("statistics of another shard set: %v", err)
 	}
 	// A shard of other windows (or model, or analyzer) beside the others.
 	path := writeJSONL(t, docs[:20])
 	otherWin := filepath.Join(t.TempDir(), "w")
-	ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})})
+	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()
-	if err := Scatter(context.Background(), []string{dirs[0], dirs[1], otherWin}, 0, qs, o); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "different windows") {
+	if err := scatter.Scatter(context.Background(), []string{dirs[0], dirs[1], otherWin}, 0, qs, o); !errors.Is(err, msrag.ErrIndexMismatch) || !strings.Contains(err.Error(), "different windows") {
 		t.Errorf("a shard of other windows: %v", err)
 	}
 	// A shard of another build in place of one.
 	mixed := []string{dirs[0], dirs[1], others[1]}
-	if err := Statistics(context.Background(), mixed, 0, qs, o); !errors.Is(err, ErrIndexMismatch) || !strings.Contains(err.Error(), "both hold shard 1/3") {
+	if err := scatter.Statistics(context.Background(), mixed, 0, qs, o); !errors.Is(err, msrag.ErrIndexMismatch) || !strings.Contains(err.Error(), "both hold shard 1/3") {
 		t.Errorf("a statistics task over shards of two builds: %v", err)
-	}
-}
-
-// TestScatterExplainError checks that a scatter task keeping evidence
-// returns the error of a channel's Explain rather than lists without the
-// rows' terms.
-func TestScatterExplainError(t *testing.T) {
-	docs := scifactDocs(t, 40)
-	dirs := scatterShards(t, docs, 2)
-	ix, err := OpenWith(OpenOptions{Kinds: []ChannelKind{Lexical}}, dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	kind := kindIndex(ix.kinds, Lexical)
-	ix.shards[0].parts[kind] = failingExplainer{ix.shards[0].parts[kind]}
-	qs := querySet(lexicalQueries(docs, 3))
-	kinds := []channel.Kind{Lexical}
-	st, err := ix.Stats(&channel.Queries{Texts: qs.Texts}, kinds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, false); err != nil {
-		t.Fatalf("without evidence: %v", err)
-	}
-	_, err = ix.scatterBlock(context.Background(), qs, 0, len(qs.Texts), nil, st, 10, kinds, true)
-	if err == nil || !strings.Contains(err.Error(), errExplain.Error()) || !strings.Contains(err.Error(), "query 1") {
-		t.Fatalf("with evidence: %v, want the Explain error", err)
 	}
 }
 
@@ -278,15 +253,15 @@ func TestScatterStatisticsChanged(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := ScatterOptions{Work: t.TempDir(), WindowK: 10, Kinds: []ChannelKind{Lexical}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	for i := range dirs {
-		if err := Statistics(context.Background(), dirs, i, qs, o); err != nil {
+		if err := scatter.Statistics(context.Background(), dirs, i, qs, o); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := changeDocs(t, o.Work, 0)
 	for i := range dirs {
-		err := Scatter(context.Background(), dirs, i, qs, o)
+		err := scatter.Scatter(context.Background(), dirs, i, qs, o)
 		if !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "sha256") {
 			t.Fatalf("scatter %d after %s changed: %v", i, path, err)
 		}
@@ -295,10 +270,10 @@ func TestScatterStatisticsChanged(t *testing.T) {
 		t.Errorf("a lists record was written: %v", err)
 	}
 	// The statistics task's rerun mends it.
-	if err := Statistics(context.Background(), dirs, 0, qs, o); err != nil {
+	if err := scatter.Statistics(context.Background(), dirs, 0, qs, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := Scatter(context.Background(), dirs, 0, qs, o); err != nil {
+	if err := scatter.Scatter(context.Background(), dirs, 0, qs, o); err != nil {
 		t.Fatalf("after the rerun: %v", err)
 	}
 	// A record whose shard's manifest is erased is of no known shard.
@@ -309,12 +284,12 @@ func TestScatterStatisticsChanged(t *testing.T) {
 		t.Fatalf("%s records no manifest: %s", rec, data)
 	}
 	os.WriteFile(rec, erased, 0o644)
-	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
+	if err := scatter.Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "another shard") {
 		t.Fatalf("a statistics record without its shard's manifest: %v", err)
 	}
 	// A record of format 1, whose statistics were unchecked.
 	os.WriteFile(rec, regexp.MustCompile(`"format": [0-9]+`).ReplaceAll(data, []byte(`"format": 1`)), 0o644)
-	if err := Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "format 1, this msrag reads 2") {
+	if err := scatter.Scatter(context.Background(), dirs, 0, qs, o); !errors.Is(err, scatterfile.ErrBad) || !strings.Contains(err.Error(), "format 1, this msrag reads 2") {
 		t.Fatalf("a statistics record of format 1: %v", err)
 	}
 }
@@ -327,7 +302,7 @@ func TestScatterRemovesLeftovers(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := ScatterOptions{Work: t.TempDir(), WindowK: 10, Open: OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	leave := func(phase string, i int, ext string) string {
 		p := scatterfile.Path(o.Work, phase, i, ext)
@@ -340,7 +315,7 @@ func TestScatterRemovesLeftovers(t *testing.T) {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	lists := []string{leave(scatterfile.PhaseLists, 1, ".arrow"), leave(scatterfile.PhaseLists, 1, ".json")}
 	others := []string{leave(scatterfile.PhaseLists, 0, ".arrow"), leave(scatterfile.PhaseStats, 1, ".stats.json"), leave(scatterfile.PhaseQueries, 0, ".arrow")}
-	if err := Scatter(context.Background(), dirs, 1, qs, o); err != nil {
+	if err := scatter.Scatter(context.Background(), dirs, 1, qs, o); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range lists {
@@ -375,8 +350,8 @@ func TestScatterWorkLink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	o := ScatterOptions{Work: link, WindowK: 10, Kinds: []ChannelKind{Lexical}}
-	err := Statistics(context.Background(), dirs, 0, qs, o)
+	o := scatter.Options{Work: link, WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	err := scatter.Statistics(context.Background(), dirs, 0, qs, o)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link to "+target) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("a link to nothing: %v", err)
 	}
@@ -384,20 +359,47 @@ func TestScatterWorkLink(t *testing.T) {
 		t.Errorf("something was made at the link's target: %v", err)
 	}
 	o.Work = filepath.Join(link, "sub") // a link to nothing above it
-	if err := Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if err := scatter.Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a link to nothing above the work directory: %v", err)
 	}
 	if err := os.MkdirAll(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	o.Work = link
-	if err := Statistics(context.Background(), dirs, 0, qs, o); err != nil {
+	if err := scatter.Statistics(context.Background(), dirs, 0, qs, o); err != nil {
 		t.Fatalf("a link to a directory: %v", err)
 	}
 	file := filepath.Join(base, "file")
 	os.WriteFile(file, nil, 0o644)
 	o.Work = filepath.Join(file, "work")
-	if err := Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if err := scatter.Statistics(context.Background(), dirs, 0, qs, o); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("a work directory under a file: %v", err)
+	}
+}
+
+// TestGatherChecksFusion checks that the gather, searched as an index is
+// (msrag.Searcher), refuses before reading any list a fusion of a kind its
+// scatter did not search, and serves one of the kinds it searched.
+func TestGatherChecksFusion(t *testing.T) {
+	emb := testEmbedder(t)
+	docs := scifactDocs(t, 60)
+	dirs := scatterShards(t, docs, 2)
+	qs := querySet(lexicalQueries(docs, 4))
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
+	runPhases(t, dirs, qs, o)
+	g, err := scatter.OpenGather(dirs, qs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var s msrag.Searcher = g
+	if err := s.CheckFusion(mustFusion(t, "rrf:windows=lexical")); err != nil {
+		t.Errorf("a fusion of the kind searched: %v", err)
+	}
+	for _, f := range []string{"w32", msrag.DefaultHybrid} {
+		err := s.CheckFusion(mustFusion(t, f))
+		if err == nil || !strings.Contains(err.Error(), "did not search the dense channels") {
+			t.Errorf("%s, of a kind the scatter did not search: %v", f, err)
+		}
 	}
 }

@@ -1,25 +1,6 @@
-package msrag
-
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/internal/safefile"
-	"github.com/msrag/msrag/internal/scatterfile"
-)
-
-// A scatter-gather search is the search of an index sharded into
-// directories, cut in three phases that any scheduler can run as separate
-// processes (msrag runs them on Slurm), which share a work directory:
+// Package scatter searches an index sharded into directories in three
+// phases that any scheduler can run as separate processes (msrag runs them
+// on Slurm), which share a work directory:
 //
 //   - statistics (Statistics), a task per shard: shard i's corpus
 //     statistics for the queries, for the kinds that score with them
@@ -31,22 +12,55 @@ import (
 //     rows written to a lists file;
 //   - gather (OpenGather, then Gather.SearchBatches), one task: every
 //     shard's lists of each channel merged exactly (channel.Merge), then
-//     fused as Index.Fuse fuses any search's.
+//     fused by the index of the shards' documents (Gather.Index), as
+//     msrag.Index.Fuse fuses any search's.
 //
 // It ranks exactly as one process searching the shards together does
-// (OpenWith of every shard), which ranks as one index over the whole
+// (msrag.OpenWith of every shard), which ranks as one index over the whole
 // corpus. Every file a phase writes is checked by the next: missing,
 // damaged, of other queries or of other shards is an error naming the
-// file, before anything is fused or written.
+// file, before anything is fused or written. Each phase reads and checks
+// the shards' manifests once (msrag.ReadShards) and opens what it searches
+// from them.
+package scatter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/internal/scatterfile"
+)
 
 // QuerySet is the queries of a scatter-gather search: ids and texts.
 type QuerySet struct {
 	IDs, Texts []string
 }
 
-// ScatterOptions says how a scatter-gather search runs; every phase of one
-// search is given the same.
-type ScatterOptions struct {
+// QuerySetOf returns the ids and texts of queries.
+func QuerySetOf(queries []corpus.Query) QuerySet {
+	var qs QuerySet
+	for _, q := range queries {
+		qs.IDs, qs.Texts = append(qs.IDs, q.ID), append(qs.Texts, q.Text)
+	}
+	return qs
+}
+
+// Options says how a scatter-gather search runs; every phase of one search
+// is given the same.
+type Options struct {
 	// Work is the directory the phases share.
 	Work string
 	// WindowK is the rows each channel returns per query; default 100.
@@ -56,16 +70,16 @@ type ScatterOptions struct {
 	Batch int
 	// Kinds are the kinds of channel searched; nil: every kind of the
 	// index.
-	Kinds []ChannelKind
+	Kinds []msrag.ChannelKind
 	// Terms keeps what explains every row (the query terms it holds,
 	// channel.Explainer), for evidence.
 	Terms bool
 	// Open says how a phase opens a shard: verification, GPUs, the model's
 	// options (Embedder and Kinds are set by the phase).
-	Open OpenOptions
+	Open msrag.OpenOptions
 }
 
-func (o ScatterOptions) withDefaults() ScatterOptions {
+func (o Options) withDefaults() Options {
 	if o.WindowK <= 0 {
 		o.WindowK = 100
 	}
@@ -75,11 +89,10 @@ func (o ScatterOptions) withDefaults() ScatterOptions {
 	return o
 }
 
-// shardSet is the shards of a scatter-gather search: their directories and
-// manifests, checked to be of one index, and each manifest's sha256.
+// shardSet is the shards of a scatter-gather search: their manifests, read
+// and checked once to be of one index, and each manifest's sha256.
 type shardSet struct {
-	dirs     []string
-	mans     []*Manifest
+	*msrag.Shards
 	sums     []string
 	allKinds []channel.Kind
 }
@@ -89,11 +102,11 @@ func openShardSet(dirs []string) (*shardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("msrag: no shard directory given")
 	}
-	set := &shardSet{dirs: dirs}
-	var err error
-	if set.mans, err = readShardManifests(dirs); err != nil {
+	shards, err := msrag.ReadShards(dirs...)
+	if err != nil {
 		return nil, err
 	}
+	set := &shardSet{Shards: shards}
 	for _, d := range dirs {
 		sum, err := safefile.SHA256(filepath.Join(d, "manifest.json"))
 		if err != nil {
@@ -104,7 +117,7 @@ func openShardSet(dirs []string) (*shardSet, error) {
 	if err := set.checkNumbers(); err != nil {
 		return nil, err
 	}
-	if set.allKinds, err = channel.KindsOf(set.mans[0]); err != nil {
+	if set.allKinds, err = channel.KindsOf(set.Manifests[0]); err != nil {
 		return nil, fmt.Errorf("msrag: index %s: %w", dirs[0], err)
 	}
 	return set, nil
@@ -114,13 +127,13 @@ func openShardSet(dirs []string) (*shardSet, error) {
 // sharded build (msrag index --shard i/n) are of a build of as many shards
 // as there are directories (checkParts has checked one n, each place once).
 func (s *shardSet) checkNumbers() error {
-	for i, m := range s.mans {
+	for i, m := range s.Manifests {
 		var k, n int
 		if m.Shard == "" {
 			continue
 		}
-		if _, err := fmt.Sscanf(m.Shard, "%d/%d", &k, &n); err != nil || n != len(s.dirs) {
-			return fmt.Errorf("msrag: %s holds shard %s, and %d shard directories were given: %w", s.dirs[i], m.Shard, len(s.dirs), ErrIndexMismatch)
+		if _, err := fmt.Sscanf(m.Shard, "%d/%d", &k, &n); err != nil || n != len(s.Dirs) {
+			return fmt.Errorf("msrag: %s holds shard %s, and %d shard directories were given: %w", s.Dirs[i], m.Shard, len(s.Dirs), msrag.ErrIndexMismatch)
 		}
 	}
 	return nil
@@ -128,13 +141,13 @@ func (s *shardSet) checkNumbers() error {
 
 // kindsSearched returns the kinds o searches: o.Kinds, each of the index, or
 // every kind of it.
-func (s *shardSet) kindsSearched(o ScatterOptions) ([]channel.Kind, error) {
+func (s *shardSet) kindsSearched(o Options) ([]channel.Kind, error) {
 	if o.Kinds == nil {
 		return s.allKinds, nil
 	}
 	for _, k := range o.Kinds {
-		if !containsKind(s.allKinds, k) {
-			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.dirs[0], k.Name(), k.Absent())
+		if !slices.Contains(s.allKinds, k) {
+			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.Dirs[0], k.Name(), k.Absent())
 		}
 	}
 	return o.Kinds, nil
@@ -152,7 +165,7 @@ func queryNeeds(kinds []channel.Kind) channel.Needs {
 // fingerprint identifies a search: its queries (ids and texts), window k,
 // blocks, kinds and whether it keeps evidence terms. Every file of one
 // search records it.
-func fingerprint(qs QuerySet, o ScatterOptions, kinds []channel.Kind) string {
+func fingerprint(qs QuerySet, o Options, kinds []channel.Kind) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "msrag scatter-gather %d\nwindow_k %d batch %d terms %v kinds", scatterfile.Format, o.WindowK, o.Batch, o.Terms)
 	for _, k := range kinds {
@@ -170,7 +183,7 @@ func (qs QuerySet) check() error {
 	if len(qs.IDs) != len(qs.Texts) {
 		return fmt.Errorf("msrag: %d query ids for %d texts", len(qs.IDs), len(qs.Texts))
 	}
-	return checkQueries(qs.Texts)
+	return msrag.CheckQueries(qs.Texts)
 }
 
 // block returns the queries [lo, hi) of the i-th of n blocks of nq queries:
@@ -183,7 +196,7 @@ func block(nq, i, n int) (lo, hi int) {
 // writes shard i's statistics for the queries (of the kinds whose scores
 // need them) and embeds the i-th of len(dirs) blocks of the queries, when
 // the search needs their vectors, into o.Work.
-func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOptions) error {
+func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) error {
 	o = o.withDefaults()
 	set, kinds, fp, err := startPhase(dirs, i, qs, o)
 	if err != nil {
@@ -203,7 +216,7 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Scatte
 	}
 	payload := []byte("{}")
 	if len(withStats) > 0 {
-		st, err := shardStats(set.dirs[i], qs, withStats, o.Open)
+		st, err := shardStats(set.Shard(i), qs, withStats, o.Open)
 		if err != nil {
 			return err
 		}
@@ -211,7 +224,7 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Scatte
 			return fmt.Errorf("msrag: %w", err)
 		}
 	}
-	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.Manifests[0].Model.None() {
 		if err := embedBlock(ctx, set, i, qs, o, fp); err != nil {
 			return err
 		}
@@ -228,7 +241,7 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Scatte
 // startPhase checks what every phase's task i checks: the shards belong
 // together, i is one of them, the queries are well formed; and returns the
 // kinds searched and the search's fingerprint.
-func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet, []channel.Kind, string, error) {
+func startPhase(dirs []string, i int, qs QuerySet, o Options) (*shardSet, []channel.Kind, string, error) {
 	if err := qs.check(); err != nil {
 		return nil, nil, "", err
 	}
@@ -251,9 +264,9 @@ func startPhase(dirs []string, i int, qs QuerySet, o ScatterOptions) (*shardSet,
 
 // shardStats opens the kinds of one shard and returns its statistics for
 // every query.
-func shardStats(dir string, qs QuerySet, kinds []channel.Kind, open OpenOptions) (channel.StatsSet, error) {
+func shardStats(shard *msrag.Shards, qs QuerySet, kinds []channel.Kind, open msrag.OpenOptions) (channel.StatsSet, error) {
 	open.Kinds, open.Embedder, open.CloseEmbedder, open.GPUs = kinds, nil, false, nil // statistics search nothing
-	ix, err := OpenWith(open, dir)
+	ix, err := msrag.OpenShards(open, shard)
 	if err != nil {
 		return nil, err
 	}
@@ -263,20 +276,20 @@ func shardStats(dir string, qs QuerySet, kinds []channel.Kind, open OpenOptions)
 
 // embedBlock embeds the queries of block i with the index's model and
 // writes them, in record batches of o.Batch, with their record.
-func embedBlock(ctx context.Context, set *shardSet, i int, qs QuerySet, o ScatterOptions, fp string) error {
-	m := set.mans[0]
+func embedBlock(ctx context.Context, set *shardSet, i int, qs QuerySet, o Options, fp string) error {
+	m := set.Manifests[0]
 	emb := o.Open.Embedder
 	if emb == nil {
 		var err error
-		if emb, err = ReopenEmbedder(ctx, m.Model, o.Open.EmbedderOptions); err != nil {
-			return fmt.Errorf("msrag: index %s was built with model %q: %w", set.dirs[0], m.Model.Name, err)
+		if emb, err = msrag.ReopenEmbedder(ctx, m.Model, o.Open.EmbedderOptions); err != nil {
+			return fmt.Errorf("msrag: index %s was built with model %q: %w", set.Dirs[0], m.Model.Name, err)
 		}
 		defer emb.Close()
 	}
-	if err := checkEmbedder(m, emb, set.dirs[0]); err != nil {
+	if err := msrag.CheckEmbedder(m, emb, set.Dirs[0]); err != nil {
 		return err
 	}
-	lo, hi := block(len(qs.Texts), i, len(set.dirs))
+	lo, hi := block(len(qs.Texts), i, len(set.Dirs))
 	path := scatterfile.Path(o.Work, scatterfile.PhaseQueries, i, ".arrow")
 	w, err := scatterfile.CreateVectors(path, m.Model.Dims)
 	if err != nil {
@@ -303,7 +316,7 @@ func embedBlock(ctx context.Context, set *shardSet, i int, qs QuerySet, o Scatte
 	if err != nil {
 		return err
 	}
-	rec := &scatterfile.Record{Phase: scatterfile.PhaseQueries, Queries: fp, Shard: i, Shards: len(set.dirs), Lo: lo, Hi: hi,
+	rec := &scatterfile.Record{Phase: scatterfile.PhaseQueries, Queries: fp, Shard: i, Shards: len(set.Dirs), Lo: lo, Hi: hi,
 		Batch: o.Batch, Dims: m.Model.Dims, File: filepath.Base(path), Size: size, SHA256: sum}
 	return scatterfile.WriteRecord(o.Work, i, rec)
 }
@@ -314,8 +327,8 @@ func embedBlock(ctx context.Context, set *shardSet, i int, qs QuerySet, o Scatte
 func addedStats(set *shardSet, work, fp string) (channel.StatsSet, string, error) {
 	sum := channel.StatsSet{}
 	h := sha256.New()
-	for j := range set.dirs {
-		rec, err := scatterfile.ReadRecord(work, scatterfile.PhaseStats, j, len(set.dirs))
+	for j := range set.Dirs {
+		rec, err := scatterfile.ReadRecord(work, scatterfile.PhaseStats, j, len(set.Dirs))
 		if err != nil {
 			return nil, "", fmt.Errorf("msrag: %w", err)
 		}
@@ -348,7 +361,7 @@ func ofSearch(rec *scatterfile.Record, path, fp string, set *shardSet, j int) er
 	}
 	if (rec.Manifest != "" || rec.Phase != scatterfile.PhaseQueries) && rec.Manifest != set.sums[j] {
 		return fmt.Errorf("msrag: %s is of another shard than %s (manifest sha256 %.12s..., the shard's is %.12s...): %w",
-			path, set.dirs[j], rec.Manifest, set.sums[j], scatterfile.ErrBad)
+			path, set.Dirs[j], rec.Manifest, set.sums[j], scatterfile.ErrBad)
 	}
 	return nil
 }
@@ -367,14 +380,14 @@ type queryVectors struct {
 }
 
 func newQueryVectors(set *shardSet, work, fp string) *queryVectors {
-	return &queryVectors{work: work, fp: fp, shards: set, width: set.mans[0].Model.Dims}
+	return &queryVectors{work: work, fp: fp, shards: set, width: set.Manifests[0].Model.Dims}
 }
 
 // check checks every block's record and data before any is read.
 func (v *queryVectors) check(nq int) error {
 	lo := 0
-	for j := range v.shards.dirs {
-		rec, err := scatterfile.ReadRecord(v.work, scatterfile.PhaseQueries, j, len(v.shards.dirs))
+	for j := range v.shards.Dirs {
+		rec, err := scatterfile.ReadRecord(v.work, scatterfile.PhaseQueries, j, len(v.shards.Dirs))
 		if err != nil {
 			return fmt.Errorf("msrag: %w", err)
 		}
@@ -400,7 +413,7 @@ func (v *queryVectors) check(nq int) error {
 func (v *queryVectors) take(ids []string) ([]float32, error) {
 	for len(v.ids) < len(ids) {
 		if v.reader == nil {
-			if v.next >= len(v.shards.dirs) {
+			if v.next >= len(v.shards.Dirs) {
 				return nil, fmt.Errorf("msrag: the embedded queries end after %d: %w", v.seen, scatterfile.ErrBad)
 			}
 			r, err := scatterfile.OpenVectors(scatterfile.Path(v.work, scatterfile.PhaseQueries, v.next, ".arrow"), v.width)
@@ -441,7 +454,7 @@ func (v *queryVectors) close() {
 // every block of the queries with every shard's statistics added, and
 // writes each channel's canonical top rows (with the documents' ids) into
 // o.Work.
-func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOptions) error {
+func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) error {
 	o = o.withDefaults()
 	set, kinds, fp, err := startPhase(dirs, i, qs, o)
 	if err != nil {
@@ -455,7 +468,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 		return err
 	}
 	var vecs *queryVectors
-	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.mans[0].Model.None() {
+	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.Manifests[0].Model.None() {
 		vecs = newQueryVectors(set, o.Work, fp)
 		defer vecs.close()
 		if err := vecs.check(len(qs.IDs)); err != nil {
@@ -464,12 +477,12 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 	}
 	open := o.Open
 	open.Kinds, open.Embedder, open.CloseEmbedder, open.NoEmbedder = kinds, nil, false, true
-	ix, err := OpenWith(open, dirs[i])
+	ix, err := msrag.OpenShards(open, set.Shard(i))
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	k := min(o.WindowK, maxWindowK(set.mans))
+	k := min(o.WindowK, set.MaxWindowK())
 	path := scatterfile.Path(o.Work, scatterfile.PhaseLists, i, ".arrow")
 	w, err := scatterfile.CreateLists(path)
 	if err != nil {
@@ -477,7 +490,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 	}
 	for lo := 0; lo < len(qs.IDs) || lo == 0; lo += o.Batch {
 		hi := min(lo+o.Batch, len(qs.IDs))
-		rows, err := ix.scatterBlock(ctx, qs, lo, hi, vecs, st, k, kinds, o.Terms)
+		rows, err := scatterBlock(ctx, ix, qs, lo, hi, vecs, st, k, kinds, o.Terms)
 		if err == nil {
 			err = w.Lists(rows)
 		}
@@ -500,7 +513,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o ScatterOp
 
 // scatterBlock searches the queries [lo, hi) of a one-shard index and
 // returns every channel's rows.
-func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs *queryVectors, st channel.StatsSet, k int, kinds []channel.Kind, terms bool) ([]scatterfile.Row, error) {
+func scatterBlock(ctx context.Context, ix *msrag.Index, qs QuerySet, lo, hi int, vecs *queryVectors, st channel.StatsSet, k int, kinds []channel.Kind, terms bool) ([]scatterfile.Row, error) {
 	q := &channel.Queries{Texts: qs.Texts[lo:hi]}
 	if vecs != nil {
 		v, err := vecs.take(qs.IDs[lo:hi])
@@ -512,17 +525,18 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 	if hi == lo {
 		return nil, nil
 	}
-	lists, err := ix.searchShard(ctx, ix.shards[0], q, st, k, kinds)
+	lists, err := ix.SearchShard(ctx, q, st, k, kinds)
 	if err != nil {
 		return nil, err
 	}
+	layout := ix.Layout()
 	var rows []scatterfile.Row
 	for ci, h := range lists {
 		for qi := range h.NumQueries() {
 			var held [][]string
 			if terms {
-				if held, err = ix.explainRows(q, qi, ci, h); err != nil {
-					return nil, fmt.Errorf("channel %s, query %d: %w", ix.layout[ci].Name(), lo+qi+1, err)
+				if held, err = ix.ExplainRows(q, qi, ci, h); err != nil {
+					return nil, fmt.Errorf("channel %s, query %d: %w", layout[ci].Name(), lo+qi+1, err)
 				}
 			}
 			for j := range h.K {
@@ -530,7 +544,7 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 				if x.Row < 0 {
 					break
 				}
-				r := scatterfile.Row{Query: int32(lo + qi), Channel: int32(ci), Rank: int32(j), Row: x.Row, Doc: ix.ids[x.Doc],
+				r := scatterfile.Row{Query: int32(lo + qi), Channel: int32(ci), Rank: int32(j), Row: x.Row, Doc: ix.DocID(int(x.Doc)),
 					Score: x.Score, Start: x.Start, End: x.End}
 				if held != nil {
 					r.Terms = held[j]
@@ -540,37 +554,6 @@ func (ix *Index) scatterBlock(ctx context.Context, qs QuerySet, lo, hi int, vecs
 		}
 	}
 	return rows, nil
-}
-
-// explainRows returns what explains each row of query qi's list of channel
-// ci of the first shard (nil when its kind explains nothing). An error of
-// the kind's Explain is returned: a lists file without its rows' terms
-// would lose the evidence in silence.
-func (ix *Index) explainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
-	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
-	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
-	if !ok {
-		return nil, nil
-	}
-	var rows []int32
-	for j := range h.K {
-		if x := h.At(qi, j); x.Row >= 0 {
-			rows = append(rows, x.Row)
-		}
-	}
-	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
-	if err != nil {
-		return nil, err
-	}
-	if len(held) != len(rows) {
-		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
-	}
-	for i := range held {
-		if held[i] == nil {
-			held[i] = []string{}
-		}
-	}
-	return held, nil
 }
 
 // removeStale removes a task's record of phase in work, so that a rerun
