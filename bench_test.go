@@ -352,15 +352,17 @@ func BenchmarkSearchHybrid(b *testing.B) {
 }
 
 // hybridBenchRules are the rules over every channel BenchmarkSearchHybrid
-// times: RRF, the default hybrid and the one before it, the default with
-// per-query kind weights and with the batch's consensus, and the built-in
-// transferred fusion model (its linear rule with its router of kind
-// features, read from tune/builtin).
+// times: RRF, the default hybrid (RRF with a kind's weight and per-query
+// kind weights) and the one before it, that one with per-query kind weights
+// and with the batch's consensus, and the built-in transferred fusion model
+// (its linear rule with its router of kind features, read from
+// tune/builtin).
 func hybridBenchRules(tb testing.TB) []benchRule {
 	var out []benchRule
 	add := func(name string, f Fusion) { out = append(out, benchRule{name, f}) }
-	for _, s := range []string{"rrf:windows=all", DefaultHybrid, "combsum:norm=minmax,windows=all",
-		DefaultHybrid + ",adapt=kind-peak:1", DefaultHybrid + ",adapt=consensus:1"} {
+	const previous = "combsum:norm=zscore,windows=all"
+	for _, s := range []string{"rrf:windows=all", DefaultHybrid, previous,
+		previous + ",adapt=kind-peak:1", previous + ",adapt=consensus:1"} {
 		f, err := ParseFusion(s)
 		if err != nil {
 			tb.Fatal(err)

@@ -60,6 +60,9 @@ func Open(dir string) (*Index, error) { return OpenWith(OpenOptions{}, dir) }
 // results are merged by score across shards before fusion, which ranks exactly as
 // one index over the whole corpus would with an exact (Flat) index.
 func OpenWith(opts OpenOptions, dirs ...string) (*Index, error) {
+	if err := CheckGPUs(opts.GPUs, 0); err != nil {
+		return nil, err // before the index is read
+	}
 	s, err := ReadShards(dirs...)
 	if err != nil {
 		return nil, err
