@@ -2,6 +2,8 @@ package msrag
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
@@ -24,25 +26,26 @@ func Single(window string) Fusion {
 
 // DefaultHybrid is the fusion of channels of several kinds an index with
 // them ranks by unless told otherwise (Index.DefaultFusion): RRF over every
-// channel, each of the kind named lexical weighing 1.5 (a kind the index
-// lacks weighs nothing), every kind weighed per query
-// by its best document's RRF score (adapt=kind-top:1). It was chosen on
-// training splits only (SciFact, NFCorpus, QMSum's questions and its
-// summaries as queries), by its worst margin over the better kind among the
-// rules that rank a query the same whatever queries are searched with it
-// (docs/results.md, "Fusion across kinds").
+// channel, each of the kind named lexical weighing 1.5 (over an index
+// without it every channel weighs 1: DefaultFusionOf), every kind weighed
+// per query by its best document's RRF score (adapt=kind-top:1). It was
+// chosen on training splits only (SciFact, NFCorpus, QMSum's questions and
+// its summaries as queries), by its worst margin over the better kind among
+// the rules that rank a query the same whatever queries are searched with
+// it (docs/results.md, "Fusion across kinds").
 const DefaultHybrid = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
 
 // DefaultFusionOf is the default fusion of an index of layout l
-// (Index.DefaultFusion): DefaultHybrid over channels of several kinds; rrf
-// over one kind, named by its group unless it searches the model's
-// vectors (rrf alone fuses the first kind's group).
+// (Index.DefaultFusion): DefaultHybrid over channels of several kinds (less
+// the weights of kinds l lacks: hybridOf); rrf over one kind, named by its
+// group unless it searches the model's vectors (rrf alone fuses the first
+// kind's group).
 func DefaultFusionOf(l Layout) Fusion {
 	kinds := l.Kinds()
 	s := "rrf"
 	switch {
 	case len(kinds) > 1:
-		s = DefaultHybrid
+		s = hybridOf(l)
 	case len(kinds) == 1 && !kinds[0].Needs().Has(channel.ChunkVectors):
 		s = "rrf:windows=" + kinds[0].Name()
 	}
@@ -51,6 +54,33 @@ func DefaultFusionOf(l Layout) Fusion {
 		panic(fmt.Sprintf("msrag: default fusion %q: %v", s, err))
 	}
 	return f
+}
+
+// hybridOf is DefaultHybrid for an index of layout l: its weights for
+// channels or kinds l lacks are left out, so that an index of other kinds
+// than those it weighs fuses them at weight 1 (a fusion weighing a kind it
+// does not fuse is refused, and a kind no package registered cannot be
+// parsed); an index with them ranks by DefaultHybrid itself.
+func hybridOf(l Layout) string {
+	rule, params, _ := strings.Cut(DefaultHybrid, ":")
+	var keep []string
+	for _, p := range strings.Split(params, ",") {
+		if ws, ok := strings.CutPrefix(p, "weights="); ok {
+			var in []string
+			for _, w := range strings.Split(ws, "/") {
+				name, _, _ := strings.Cut(w, ":")
+				if l.Index(name) >= 0 || slices.ContainsFunc(l.Kinds(), func(k channel.Kind) bool { return k.Name() == name }) {
+					in = append(in, w)
+				}
+			}
+			if len(in) == 0 {
+				continue
+			}
+			p = "weights=" + strings.Join(in, "/")
+		}
+		keep = append(keep, p)
+	}
+	return rule + ":" + strings.Join(keep, ",")
 }
 
 // FuseHits fuses ch by f into k documents per query (document indices below
