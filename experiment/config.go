@@ -103,8 +103,9 @@ const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
 //	          kinds' whole-document channels
 //	hybrid    in a layout of several kinds of channel, RRF over each kind
 //	          but the first (rrf:windows=KIND, ...), RRF over every
-//	          channel (rrf:windows=all) and msrag.DefaultHybrid; nothing in
-//	          a layout of one kind
+//	          channel (rrf:windows=all) and the layout's default
+//	          (msrag.DefaultFusionOf: msrag.DefaultHybrid, less its weights
+//	          of kinds the layout lacks); nothing in a layout of one kind
 //	oracle    the oracle over those single channels (it adds them) and, in
 //	          a layout of several kinds, the oracle of each kind
 //	          (oracle:KIND), which can also be asked alone
@@ -172,7 +173,7 @@ func (p *configParser) token(tok string) error {
 		for _, k := range kinds[1:] {
 			rules = append(rules, "rrf:windows="+k.Name())
 		}
-		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultHybrid)...)
+		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultFusionOf(p.layout).String())...)
 	case tok == report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
 		if kinds := p.kinds(); len(kinds) > 1 {

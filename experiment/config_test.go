@@ -9,6 +9,7 @@ import (
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/internal/testkind"
 	"github.com/msrag/msrag/report"
 )
 
@@ -46,6 +47,28 @@ func TestParseConfigsLexical(t *testing.T) {
 		if _, err := ParseConfigs(in, EvalLayout(ws)); err == nil || !strings.Contains(err.Error(), "no") {
 			t.Errorf("%q without lexical channels: %v", in, err)
 		}
+	}
+}
+
+// TestParseConfigsHybridOfOtherKinds: over a layout of several kinds
+// without the lexical kind msrag.DefaultHybrid weighs, hybrid adds the
+// layout's default fusion (msrag.DefaultFusionOf: the rule less that
+// weight), and every rule it adds selects channels of the layout.
+func TestParseConfigsHybridOfOtherKinds(t *testing.T) {
+	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, testkind.Kind)
+	cs, err := ParseConfigs("hybrid", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+		if _, err := c.Fusion.Select(l); err != nil {
+			t.Errorf("%s over %s: %v", c.Name, l, err)
+		}
+	}
+	if want := []string{"rrf:windows=overlap", "rrf:windows=all", "rrf:windows=all,adapt=kind-top:1"}; !slices.Equal(names, want) {
+		t.Errorf("hybrid over %s: %v, want %v", l, names, want)
 	}
 }
 
