@@ -325,7 +325,7 @@ func benchRules(tb testing.TB, ix *Index) []benchRule {
 // is timed without the matched terms of the evidence (SkipTerms, as msrag
 // search --format trec); rule=default+terms adds them to the default's.
 func BenchmarkSearchHybrid(b *testing.B) {
-	ix, _ := benchSciFactIndex(b, Config{Windows: append(chunk.Sizes(64, 128, 254), chunk.Full), Lexical: &LexicalConfig{}})
+	ix, _ := benchSciFactIndex(b, Config{Windows: append(chunk.Sizes(64, 128, 254), chunk.Full), Channels: withLexical(&LexicalConfig{})})
 	base := benchQueryTexts(b)
 	texts := append(append(slices.Clone(base), base...), base...)
 	rules := hybridBenchRules(b)

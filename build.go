@@ -8,14 +8,13 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
-	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/build"
 	"github.com/msrag/msrag/internal/safefile"
@@ -119,15 +118,13 @@ var DefaultWindows = chunk.Sizes(100, 200, 500)
 type Config struct {
 	// Embedder embeds the chunks; required unless Tokenizer is set.
 	Embedder Embedder
-	// Tokenizer, with no Embedder, makes an index without dense windows:
-	// the windows are cut by its tokens exactly as a build with a model of
-	// that tokenizer cuts them (no model maximum: a window may be of any
-	// size, and there is no full window), each gets its chunk table and
-	// lexical window (Lexical, default DefaultLexical()) and the documents
-	// their whole-document one; no FAISS index is made and nothing is
-	// embedded. Its manifest's model is NoModel (Index.Dense is false), and
-	// it searches by the query texts alone, fusing the lexical channels.
-	// Factory, Metric, TrainSize, BatchTokens and Embedding do not apply.
+	// Tokenizer, with no Embedder, makes an index without a model: the
+	// windows are cut by its tokens exactly as a build with a model of that
+	// tokenizer cuts them (no model maximum: a window may be of any size,
+	// and there is no full window), nothing is embedded and its channels
+	// are of kinds that read texts alone. Its manifest's model is NoModel
+	// (Index.HasModel is false), and it searches by the query texts alone.
+	// Embedding and BatchTokens do not apply.
 	Tokenizer *WindowTokenizer
 	// Out is the index directory. It is written to a temporary sibling and
 	// renamed into place when complete, under the directory's lock (see
@@ -146,13 +143,6 @@ type Config struct {
 	// LateEdges says which rows besides a window's own tokens a Late build
 	// pools; default late.EdgesSegment (the paper's choice).
 	LateEdges late.Edges
-	// Factory is the FAISS index factory string for every window; default "Flat".
-	Factory string
-	// Metric is the FAISS metric; default inner product (vectors are normalised).
-	Metric faiss.Metric
-	// TrainSize is how many vectors of each window train an index that needs
-	// training (IVF, PQ); default 65,536. They are buffered until then.
-	TrainSize int
 	// BatchTokens is the number of content tokens handed to the embedder at
 	// once (it sorts them by length and cuts its own batches); default 32,768.
 	BatchTokens int
@@ -174,10 +164,6 @@ type Config struct {
 	// failing at once otherwise.
 	Lock *IndexLock
 	Wait bool
-	// Lexical, when set, makes lexical windows beside the dense ones
-	// (DefaultLexical: English, k1 0.9, b 0.4); nil: none (with Tokenizer,
-	// DefaultLexical).
-	Lexical *LexicalConfig
 	// Inputs are recorded as the files the build read when the corpus
 	// reader records none itself (Parquet and Arrow readers read at random:
 	// a caller that hashed the files records them here); a reader's own
@@ -186,9 +172,13 @@ type Config struct {
 	// Rebuildable marks the index as one an evaluation built for itself,
 	// which a later evaluation may build again (Manifest.Rebuildable).
 	Rebuildable bool
-	// Channels are channels of kinds beyond dense and lexical (package
-	// channel), each kind once, with its parameters; the index records them
-	// in its manifest's channels section (format 5).
+	// Channels are the kinds of channel the build makes, each once, with
+	// its parameters (package channel; each kind's package makes its
+	// configuration, as its Params.Channel method does). Empty: the registered
+	// kinds that are built by default (channel.Defaults: with a model, its
+	// vectors' kind; without, the texts' kind). A build with an Embedder
+	// makes at least one kind that reads the chunks' vectors, one without
+	// none. The manifest records every kind's parameters.
 	Channels []ChannelConfig
 
 	// prepareHook, when set by a test, is called for every document before
@@ -200,11 +190,8 @@ type Config struct {
 }
 
 // ChannelConfig is a kind of channel a build makes and its parameters (nil:
-// the kind's defaults).
-type ChannelConfig struct {
-	Kind   ChannelKind
-	Params any
-}
+// the kind's defaults), as the kind's package makes it (channel.Config).
+type ChannelConfig = channel.Config
 
 // Progress is a snapshot of a build's counters. It has the fields of
 // package internal/build's, which counts them.
@@ -237,15 +224,13 @@ type BuildStats struct {
 func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.Embedder == nil && c.Tokenizer == nil:
-		return c, errors.New("msrag: Config.Embedder is required (or Config.Tokenizer, for an index without dense windows)")
+		return c, errors.New("msrag: Config.Embedder is required (or Config.Tokenizer, for an index without a model)")
 	case c.Embedder != nil && c.Tokenizer != nil:
 		return c, errors.New("msrag: Config.Tokenizer is for an index without an embedder; the embedder's tokenizer cuts the windows")
 	case c.Tokenizer != nil && (c.Tokenizer.Tokenizer == nil || c.Tokenizer.SHA256 == ""):
 		return c, errors.New("msrag: Config.Tokenizer has no tokenizer or sha256 (LoadWindowTokenizer makes one)")
 	case c.Tokenizer != nil && (c.Embedding != Independent || slices.ContainsFunc(c.Windows, func(w chunk.Window) bool { return w.Truncate })):
 		return c, errors.New("msrag: an index without an embedder has no late embedding and no full window (there is no model maximum)")
-	case c.Tokenizer != nil && c.Lexical == nil:
-		c.Lexical = DefaultLexical()
 	}
 	if len(c.Windows) == 0 {
 		c.Windows = DefaultWindows
@@ -264,21 +249,8 @@ func (c Config) withDefaults() (Config, error) {
 	case (c.LateOverlap > 0 || c.LateEdges != late.EdgesSegment) && c.Embedding != Late:
 		return c, fmt.Errorf("msrag: a late overlap or edges are for late embedding only, and the embedding is %v", c.Embedding)
 	}
-	if c.Lexical != nil {
-		if err := c.Lexical.Check(); err != nil {
-			return c, fmt.Errorf("msrag: %w", err)
-		}
-		lc := *c.Lexical
-		c.Lexical = &lc
-	}
 	if err := c.checkChannels(); err != nil {
 		return c, err
-	}
-	if c.Factory == "" && c.Embedder != nil {
-		c.Factory = "Flat"
-	}
-	if c.TrainSize <= 0 {
-		c.TrainSize = 1 << 16
 	}
 	if c.BatchTokens <= 0 {
 		c.BatchTokens = 1 << 15
@@ -289,35 +261,56 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// checkChannels refuses a kind of Channels given twice, or one of the
-// built-in kinds (Embedder and Lexical make those).
-func (c Config) checkChannels() error {
+// checkChannels applies the default kinds (none given) and refuses a kind
+// given twice, parameters the kind refuses, and kinds that do not suit the
+// build: with an Embedder, none that reads the chunks' vectors; without,
+// one that does.
+func (c *Config) checkChannels() error {
+	model := c.Embedder != nil
+	if len(c.Channels) == 0 {
+		if c.Channels = channel.Defaults(model); len(c.Channels) == 0 {
+			return errors.New("msrag: Config.Channels is empty and no kind of channel is registered to build by default (import package channels, or the kinds' own packages)")
+		}
+	}
+	c.Channels = slices.Clone(c.Channels)
+	vectors := false
 	for i, ch := range c.Channels {
-		switch {
-		case ch.Kind == nil:
+		if ch.Kind == nil {
 			return fmt.Errorf("msrag: Config.Channels[%d] has no kind", i)
-		case ch.Kind == Dense || ch.Kind == Lexical:
-			return fmt.Errorf("msrag: Config.Channels[%d]: %s channels come from Config.Embedder and Config.Lexical", i, ch.Kind.Name())
 		}
 		for _, o := range c.Channels[:i] {
 			if o.Kind == ch.Kind {
 				return fmt.Errorf("msrag: Config.Channels: kind %s given twice", ch.Kind.Name())
 			}
 		}
+		if _, err := ch.Kind.Describe(ch.Params); err != nil {
+			return fmt.Errorf("msrag: Config.Channels[%d] (%s): %w", i, ch.Kind.Name(), err)
+		}
+		reads := ch.Kind.Needs().Has(channel.ChunkVectors)
+		if reads && !model {
+			return fmt.Errorf("msrag: Config.Channels[%d]: %s channels search the model's vectors, and the build has no Embedder", i, ch.Kind.Name())
+		}
+		vectors = vectors || reads
+	}
+	if model && !vectors {
+		return fmt.Errorf("msrag: Config.Channels: no kind reads the vectors of the Embedder (%s); a build of the texts alone takes Config.Tokenizer", kindsString(c.Channels))
 	}
 	return nil
 }
 
-// kinds are the kinds of channel the build makes, with their parameters:
-// dense with a model, lexical with Lexical, then Channels.
+// kindsString names the kinds of cs.
+func kindsString(cs []ChannelConfig) string {
+	var names []string
+	for _, ch := range cs {
+		names = append(names, ch.Kind.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+// kinds are the kinds of channel the build makes, with their parameters,
+// in layout order.
 func (c Config) kinds() []build.KindSpec {
 	var out []build.KindSpec
-	if c.Embedder != nil {
-		out = append(out, build.KindSpec{Kind: Dense, Params: dense.Params{Factory: c.Factory, Metric: c.Metric, TrainSize: c.TrainSize}})
-	}
-	if c.Lexical != nil {
-		out = append(out, build.KindSpec{Kind: Lexical, Params: *c.Lexical})
-	}
 	for _, ch := range c.Channels {
 		out = append(out, build.KindSpec{Kind: ch.Kind, Params: ch.Params})
 	}
@@ -362,8 +355,6 @@ func stageOut(ctx context.Context, cfg Config) (*store.Stage, error) {
 func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	man := &Manifest{
 		FormatVersion: FormatVersion,
-		Factory:       cfg.Factory,
-		Metric:        cfg.Metric.String(),
 		Docs:          int64(len(res.IDs)),
 		DocsFile:      "docs.parquet",
 		UniqueChunks:  res.Unique,
@@ -430,8 +421,7 @@ func finishKinds(sh *shard, man *Manifest, res *build.Result) error {
 }
 
 // setModel records the model of cfg in man: the embedder's, or for an index
-// without dense windows NoModel and its tokenizer (format
-// NoModelFormatVersion, no FAISS settings).
+// without a model NoModel and its tokenizer (format NoModelFormatVersion).
 func setModel(man *Manifest, cfg Config) error {
 	if cfg.Embedder != nil {
 		man.Model, man.Batching = modelInfoOf(cfg.Embedder), EmbedderBatching(cfg.Embedder)
@@ -441,7 +431,7 @@ func setModel(man *Manifest, cfg Config) error {
 	if man.Model, err = noModelInfo(cfg.Tokenizer); err != nil {
 		return fmt.Errorf("msrag: %w", err)
 	}
-	man.FormatVersion, man.Factory, man.Metric, man.Embedding = indexfile.NoModelFormatVersion, "", "", NoModel
+	man.FormatVersion, man.Embedding = indexfile.NoModelFormatVersion, NoModel
 	return nil
 }
 
@@ -488,34 +478,34 @@ func publish(ctx context.Context, st *store.Stage, ix *Index) error {
 
 // Identity returns the identity an index built with c has, as far as it is
 // known before the build (IdentityOf reads a built index's): the model,
-// how its windows are embedded, its batching, its channels, the parameters
-// of the dense and lexical kinds; not the inputs (the corpus is read by
-// the build) nor the parameters of other kinds. Defaults are applied
-// first, so a configuration that cannot build fails here too.
+// how its windows are embedded, its batching, its channels and every
+// kind's parameters (as the kind describes them); not the inputs (the
+// corpus is read by the build). Defaults are applied first, so a
+// configuration that cannot build fails here too.
 func (c Config) Identity() (Identity, error) {
 	c, err := c.withDefaults()
 	if err != nil {
 		return Identity{}, err
 	}
 	var kinds []ChannelKind
+	id := Identity{Params: map[string]channel.Settings{}, Shard: c.Shard}
 	for _, k := range c.kinds() {
 		kinds = append(kinds, k.Kind)
+		if id.Params[k.Kind.Name()], err = k.Kind.Describe(k.Params); err != nil {
+			return Identity{}, fmt.Errorf("msrag: %s: %w", k.Kind.Name(), err)
+		}
 	}
-	id := Identity{Layout: LayoutOf(c.Windows, kinds...), Params: map[string]string{}, Shard: c.Shard}
+	id.Layout = LayoutOf(c.Windows, kinds...)
 	if c.Embedder == nil {
 		if id.Model, err = noModelInfo(c.Tokenizer); err != nil {
 			return Identity{}, fmt.Errorf("msrag: %w", err)
 		}
-	} else {
-		id.Model = modelInfoOf(c.Embedder)
-		id.Embedding, id.Batching = c.embeddingString(), EmbedderBatching(c.Embedder)
-		if id.Batching == "" {
-			id.Batching = embed.BatchingPadded // what an index records of an embedder without the choice
-		}
-		id.Params[Dense.Name()] = Dense.Params(&Manifest{Metric: c.Metric.String()})
+		return id, nil
 	}
-	if c.Lexical != nil {
-		id.Params[Lexical.Name()] = Lexical.Params(&Manifest{Lexical: c.Lexical.Record()})
+	id.Model = modelInfoOf(c.Embedder)
+	id.Embedding, id.Batching = c.embeddingString(), EmbedderBatching(c.Embedder)
+	if id.Batching == "" {
+		id.Batching = embed.BatchingPadded // what an index records of an embedder without the choice
 	}
 	return id, nil
 }

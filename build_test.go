@@ -515,7 +515,7 @@ func TestBuildRefusesBM25OutOfRange(t *testing.T) {
 	for _, p := range []lexical.BM25{{K1: math.Inf(1), B: 0.4}, {K1: 1e300, B: 0.4}, {K1: 0.9, B: math.NaN()}} {
 		out := filepath.Join(t.TempDir(), "idx")
 		_, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Out: out,
-			Lexical: &LexicalConfig{Analyzer: lexical.English, BM25: p}})
+			Channels: withLexical(&LexicalConfig{Analyzer: lexical.English, BM25: p})})
 		if err == nil || !strings.Contains(err.Error(), "want a number from 0 to") {
 			t.Errorf("k1 %v, b %v: %v, want a refusal", p.K1, p.B, err)
 		}

@@ -27,8 +27,8 @@ func TestNewKindOfChannel(t *testing.T) {
 	path := writeJSONL(t, docs)
 	ctx := context.Background()
 	cfg := func(out, shard string) Config {
-		return Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical(), Out: out, Shard: shard,
-			Channels: []ChannelConfig{{Kind: testkind.Kind}}}
+		return Config{Embedder: emb, Windows: testWindows, Out: out, Shard: shard,
+			Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})}
 	}
 	oneDir := filepath.Join(t.TempDir(), "one")
 	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), cfg(oneDir, ""))
@@ -90,7 +90,7 @@ func TestUnknownKindRefused(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	out := filepath.Join(t.TempDir(), "idx")
 	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, docs), corpus.Options{}),
-		Config{Embedder: emb, Windows: testWindows, Out: out, Channels: []ChannelConfig{{Kind: testkind.Kind}}})
+		Config{Embedder: emb, Windows: testWindows, Out: out, Channels: withLexical(nil, ChannelConfig{Kind: testkind.Kind})})
 	if err != nil {
 		t.Fatal(err)
 	}

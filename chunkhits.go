@@ -23,7 +23,7 @@ type ChunkHits struct {
 
 	// rows and shards are, per channel, where each hit came from: its row
 	// in the channel of its shard. q is the batch's queries. Both explain
-	// the hits (lexical terms); a ChunkHits put together from others has
+	// the hits (the query terms a chunk holds); a ChunkHits put together from others has
 	// neither. terms, when set, are those explanations already made (the
 	// files of a scatter-gather search carry them), per channel and hit.
 	rows, shards [][]int32
@@ -129,7 +129,7 @@ type evidenceRef struct{ hit, ev, ci, p int }
 // explain sets the Terms of the evidence refs names in row (query q's hits)
 // to what explains each chunk: the terms a scatter-gather search brought,
 // or those the chunk's kind gives (channel.Explainer: the query terms a
-// lexical chunk holds). The chunks are explained together per channel and
+// chunk holds). The chunks are explained together per channel and
 // shard, so that each query term's postings are decoded once for all of
 // them; a channel without a trace of its search is left without terms. A
 // kind that fails to explain its chunks fails the search: its terms are

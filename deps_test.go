@@ -120,7 +120,7 @@ func TestPurePackagesDoNotNeedCgo(t *testing.T) {
 // leaves are the packages below the core: they may import one another and
 // internal helpers, never the core, the CLI or what is built on the core.
 var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "late", "remote", "hub", "router", "faiss", "onnx", "lexical",
-	"indexfile", "embedders", "internal/hashembed", "internal/build"}
+	"indexfile", "embedders", "internal/hashembed", "internal/build", "channel", "channels", "internal/testkind"}
 
 // aboveCore are the packages built on the core; the core imports none of them.
 var aboveCore = []string{"cmd/msrag", "experiment", "report", "output", "tune", "suite", "scatter"}
@@ -179,6 +179,22 @@ func TestCoreImportsNoEmbedderKind(t *testing.T) {
 	for _, k := range embedderKinds {
 		if slices.Contains(deps, "github.com/msrag/msrag/"+k) {
 			t.Errorf("the core depends on the embedder kind %s", k)
+		}
+	}
+}
+
+// TestCoreImportsNoChannelKind checks that the core (the root package and
+// what it depends on) imports no kind of channel: it builds, opens and
+// searches kinds through package channel's registry, and a program imports
+// the kinds it wants (package channels registers the built-in ones).
+func TestCoreImportsNoChannelKind(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	const mod = "github.com/msrag/msrag/"
+	for _, dep := range goListDeps(t, ".") {
+		if strings.HasPrefix(dep, mod+"channel/") || dep == mod+"channels" || dep == mod+"internal/testkind" {
+			t.Errorf("the core depends on the kind of channel %s", dep)
 		}
 	}
 }

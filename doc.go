@@ -21,13 +21,16 @@
 //     [ParseFusion] reads from text: a fuse.Rule, the channels of the
 //     index's [Layout] it fuses, and an optional query router learned on
 //     training queries (package tune writes it in a fusion model file).
-//   - An index may have lexical windows beside the dense ones
-//     ([Config].Lexical: BM25 over the same chunks, package lexical), or
-//     only those: [Config].Tokenizer with no Embedder ([LoadWindowTokenizer])
-//     cuts the windows by a tokenizer's tokens, embeds nothing and writes
-//     no FAISS index; such an index ([Index.Dense] false) opens and searches
-//     without a model, fusing its lexical channels, and refuses dense ones
-//     ([ErrNoDense]).
+//   - An index's channels are of kinds of channel (package channel):
+//     [Config].Channels lists them, each with its parameters, which the
+//     kind describes, compares, checks in the manifest and reads from the
+//     command line. msrag imports no kind: a program imports
+//     github.com/msrag/msrag/channels (the built-in kinds), or the kinds
+//     it wants. [Config].Tokenizer with no
+//     Embedder ([LoadWindowTokenizer]) cuts the windows by a tokenizer's
+//     tokens and embeds nothing; such an index ([Index.HasModel] false)
+//     opens and searches without a model, with channels of kinds that read
+//     texts alone, and refuses what needs a model ([ErrNoModel]).
 //   - [Embedder] is the model behind an index (package embed states the
 //     contract and keeps the registry of embedder kinds; [OpenEmbedder]
 //     opens a model by name with the kind that claims it, [ReopenEmbedder]

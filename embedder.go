@@ -40,7 +40,7 @@ func OpenEmbedder(ctx context.Context, name string, opts embed.Options) (Embedde
 // Open's business.
 func ReopenEmbedder(ctx context.Context, m ModelInfo, opts embed.Options) (Embedder, error) {
 	if m.None() {
-		return nil, fmt.Errorf("msrag: the index has no model (built with --model none): its queries are not embedded: %w", ErrNoDense)
+		return nil, fmt.Errorf("msrag: the index has no model (built with --model none): its queries are not embedded: %w", ErrNoModel)
 	}
 	if m.Origin.Kind == "" {
 		return OpenEmbedder(ctx, m.Name, opts)

@@ -106,7 +106,7 @@ func Example_lexicalOnly() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("dense windows:", ix.Dense(), "; channels:", ix.Layout())
+	fmt.Println("dense windows:", ix.HasModel(), "; channels:", ix.Layout())
 	// Each query's words are in one document only.
 	for _, h := range hits {
 		fmt.Println(h[0].DocID)

@@ -45,3 +45,42 @@ func (sh *shard) docLex() *lexical.Index {
 	}
 	return nil
 }
+
+// The built-in kinds, as the tests name them: the core imports no kind.
+var (
+	Dense   = dense.Kind
+	Lexical = bm25.Kind
+)
+
+// ErrNoLexical is wrapped by the error for a lexical channel asked of an
+// index without one.
+var ErrNoLexical = bm25.ErrNone
+
+// LexicalConfig is the parameters of lexical channels.
+type LexicalConfig = bm25.Config
+
+// DefaultLexical is bm25.DefaultConfig.
+func DefaultLexical() *LexicalConfig {
+	c := bm25.DefaultConfig()
+	return &c
+}
+
+// DenseChannel is the dense channel of window w.
+func DenseChannel(w chunk.Window) Channel { return Channel{Kind: Dense, Window: w} }
+
+// LexicalChannel is the lexical channel of window w; the zero window is the
+// whole-document channel.
+func LexicalChannel(w chunk.Window) Channel { return Channel{Kind: Lexical, Window: w} }
+
+// DocLexicalChannel is the lexical channel over the documents' whole texts.
+func DocLexicalChannel() Channel { return Channel{Kind: Lexical} }
+
+// withLexical is the channels of a build with a model: dense, lexical with
+// lex (none when nil), then more.
+func withLexical(lex *LexicalConfig, more ...ChannelConfig) []ChannelConfig {
+	out := []ChannelConfig{dense.Params{}.Channel()}
+	if lex != nil {
+		out = append(out, lex.Channel())
+	}
+	return append(out, more...)
+}

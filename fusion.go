@@ -2,6 +2,8 @@ package msrag
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
@@ -14,7 +16,7 @@ import (
 type Fusion = fuse.Fusion
 
 // ParseFusion reads a fusion rule (fuse.ParseFusion: "rrf",
-// "combsum:norm=zscore,windows=all", "w100", "bm25-doc", ...).
+// "combsum:norm=zscore,windows=all", "w100", a channel of any kind, ...).
 func ParseFusion(s string) (Fusion, error) { return fuse.ParseFusion(s) }
 
 // Single returns the fusion that ranks by one window alone.
@@ -22,25 +24,29 @@ func Single(window string) Fusion {
 	return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{window}}
 }
 
-// DefaultHybrid is the fusion of dense and lexical channels an index with
-// both ranks by unless told otherwise (Index.DefaultFusion): RRF over every
-// channel, each lexical channel weighing 1.5, every kind weighed per query
-// by its best document's RRF score (adapt=kind-top:1). It was chosen on
-// training splits only (SciFact, NFCorpus, QMSum's questions and its
-// summaries as queries), by its worst margin over the better kind among the
-// rules that rank a query the same whatever queries are searched with it
-// (docs/results.md, "Fusion across kinds").
+// DefaultHybrid is the fusion of channels of several kinds an index with
+// them ranks by unless told otherwise (Index.DefaultFusion): RRF over every
+// channel, each of the kind named lexical weighing 1.5 (over an index
+// without it every channel weighs 1: DefaultFusionOf), every kind weighed
+// per query by its best document's RRF score (adapt=kind-top:1). It was
+// chosen on training splits only (SciFact, NFCorpus, QMSum's questions and
+// its summaries as queries), by its worst margin over the better kind among
+// the rules that rank a query the same whatever queries are searched with
+// it (docs/results.md, "Fusion across kinds").
 const DefaultHybrid = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
 
 // DefaultFusionOf is the default fusion of an index of layout l
-// (Index.DefaultFusion).
+// (Index.DefaultFusion): DefaultHybrid over channels of several kinds (less
+// the weights of kinds l lacks: hybridOf); rrf over one kind, named by its
+// group unless it searches the model's vectors (rrf alone fuses the first
+// kind's group).
 func DefaultFusionOf(l Layout) Fusion {
 	kinds := l.Kinds()
 	s := "rrf"
 	switch {
 	case len(kinds) > 1:
-		s = DefaultHybrid
-	case len(kinds) == 1 && kinds[0] != Dense:
+		s = hybridOf(l)
+	case len(kinds) == 1 && !kinds[0].Needs().Has(channel.ChunkVectors):
 		s = "rrf:windows=" + kinds[0].Name()
 	}
 	f, err := ParseFusion(s)
@@ -48,6 +54,33 @@ func DefaultFusionOf(l Layout) Fusion {
 		panic(fmt.Sprintf("msrag: default fusion %q: %v", s, err))
 	}
 	return f
+}
+
+// hybridOf is DefaultHybrid for an index of layout l: its weights for
+// channels or kinds l lacks are left out, so that an index of other kinds
+// than those it weighs fuses them at weight 1 (a fusion weighing a kind it
+// does not fuse is refused, and a kind no package registered cannot be
+// parsed); an index with them ranks by DefaultHybrid itself.
+func hybridOf(l Layout) string {
+	rule, params, _ := strings.Cut(DefaultHybrid, ":")
+	var keep []string
+	for _, p := range strings.Split(params, ",") {
+		if ws, ok := strings.CutPrefix(p, "weights="); ok {
+			var in []string
+			for _, w := range strings.Split(ws, "/") {
+				name, _, _ := strings.Cut(w, ":")
+				if l.Index(name) >= 0 || slices.ContainsFunc(l.Kinds(), func(k channel.Kind) bool { return k.Name() == name }) {
+					in = append(in, w)
+				}
+			}
+			if len(in) == 0 {
+				continue
+			}
+			p = "weights=" + strings.Join(in, "/")
+		}
+		keep = append(keep, p)
+	}
+	return rule + ":" + strings.Join(keep, ",")
 }
 
 // FuseHits fuses ch by f into k documents per query (document indices below
@@ -261,7 +294,7 @@ func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(
 	}
 	if f.Router != nil {
 		if f.Router.Set() == router.EmbeddingWindows && m.None() {
-			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, where, ErrNoDense)
+			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, where, ErrNoModel)
 		}
 		if err := fuse.CheckRouter(f.Router, m.Dims, l, sel); err != nil {
 			return fmt.Errorf("msrag: fusion %s: %w", f, err)
@@ -303,7 +336,7 @@ func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 }
 
 // hitsOf turns a fused ranking into Hits with their evidence (with terms,
-// what explains each chunk: the query terms of a lexical one). It fails
+// what explains each chunk: the query terms it holds). It fails
 // when a channel fails to explain its chunks.
 func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) ([][]Hit, error) {
 	out := make([][]Hit, ch.NQ)

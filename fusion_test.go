@@ -6,6 +6,7 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/internal/testkind"
 )
 
 // TestParseFusion reads every form of the fusion syntax and writes it back
@@ -118,7 +119,7 @@ func TestCheckFusionWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := f.Select(LayoutOf(windows))
+		sel, err := f.Select(LayoutOf(windows, Dense))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)
@@ -155,4 +156,27 @@ func FuzzParseFusion(f *testing.F) {
 			t.Fatalf("%q: %v", s, err)
 		}
 	})
+}
+
+// TestDefaultHybridOverOtherKinds: DefaultHybrid weighs the lexical kind by
+// its name. An index with it ranks by DefaultHybrid itself; an index of
+// several kinds without it (dense and the test kind) ranks by the same rule
+// less that weight, which selects its channels, where DefaultHybrid is
+// refused for weighing a kind it does not fuse.
+func TestDefaultHybridOverOtherKinds(t *testing.T) {
+	with := LayoutOf(testWindows, Dense, Lexical, testkind.Kind)
+	if f := DefaultFusionOf(with); f.String() != DefaultHybrid {
+		t.Errorf("default fusion of %s: %s, want %s", with, f, DefaultHybrid)
+	}
+	without := LayoutOf(testWindows, Dense, testkind.Kind)
+	if _, err := mustFusion(t, DefaultHybrid).Select(without); err == nil {
+		t.Fatalf("%s selects the channels of %s, which has no lexical kind", DefaultHybrid, without)
+	}
+	f := DefaultFusionOf(without)
+	if want := "rrf:windows=all,adapt=kind-top:1"; f.String() != want {
+		t.Errorf("default fusion of %s: %s, want %s", without, f, want)
+	}
+	if sel, err := f.Select(without); err != nil || len(sel) != len(without) {
+		t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, without, sel, err)
+	}
 }

@@ -16,21 +16,21 @@ import (
 // two. Every such check in msrag (shards searched together, msrag eval's
 // reuse of an index, a fusion model's index) reads a Diff.
 type Identity struct {
-	// Model is the embedding model (in an index without dense windows, the
+	// Model is the embedding model (in an index without a model, the
 	// tokenizer that cut its windows).
 	Model ModelInfo
 	// Embedding describes how the windows were embedded ("independent",
-	// "late (segments of ...)"); "" in an index without dense windows.
+	// "late (segments of ...)"); "" in an index without a model.
 	Embedding string
 	// Batching is how texts went through the model ("padded" or "single";
-	// "padded" where the manifest predates the record); "" without dense
-	// windows.
+	// "padded" where the manifest predates the record); "" without a
+	// model.
 	Batching string
 	// Layout is the index's channels.
 	Layout Layout
 	// Params holds each kind's parameters by kind name, as the kind
-	// describes them ("metric ip", "english 2, k1 0.9, b 0.4").
-	Params map[string]string
+	// describes them (channel.Kind.Settings).
+	Params map[string]channel.Settings
 	// Inputs are the files the build read (Manifest.Inputs).
 	Inputs []Input
 	// Shard is the part of the corpus the index holds ("2/4"), if any.
@@ -43,13 +43,13 @@ func IdentityOf(m *Manifest) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	id := Identity{Model: m.Model, Layout: channel.LayoutOf(kinds, windowsOf(m)), Params: map[string]string{},
+	id := Identity{Model: m.Model, Layout: channel.LayoutOf(kinds, windowsOf(m)), Params: map[string]channel.Settings{},
 		Inputs: slices.Clone(m.Inputs), Shard: m.Shard}
 	if !m.Model.None() {
 		id.Embedding, id.Batching = embeddingOf(m), recordedBatching(m)
 	}
 	for _, k := range kinds {
-		id.Params[k.Name()] = k.Params(m)
+		id.Params[k.Name()] = k.Settings(m)
 	}
 	return id, nil
 }
@@ -61,7 +61,8 @@ type Difference struct {
 	// "channels" (the kinds of channel), "windows", a kind's name (its
 	// parameters), "inputs" or "shard".
 	Field string
-	// Have and Want describe the field on each side.
+	// Have and Want describe the field on each side (of a kind's
+	// parameters, those that differ: "k1=0.9").
 	Have, Want string
 }
 
@@ -73,8 +74,9 @@ type IdentityDiff struct {
 }
 
 // Diff compares id (what is there) with want. The embedding and batching of
-// an index with a model are compared when want says them, each kind's
-// parameters when both say them, the inputs when want has some.
+// an index with a model are compared when want says them, the parameters
+// of every kind both layouts have (a kind one side does not describe
+// differs in all of them), the inputs when want has some.
 func (id Identity) Diff(want Identity) IdentityDiff {
 	var d IdentityDiff
 	add := func(field, have, want string) {
@@ -97,9 +99,10 @@ func (id Identity) Diff(want Identity) IdentityDiff {
 		add("batching", id.Batching, want.Batching)
 	}
 	add("channels", kindNames(id.Layout), kindNames(want.Layout))
-	for _, name := range slices.Sorted(keysOf(want.Params)) {
-		if have, ok := id.Params[name]; ok {
-			add(name, have, want.Params[name])
+	for _, k := range want.Layout.Kinds() {
+		if id.Layout.Has(k) {
+			have, wanted := id.Params[k.Name()].Diff(want.Params[k.Name()])
+			add(k.Name(), have.String(), wanted.String())
 		}
 	}
 	if want.Inputs != nil {
@@ -154,7 +157,7 @@ func (x Difference) Explain() string {
 		return fmt.Sprintf("were embedded with different batching (%s, %s), so their vectors are not comparable for a dynamically quantized model; rebuild one with --batching %s",
 			x.Have, x.Want, x.Want)
 	case "channels":
-		return fmt.Sprintf("have channels of different kinds (%s; %s): an index built with --no-lexical, with --model none or before lexical windows existed has fewer", x.Have, x.Want)
+		return fmt.Sprintf("have channels of different kinds (%s; %s): an index built without some kinds, with --model none or before a kind existed has fewer", x.Have, x.Want)
 	case "inputs":
 		return fmt.Sprintf("were built from different corpus files (%s; %s)", x.Have, x.Want)
 	case "shard":
@@ -324,16 +327,6 @@ func inputsString(ins []Input) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ", ")
-}
-
-func keysOf[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // embeddingOf describes how an index's windows were embedded: the mode,

@@ -13,8 +13,8 @@ import (
 )
 
 // Index is a multi-scale index: its channels (package channel: for each
-// window a FAISS index and, with lexical windows, a BM25 index, and the
-// table of the chunks behind both), over one or more shards. Search is safe
+// window, one per kind of channel, and the table of the chunks behind
+// them), over one or more shards. Search is safe
 // for concurrent use; Close must not run concurrently with it.
 type Index struct {
 	dir    string // first shard's directory; empty for an index kept in memory
@@ -63,8 +63,8 @@ func (ix *Index) setKinds(kinds []channel.Kind) {
 }
 
 // Layout returns the index's channels, in index order: each kind's in turn
-// (the dense windows, then, with lexical windows, the lexical channel of
-// each window in the same order and the whole-document one).
+// (channel.LayoutOf: a kind's channel of each window in the index's order,
+// then its whole-document one).
 func (ix *Index) Layout() Layout { return slices.Clone(ix.layout) }
 
 // source is what a kind opens or finishes its part of sh from: the rows of
@@ -168,14 +168,7 @@ func (ix *Index) where() string {
 // Manifest returns a copy of the index's manifest (the first shard's, for a
 // sharded index).
 func (ix *Index) Manifest() Manifest {
-	m := *ix.man
-	m.Windows = slices.Clone(m.Windows)
-	if m.Lexical != nil {
-		l := *m.Lexical
-		l.Windows = slices.Clone(l.Windows)
-		m.Lexical = &l
-	}
-	return m
+	return ix.man.Clone()
 }
 
 // Windows returns the index's windows, in index order: sliding windows and,
@@ -246,10 +239,11 @@ func (ix *Index) Close() error {
 	return nil
 }
 
-// Dense reports whether the index has dense windows: false for one built
-// without a model (Config.Tokenizer, msrag index --model none), which holds
-// lexical windows only and searches without embedding its queries.
-func (ix *Index) Dense() bool { return !ix.man.Model.None() }
+// HasModel reports whether the index was built with a model: false for one
+// built with a tokenizer alone (Config.Tokenizer, msrag index --model
+// none), whose channels all search by the query texts and which searches
+// without embedding its queries.
+func (ix *Index) HasModel() bool { return !ix.man.Model.None() }
 
 // Batching is how the index's texts were grouped into model runs: "padded"
 // or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
@@ -257,8 +251,8 @@ func (ix *Index) Dense() bool { return !ix.man.Model.None() }
 func (ix *Index) Batching() string { return recordedBatching(ix.man) }
 
 // usable reports whether the index can search kind i (a kind's part may
-// open and yet not be searchable, such as lexical windows of another
-// analyzer version).
+// open and yet not be searchable, such as channel.Checker's of files
+// another version of the kind made).
 func (ix *Index) usable(i int) error {
 	for _, sh := range ix.shards {
 		if sh.parts[i] == nil {

@@ -9,30 +9,30 @@ import (
 )
 
 func TestLayoutDiff(t *testing.T) {
-	have := LayoutOf([]chunk.Window{{Size: 100}, {Size: 200, Stride: 100}, {Size: 512, Truncate: true}})
+	have := LayoutOf([]chunk.Window{{Size: 100}, {Size: 200, Stride: 100}, {Size: 512, Truncate: true}}, Dense)
 	if have.String() != "w100, w200, full" || have.Index("w200") != 1 || have.Index("w300") != -1 {
 		t.Fatalf("names %q, index of w200 %d", have, have.Index("w200"))
 	}
 	// The full window's size is the model's: a wanted full of size 0 is it.
-	same := LayoutOf([]chunk.Window{chunk.Full, {Size: 100}, {Size: 200, Stride: 100}})
+	same := LayoutOf([]chunk.Window{chunk.Full, {Size: 100}, {Size: 200, Stride: 100}}, Dense)
 	if d := have.Diff(same); !d.Same() || !d.Reordered {
 		t.Errorf("same channels, another order: %+v", d)
 	}
 	if d := have.Diff(have[:2]); !d.Covers() || d.Same() || d.Reordered || len(d.Extra) != 1 || d.Extra[0].Name() != "full" {
 		t.Errorf("a prefix: %+v", d)
 	}
-	short := LayoutOf([]chunk.Window{{Size: 100, ShortTail: true}})
+	short := LayoutOf([]chunk.Window{{Size: 100, ShortTail: true}}, Dense)
 	if d := have.Diff(short); d.Covers() || d.Missing[0].String() != "w100/100 short tail" {
 		t.Errorf("another tail: %+v", d)
 	}
-	other := LayoutOf([]chunk.Window{{Size: 200}})
+	other := LayoutOf([]chunk.Window{{Size: 200}}, Dense)
 	if d := have.Diff(other); d.Covers() {
 		t.Errorf("another stride: %+v", d)
 	}
 }
 
 func TestChannelJSON(t *testing.T) {
-	l := LayoutOf([]chunk.Window{{Size: 100}, {Size: 200, Stride: 100, ShortTail: true}, {Size: 512, Truncate: true}})
+	l := LayoutOf([]chunk.Window{{Size: 100}, {Size: 200, Stride: 100, ShortTail: true}, {Size: 512, Truncate: true}}, Dense)
 	data, err := json.Marshal(l)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func buildLexical(t *testing.T, docs []testDoc, lex *LexicalConfig) (*Index, str
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "idx")
 	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, docs), corpus.Options{}),
-		Config{Embedder: testEmbedder(t), Windows: testWindows, Out: out, Lexical: lex})
+		Config{Embedder: testEmbedder(t), Windows: testWindows, Out: out, Channels: withLexical(lex)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,12 +332,12 @@ func TestLexicalShardsSearchLikeOneIndex(t *testing.T) {
 	}
 	path := writeJSONL(t, docs)
 	ctx := context.Background()
-	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), Config{Embedder: emb, Windows: testWindows, Channels: withLexical(DefaultLexical())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	dirs := buildShards(t, path, t.TempDir(), 3, 40, Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	dirs := buildShards(t, path, t.TempDir(), 3, 40, Config{Embedder: emb, Windows: testWindows, Channels: withLexical(DefaultLexical())})
 	sharded, err := OpenWith(OpenOptions{Embedder: emb}, dirs...)
 	if err != nil {
 		t.Fatal(err)
@@ -413,14 +413,14 @@ func TestLexicalTiesPastTheList(t *testing.T) {
 	for i := range 3 {
 		dir := filepath.Join(t.TempDir(), "shard")
 		ix, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 20, Shard: corpus.Shard{I: i, N: 3}}),
-			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/3", i), Lexical: DefaultLexical()})
+			Config{Embedder: emb, Windows: testWindows, Out: dir, Shard: fmt.Sprintf("%d/3", i), Channels: withLexical(DefaultLexical())})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ix.Close()
 		dirs = append(dirs, dir)
 	}
-	one, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Lexical: DefaultLexical()})
+	one, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: emb, Windows: testWindows, Channels: withLexical(DefaultLexical())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestLexicalLateBuild(t *testing.T) {
 	var mans []Manifest
 	for _, e := range []Embedding{Independent, Late} {
 		ix, err := Build(context.Background(), openCorpus(t, path, corpus.Options{}),
-			Config{Embedder: emb, Windows: windows, Embedding: e, BatchTokens: 300, Workers: 3, Lexical: DefaultLexical(),
+			Config{Embedder: emb, Windows: windows, Embedding: e, BatchTokens: 300, Workers: 3, Channels: withLexical(DefaultLexical()),
 				Out: filepath.Join(t.TempDir(), "idx")})
 		if err != nil {
 			t.Fatal(err)

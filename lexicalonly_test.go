@@ -79,8 +79,8 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if ix.Dense() || ix.Embedder() != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
-		t.Fatalf("dense %v, embedder %v, layout %s", ix.Dense(), ix.Embedder(), ix.Layout())
+	if ix.HasModel() || ix.Embedder() != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
+		t.Fatalf("dense %v, embedder %v, layout %s", ix.HasModel(), ix.Embedder(), ix.Layout())
 	}
 	ctx := context.Background()
 	queries := lexicalQueries(docs, 20)
@@ -138,24 +138,24 @@ func TestLexicalOnlyRefusals(t *testing.T) {
 	ctx := context.Background()
 	for _, f := range []string{"w16", "rrf:windows=16+bm25-16", "rrf:windows=dense", "rrf:windows=all", "full"} {
 		err := ix.CheckFusion(mustFusion(t, f))
-		if !errors.Is(err, ErrNoDense) {
-			t.Errorf("fusion %s: %v, want ErrNoDense", f, err)
+		if !errors.Is(err, ErrNoModel) {
+			t.Errorf("fusion %s: %v, want ErrNoModel", f, err)
 		}
-		if _, err := ix.Search(ctx, []string{"cell"}, SearchOptions{Fusion: mustFusion(t, f)}); !errors.Is(err, ErrNoDense) {
-			t.Errorf("search with %s: %v, want ErrNoDense", f, err)
+		if _, err := ix.Search(ctx, []string{"cell"}, SearchOptions{Fusion: mustFusion(t, f)}); !errors.Is(err, ErrNoModel) {
+			t.Errorf("search with %s: %v, want ErrNoModel", f, err)
 		}
 	}
-	if _, err := ix.EmbedQueries(ctx, []string{"cell"}); !errors.Is(err, ErrNoDense) {
+	if _, err := ix.EmbedQueries(ctx, []string{"cell"}); !errors.Is(err, ErrNoModel) {
 		t.Errorf("EmbedQueries: %v", err)
 	}
-	if _, err := ix.SearchVectors(ctx, make([]float32, 32), 10); !errors.Is(err, ErrNoDense) {
+	if _, err := ix.SearchVectors(ctx, make([]float32, 32), 10); !errors.Is(err, ErrNoModel) {
 		t.Errorf("SearchVectors: %v", err)
 	}
-	if _, err := OpenWith(OpenOptions{Embedder: testEmbedder(t)}, out); !errors.Is(err, ErrNoDense) {
+	if _, err := OpenWith(OpenOptions{Embedder: testEmbedder(t)}, out); !errors.Is(err, ErrNoModel) {
 		t.Errorf("opened with an embedder: %v", err)
 	}
 	dense := filepath.Join(t.TempDir(), "dense")
-	d, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: testEmbedder(t), Windows: testWindows, Out: dense, Lexical: DefaultLexical()})
+	d, err := Build(ctx, openCorpus(t, path, corpus.Options{}), Config{Embedder: testEmbedder(t), Windows: testWindows, Out: dense, Channels: withLexical(DefaultLexical())})
 	if err != nil {
 		t.Fatal(err)
 	}

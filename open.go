@@ -184,12 +184,12 @@ func (ix *Index) opened(n channel.Needs) bool {
 
 // attachEmbedder sets the index's embedder, opening the manifest's model when
 // opts has none, and checks it is the model the index was built with. An
-// index without dense windows takes none.
+// index without a model takes none.
 func (ix *Index) attachEmbedder(opts OpenOptions, dir string) error {
-	if !ix.Dense() {
+	if !ix.HasModel() {
 		if ix.emb != nil {
-			return fmt.Errorf("msrag: index %s has no dense windows (built with --model none): it is searched without an embedder, and was given %s: %w",
-				dir, ix.emb.Spec().Name, ErrNoDense)
+			return fmt.Errorf("msrag: index %s has no model (built with --model none): it is searched without an embedder, and was given %s: %w",
+				dir, ix.emb.Spec().Name, ErrNoModel)
 		}
 		return nil
 	}
@@ -214,13 +214,13 @@ func modelOptions(opts OpenOptions, m ModelInfo) embed.Options {
 	return eo
 }
 
-// gpuMover is a kind's part of a shard that can move to GPUs (the dense
-// windows' FAISS indices).
+// gpuMover is a kind's part of a shard that can move to GPUs (FAISS
+// indices).
 type gpuMover interface {
 	ToGPU(devices []int) error
 }
 
-// ToGPU copies every dense window's FAISS index to the GPUs (one device,
+// ToGPU copies every window's FAISS index to the GPUs (one device,
 // or sharded across several), where the index is searched from then on, as
 // OpenOptions.GPUs does when opening: for an index Build returned, whose
 // vectors were added on the CPU. The indices stay in main memory too, where
@@ -244,7 +244,7 @@ func (ix *Index) ToGPU(devices []int) error {
 	return nil
 }
 
-// CheckGPUs says, before any work, whether dense windows can be searched
+// CheckGPUs says, before any work, whether FAISS windows can be searched
 // on gpus (none: on the CPU, always possible) with windowK chunks a window
 // (0: not known yet): it fails, wrapping faiss.ErrArgument, when windowK
 // is more than FAISS returns on GPUs (faiss.MaxGPUK), and wrapping

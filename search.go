@@ -14,8 +14,8 @@ import (
 
 // Search searches every channel the fusion reads (embedding the queries
 // once when one of them needs vectors) and fuses the results. An index
-// without dense windows embeds nothing: it searches its lexical channels
-// with the query texts.
+// without a model embeds nothing: it searches its channels with the query
+// texts.
 func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
@@ -43,11 +43,11 @@ func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int
 }
 
 // SearchVectors searches the channels that need nothing but the queries'
-// vectors (the dense windows) with already embedded queries, NQ rows of
+// vectors with already embedded queries, NQ rows of
 // the model's dims; the other channels are left unsearched.
 func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
-	if !ix.Dense() {
-		return nil, fmt.Errorf("msrag: index %s has no dense windows to search by vector (built with --model none): %w", ix.where(), ErrNoDense)
+	if !ix.HasModel() {
+		return nil, fmt.Errorf("msrag: index %s has no model, so no channel searched by vector (built with --model none): %w", ix.where(), ErrNoModel)
 	}
 	dims := ix.man.Model.Dims
 	if len(vecs)%dims != 0 {
@@ -72,8 +72,8 @@ func (ix *Index) embedQueries(ctx context.Context, queries []string, e Embedder)
 	if err := CheckQueries(queries); err != nil {
 		return nil, err
 	}
-	if !ix.Dense() {
-		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoDense)
+	if !ix.HasModel() {
+		return nil, fmt.Errorf("msrag: index %s has no model to embed queries with (built with --model none): %w", ix.where(), ErrNoModel)
 	}
 	if e == nil {
 		e = ix.emb
@@ -99,7 +99,7 @@ func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need c
 		return nil, err
 	}
 	q := &channel.Queries{Texts: texts}
-	if need.Has(channel.QueryVectors) && ix.Dense() && len(texts) > 0 {
+	if need.Has(channel.QueryVectors) && ix.HasModel() && len(texts) > 0 {
 		vecs, err := ix.embedQueries(ctx, texts, e)
 		if err != nil {
 			return nil, err
@@ -243,7 +243,7 @@ func (ix *Index) SearchShard(ctx context.Context, q *channel.Queries, st channel
 
 // ExplainRows returns what explains each row of query qi's list of channel
 // ci in h, as SearchShard returned it (nil when its kind explains nothing:
-// channel.Explainer): the query terms a lexical row holds. An error of the
+// channel.Explainer): the query terms the row holds. An error of the
 // kind's Explain is returned: a list without its rows' terms would lose
 // the evidence in silence.
 func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
@@ -318,7 +318,7 @@ const (
 )
 
 // SearchBatches embeds and searches queries o.Batch at a time (every
-// channel the index can search; an index without dense windows embeds
+// channel the index can search; an index without a model embeds
 // nothing, and o.Queries is not used) and hands each batch's chunk lists to
 // fn with the position of its first query. A batch larger than 1024
 // queries whose lists would pass maxBatchHits slots is handed over in parts.
@@ -383,7 +383,7 @@ type SearchOptions struct {
 	// Fusion is the rule that turns the windows' chunk lists into documents.
 	Fusion Fusion
 	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
-	// lexical chunk holds decodes those terms' postings again, which can
+	// chunk holds (channel.Explainer) searches its terms again, which can
 	// cost more than the search; a caller that does not show them (msrag
 	// search's TREC output) skips it.
 	SkipTerms bool
@@ -421,14 +421,15 @@ type Hit struct {
 // Evidence is a chunk that voted for a document.
 type Evidence struct {
 	// Channel is the channel that ranked the chunk: its kind and window
-	// (the whole-document lexical channel has the zero window, and spans
-	// the document from 0 to the end of its last token).
+	// (a whole-document channel has the zero window, and spans the
+	// document from 0 to the end of its last token).
 	Channel    Channel
 	Window     chunk.Window // the window the chunk came from (Channel.Window)
 	ChunkRank  int          // the chunk's rank in that window's list, from 1
 	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
 	Start, End int64        // its byte span in the document's text (title + " " + text)
-	// Terms are, for a lexical channel's chunk, the query's terms it holds
-	// (in the query's order; lexical.Index.Explain); nil for a dense one.
+	// Terms are, for a chunk of a kind that explains its hits
+	// (channel.Explainer), the query's terms it holds, in the query's
+	// order; nil for another kind's.
 	Terms []string
 }

@@ -25,7 +25,13 @@
 // one index, ties at the boundary included, whether the shards were
 // searched in this process or in others.
 //
+// A kind owns its parameters ([Settings], [Kind.Describe]): an index's
+// identity records and compares them for every kind, the kind checks its
+// section of a manifest ([Kind.CheckManifest]) and declares the table of
+// its command-line parameters ([Kind.Flags], [Kind.ParseParams]): a build
+// asks for it as a [Config].
+//
 // The built-in kinds are package dense (FAISS windows, the kind "dense") and
 // package bm25 (BM25 windows and whole documents, "lexical"), both below this
-// package; the root package imports them.
+// package; package channels registers them, and the core imports none.
 package channel

@@ -66,10 +66,30 @@ type Kind interface {
 	Absent() error
 	// In reports whether a manifest records channels of this kind.
 	In(m *indexfile.Manifest) bool
-	// Params describes the kind's parameters a manifest records, in one
-	// line that equal parameters give alike ("english 2, k1 0.9, b 0.4"):
-	// what shards searched together, and an index reused, must share.
-	Params(m *indexfile.Manifest) string
+	// Settings are the kind's parameters a manifest records, in a form
+	// that equal parameters give alike ("analyzer=english 2, k1=0.9,
+	// b=0.4"): what shards searched together, and an index reused, must
+	// share.
+	Settings(m *indexfile.Manifest) Settings
+	// Describe returns the Settings a build with params (nil: the kind's
+	// defaults) records, as Settings reads them back; it fails on
+	// parameters of another type or out of range.
+	Describe(params any) (Settings, error)
+	// Flags is the table of the kind's build parameters the command line
+	// takes (--channel NAME:KEY=VALUE).
+	Flags() []Flag
+	// ParseParams makes build parameters from settings keyed as Flags
+	// (the defaults for those not given); an unknown key or a bad value is
+	// an error naming the key ([ParseFlags]).
+	ParseParams(s Settings) (any, error)
+	// CheckManifest checks the kind's section of a manifest that records
+	// the kind (In): its parameters in range, its files one per channel
+	// with the rows the channel has. It returns the files the section
+	// names, which the caller checks are plain names, each named once.
+	CheckManifest(m *indexfile.Manifest) ([]FileRef, error)
+	// Default reports whether a build asked for no kind in particular
+	// makes the kind's channels: with a model (model true) or without.
+	Default(model bool) bool
 	// NewBuilder starts the kind's part of one shard's build.
 	NewBuilder(cfg BuildConfig) (Builder, error)
 	// Open opens the kind's part of a shard, checking every file it

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// dirReader reads every .txt and .md file under a directory, in lexical
+// dirReader reads every .txt and .md file under a directory, in byte
 // order of their paths. A file is one document and one unit; its id is its
 // path relative to the directory, with "/" separators. Files and
 // directories whose name starts with "." are skipped.

@@ -20,7 +20,7 @@ type Kind int
 const (
 	// KindRule is a fusion rule over several windows.
 	KindRule Kind = iota
-	// KindWindow is one sliding window, or one lexical channel, alone.
+	// KindWindow is one channel alone (but the full window).
 	KindWindow
 	// KindFull is the full window alone.
 	KindFull
@@ -99,17 +99,16 @@ const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
 // evaluation index's layout (EvalLayout):
 //
 //	windows   every channel alone but the full window's: each sliding
-//	          window (w100, w200, ...) and, in a layout with lexical
-//	          channels, each one's lexical channel (bm25-w100, ...) and
-//	          bm25-doc (and every channel of any other kind)
+//	          window's channel of every kind (w100, w200, ...) and the
+//	          kinds' whole-document channels
 //	hybrid    in a layout of several kinds of channel, RRF over each kind
-//	          but the first (rrf:windows=lexical, ...), RRF over every
-//	          channel (rrf:windows=all) and msrag.DefaultHybrid; nothing in
-//	          a layout of one kind
+//	          but the first (rrf:windows=KIND, ...), RRF over every
+//	          channel (rrf:windows=all) and the layout's default
+//	          (msrag.DefaultFusionOf: msrag.DefaultHybrid, less its weights
+//	          of kinds the layout lacks); nothing in a layout of one kind
 //	oracle    the oracle over those single channels (it adds them) and, in
 //	          a layout of several kinds, the oracle of each kind
-//	          (oracle:dense, oracle:lexical, oracle:KIND), which can also be
-//	          asked alone
+//	          (oracle:KIND), which can also be asked alone
 //	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
@@ -174,7 +173,7 @@ func (p *configParser) token(tok string) error {
 		for _, k := range kinds[1:] {
 			rules = append(rules, "rrf:windows="+k.Name())
 		}
-		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultHybrid)...)
+		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultFusionOf(p.layout).String())...)
 	case tok == report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
 		if kinds := p.kinds(); len(kinds) > 1 {
@@ -195,7 +194,7 @@ func (p *configParser) token(tok string) error {
 	return nil
 }
 
-// oracleOf names the oracle among the channels of kind k: "oracle:dense".
+// oracleOf names the oracle among the channels of kind k: "oracle:KIND".
 func oracleOf(k msrag.ChannelKind) string { return report.KindOracle + ":" + k.Name() }
 
 // rules adds fusion rules, each checked against the layout.
@@ -213,8 +212,8 @@ func (p *configParser) rules(toks ...string) error {
 	return nil
 }
 
-// channelKinds says which kinds of channel a configuration ranks from:
-// "dense", "lexical" or "hybrid" (both); "" when the layout does not say
+// channelKinds says which kinds of channel a configuration ranks from: a
+// kind's name, or report.ChannelsHybrid (several); "" when the layout does not say
 // (a cross-validated fitting ranks from every channel).
 func channelKinds(c Config, layout msrag.Layout) string {
 	var used msrag.Layout
@@ -236,7 +235,7 @@ func channelKinds(c Config, layout msrag.Layout) string {
 	case len(kinds) > 1:
 		return report.ChannelsHybrid
 	case len(kinds) == 1:
-		return kinds[0].Name() // report.ChannelsDense, report.ChannelsLexical, another kind's name
+		return kinds[0].Name()
 	}
 	return ""
 }

@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/internal/testkind"
 	"github.com/msrag/msrag/report"
 )
 
@@ -47,10 +50,32 @@ func TestParseConfigsLexical(t *testing.T) {
 	}
 }
 
+// TestParseConfigsHybridOfOtherKinds: over a layout of several kinds
+// without the lexical kind msrag.DefaultHybrid weighs, hybrid adds the
+// layout's default fusion (msrag.DefaultFusionOf: the rule less that
+// weight), and every rule it adds selects channels of the layout.
+func TestParseConfigsHybridOfOtherKinds(t *testing.T) {
+	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, testkind.Kind)
+	cs, err := ParseConfigs("hybrid", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+		if _, err := c.Fusion.Select(l); err != nil {
+			t.Errorf("%s over %s: %v", c.Name, l, err)
+		}
+	}
+	if want := []string{"rrf:windows=overlap", "rrf:windows=all", "rrf:windows=all,adapt=kind-top:1"}; !slices.Equal(names, want) {
+		t.Errorf("hybrid over %s: %v, want %v", l, names, want)
+	}
+}
+
 // TestChannelKinds checks which kinds of channel each configuration is
 // reported as ranking from.
 func TestChannelKinds(t *testing.T) {
-	l := EvalLayout(chunk.Sizes(100, 200), msrag.Lexical)
+	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, bm25.Kind)
 	cs, err := ParseConfigs("windows,rrf,rrf:windows=lexical,rrf:windows=all,rrf:windows=100+bm25-doc,full,oracle", l)
 	if err != nil {
 		t.Fatal(err)
@@ -72,10 +97,10 @@ func TestChannelKinds(t *testing.T) {
 	}
 }
 
-// lexicalKinds is the lexical kind when lexical is set.
+// lexicalKinds are the dense kind and, when lexical is set, the lexical one.
 func lexicalKinds(lexical bool) []msrag.ChannelKind {
 	if lexical {
-		return []msrag.ChannelKind{msrag.Lexical}
+		return []msrag.ChannelKind{dense.Kind, bm25.Kind}
 	}
-	return nil
+	return []msrag.ChannelKind{dense.Kind}
 }

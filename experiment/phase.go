@@ -19,7 +19,7 @@ import (
 
 // scatterOptions are the options every phase of the evaluation gives
 // package scatter: every kind of the index searched, the blocks of Batch, the
-// dense windows on GPUs (which only a scatter task opens).
+// channels that search on GPUs there (which only a scatter task opens).
 func (s Spec) scatterOptions() scatter.Options {
 	return scatter.Options{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
 		Open: msrag.OpenOptions{Embedder: s.Build.Embedder, GPUs: s.GPUs}}

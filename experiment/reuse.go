@@ -103,9 +103,9 @@ func differs(d msrag.IdentityDiff, m *msrag.Manifest, spec Spec) string {
 	case "model":
 		switch {
 		case m.Model.None():
-			return "it has no dense windows (built with --model none)"
+			return "it has no model (built with --model none)"
 		case spec.Build.Tokenizer != nil:
-			return fmt.Sprintf("it has dense windows of model %s, and this evaluation has no model", m.Model.Name)
+			return fmt.Sprintf("it has model %s, and this evaluation has none", m.Model.Name)
 		}
 		return fmt.Sprintf("it was built with model %s, not %s", x.Have, x.Want)
 	case "precision":
@@ -116,8 +116,6 @@ func differs(d msrag.IdentityDiff, m *msrag.Manifest, spec Spec) string {
 		return fmt.Sprintf("its windows were embedded %s, not %s", x.Have, x.Want)
 	case "batching":
 		return fmt.Sprintf("its texts were embedded with %s batching, the model now runs %s", x.Have, x.Want)
-	case msrag.Lexical.Name():
-		return fmt.Sprintf("its lexical windows are %s, not %s", x.Have, x.Want)
 	}
 	return fmt.Sprintf("its %s channels are %s, not %s", x.Field, x.Have, x.Want)
 }
@@ -201,11 +199,8 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 	}
 	why := fmt.Sprintf("it has windows %v, not %v", have.Descriptions(), want.Descriptions())
 	for _, k := range kinds {
-		if !ix.Layout().Has(k) && k == msrag.Lexical {
-			return why + "; it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical"
-		}
 		if !ix.Layout().Has(k) {
-			return why + fmt.Sprintf("; it has no %s channels: build it with --channel %s, or evaluate it without", k.Name(), k.Name())
+			return why + fmt.Sprintf("; it has no %s channels: build it with --channel %s, or evaluate it without them", k.Name(), k.Name())
 		}
 	}
 	return why + "; evaluate it with --windows " + slidingSizes(ix)

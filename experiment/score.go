@@ -55,13 +55,11 @@ type single struct {
 // PairedMetric is the metric configurations are compared on, query by query.
 const PairedMetric = "ndcg_cut_10"
 
-// pair compares every configuration with the best single channel (chosen
-// after the fact, which flatters it), with rrf and with RRF over the
-// lexical channels.
+// pair compares every configuration with the report's baselines
+// (report.Eval.PairedBaselines).
 func pair(e *report.Eval) error {
 	e.PairedMetric = PairedMetric
-	base := map[string]*report.Config{report.PairedBestWindow: e.BestWindow(PairedMetric), report.PairedRRF: e.Config("rrf"),
-		report.PairedLexicalRRF: e.Config(report.LexicalRRF)}
+	base := e.PairedBaselines(PairedMetric)
 	type job struct {
 		c    *report.Config
 		name string

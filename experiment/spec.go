@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/tune"
@@ -34,13 +35,12 @@ type Spec struct {
 	// Build.Out is the index directory to reuse or build (default
 	// Out/index); the evaluation sets Lock, Inputs and Rebuildable itself.
 	// An index embedded otherwise (Embedding, LateOverlap, LateEdges), or
-	// without the lexical windows (Lexical) or the other channels
-	// (Channels) given, is not reused.
+	// without the channels (Channels) given, or with other parameters of
+	// them, is not reused.
 	//
 	// With Build.Tokenizer (an evaluation without a model: the windows cut
-	// by its tokens, their lexical channels, Build.Lexical defaulting to
-	// msrag.DefaultLexical(), and bm25-doc, no full window) the
-	// configurations fuse the lexical channels (rrf is rrf:windows=lexical
+	// by its tokens, the channels of kinds that read texts alone, no full
+	// window) the configurations fuse those (rrf is rrf:windows=KIND
 	// there; default NoModelConfigs), and a fusion model's router and
 	// cross-validation, which need query vectors, are refused (a fusion
 	// model msrag tune fitted on such an index has no router).
@@ -55,7 +55,7 @@ type Spec struct {
 	// the chunks each window returns (default 100), Batch the queries
 	// embedded and searched at once (default 1024).
 	K, WindowK, Batch int
-	// GPUs, when set, are the GPUs every dense window's FAISS index is
+	// GPUs, when set, are the GPUs every window's FAISS index is
 	// searched on (one device, or sharded across several;
 	// msrag.Index.ToGPU): a reused index is moved there when opened, a
 	// built one (its vectors added on the CPU) once built, and a scatter
@@ -115,7 +115,7 @@ func (s Spec) withDefaults() (Spec, error) {
 	case s.Out == "":
 		return s, errors.New("experiment: Spec.Out is required")
 	case s.Build.Embedder == nil && s.Build.Tokenizer == nil:
-		return s, errors.New("experiment: Spec.Build.Embedder is required (or Spec.Build.Tokenizer, for lexical windows only)")
+		return s, errors.New("experiment: Spec.Build.Embedder is required (or Spec.Build.Tokenizer, for an index without a model)")
 	case s.Build.Embedder != nil && s.Build.Tokenizer != nil:
 		return s, errors.New("experiment: Spec.Build.Tokenizer is for an evaluation without an embedder")
 	case s.Build.Tokenizer != nil && (s.FusionModel != nil && s.FusionModel.Router != nil || s.CVFolds > 1 || s.Build.Embedding != msrag.Independent):
@@ -151,9 +151,7 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
-	if s.Build.Tokenizer != nil && s.Build.Lexical == nil {
-		s.Build.Lexical = msrag.DefaultLexical()
-	}
+	s.Build.Channels = s.channels()
 	var err error
 	if len(s.Configs) == 0 {
 		def := DefaultConfigs
@@ -188,26 +186,34 @@ func (s Spec) indexWindows() []chunk.Window {
 	return append(slices.Clone(s.Build.Windows), chunk.Full)
 }
 
-// Layout is the evaluation index's layout: the sliding windows and the full
-// window, and their lexical channels with Build.Lexical; without a model, the
-// lexical channels only (and those of other kinds).
+// Layout is the evaluation index's layout: the channels of Build.Channels'
+// kinds (default: the registered kinds built by default, channel.Defaults)
+// over the sliding windows and, with a model, the full window.
 func (s Spec) Layout() msrag.Layout {
 	var kinds []msrag.ChannelKind
-	if s.Build.Lexical != nil {
-		kinds = append(kinds, msrag.Lexical)
-	}
-	for _, c := range s.Build.Channels {
+	for _, c := range s.channels() {
 		kinds = append(kinds, c.Kind)
 	}
-	if s.Build.Tokenizer != nil {
-		return msrag.LayoutOf(s.Build.Windows, kinds...)
-	}
-	return EvalLayout(s.Build.Windows, kinds...)
+	return msrag.LayoutOf(s.indexWindows(), kinds...)
 }
 
-// EvalLayout is the layout of an evaluation index of the sliding windows:
-// those and the full window, dense, and the channels of the other kinds
-// given (lexical: each window's and the whole documents').
+// channels are the kinds of channel the evaluation index has:
+// Build.Channels, or those a build makes by default.
+func (s Spec) channels() []msrag.ChannelConfig {
+	if len(s.Build.Channels) > 0 {
+		return s.Build.Channels
+	}
+	return channel.Defaults(s.Build.Tokenizer == nil)
+}
+
+// EvalLayout is the layout of an evaluation index of the sliding windows
+// with a model: those windows and the full window, with channels of the
+// kinds given (none: those built by default with a model).
 func EvalLayout(windows []chunk.Window, kinds ...msrag.ChannelKind) msrag.Layout {
-	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), append([]msrag.ChannelKind{msrag.Dense}, kinds...)...)
+	if len(kinds) == 0 {
+		for _, c := range channel.Defaults(true) {
+			kinds = append(kinds, c.Kind)
+		}
+	}
+	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), kinds...)
 }

@@ -127,7 +127,7 @@
 //
 // # Memory
 //
-// Each worker keeps dense scratch arrays of ndocs entries (accumulator,
+// Each worker keeps flat scratch arrays of ndocs entries (accumulator,
 // query and window stamps, per-window counts, output slots) and touched and
 // first-hit lists, reused across the queries it fuses; nothing is allocated
 // per hit or per query. A query costs one pass over its hits to check them,

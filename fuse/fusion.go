@@ -24,21 +24,19 @@ type Fusion struct {
 	// MethodMaxP. MaxP over one window is that window alone, its chunks
 	// collapsed to documents by their best.
 	Rule
-	// Windows names the channels fused ("w100", "full", "bm25-w100",
-	// "bm25-doc"), or is one group: a kind's name, its channels that its
-	// group fuses ("dense": every dense sliding window, "lexical": every
-	// lexical channel), or "all" (every kind's); empty means the group of
-	// the index's first kind (the dense sliding windows, or the lexical
-	// channels of an index without dense windows).
+	// Windows names the channels fused (each as its kind names it:
+	// "w100", "full"), or is one group: a kind's name, its channels that
+	// its group fuses (channel.Kind.Grouped), or "all" (every kind's);
+	// empty means the group of the index's first kind.
 	Windows []string
 	// Weights weighs windows by name, or every channel of a kind by the
-	// kind's name ("lexical": 1.25); a window named weighs its own value, one
+	// kind's name (KIND:1.25); a window named weighs its own value, one
 	// not named its kind's, else 1. Not with MaxP.
 	Weights map[string]float64
 	// Balance, when set, gives each kind of channel fused the same total
 	// weight: a channel's weight is multiplied by (channels fused) /
-	// (kinds fused × channels of its kind), so three dense windows and four
-	// lexical channels weigh 7/6 and 7/8 each. Written balance=kinds; not
+	// (kinds fused × channels of its kind), so three channels of one kind
+	// and four of another weigh 7/6 and 7/8 each. Written balance=kinds; not
 	// with MaxP.
 	Balance bool
 	// Score, Rank and Votes are the coefficients of MethodLinear per window
@@ -62,15 +60,15 @@ func (f Fusion) single() bool {
 //	RULE:PARAM=VALUE,...                       with parameters: the rule's
 //	                                           own (Rule: c, base, cap,
 //	                                           norm, adapt) and the channels':
-//	    windows=100+200  the channels fused ("full" names the full window,
-//	                     bm25-w100 a lexical window, bm25-doc the whole
-//	                     documents' lexical channel)
-//	    windows=dense | lexical | all   every dense sliding window, every
-//	                     lexical channel, or both
-//	    weights=100:1/200:0.5/500:2   window weights (not maxp)
+//	    windows=100+200  the channels fused ("full" names the full window;
+//	                     another kind's channels by its names for them)
+//	    windows=KIND | all   the channels of a kind's group (a registered
+//	                     kind's name), or of every kind
+//	    weights=100:1/200:0.5/500:2   window weights (not maxp); KIND:1.5
+//	                     weighs every channel of a kind
 //	linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1
 //	                                           the learned linear rule's coefficients
-//	w100 | w=100 | full | bm25-w100 | bm25-doc  one channel alone
+//	w100 | w=100 | full | CHANNEL               one channel alone
 //	rrf=100+200 | maxp=100+200                 the same as windows=100+200
 func ParseFusion(s string) (Fusion, error) {
 	text := strings.ToLower(strings.TrimSpace(s))
@@ -103,7 +101,7 @@ func ParseFusion(s string) (Fusion, error) {
 }
 
 // singleWindow recognises one channel alone: "w100", "w=100", "full",
-// "bm25-w100" (or "bm25-100"), "bm25-doc", any registered kind's channel;
+// any registered kind's channel as channel.ParseName reads it;
 // a bare number is a list of windows, not a channel.
 func singleWindow(s string) (string, bool) {
 	if strings.Trim(s, "0123456789") == "" {
@@ -113,8 +111,8 @@ func singleWindow(s string) (string, bool) {
 	return n, err == nil
 }
 
-// windowName turns "100", "w100", "full", "bm25-100", ... into a channel's
-// name.
+// windowName turns "100", "w100", "full", another kind's channel as a user
+// writes it, into a channel's name.
 func windowName(s string) (string, error) {
 	return channel.ParseName(s)
 }
@@ -184,7 +182,7 @@ func (f *Fusion) setWindows(list string) error {
 }
 
 // parseValues parses WINDOW:VALUE/WINDOW:VALUE/...; with kinds, a kind's
-// name ("lexical") may stand for a window.
+// name may stand for a window.
 func parseValues(list string, kinds bool) (map[string]float64, error) {
 	out := map[string]float64{}
 	for _, s := range strings.Split(list, "/") {
@@ -272,8 +270,7 @@ func (f Fusion) KindsNamed(layout channel.Layout) []channel.Kind {
 // Select returns the positions, in layout, of the channels f fuses: those
 // it names, those the group it names fuses (a kind's: channel.Channel's
 // Grouped; "all": every kind's, of an index of several kinds), or, when it
-// names none, the group of the layout's first kind (the dense sliding
-// windows; an index without dense windows, its lexical channels). It fails
+// names none, the group of the layout's first kind. It fails
 // unless every channel f names, weighs or routes is one of layout's.
 func (f Fusion) Select(layout channel.Layout) ([]int, error) {
 	for _, k := range f.KindsNamed(layout) {

@@ -7,7 +7,7 @@ import (
 )
 
 // Kind features: label-free signals of how one kind of channel (its windows
-// together: an index's dense windows, or its lexical ones) answers a query,
+// together: an index's windows of that kind) answers a query,
 // each on the kind's own scale, and of how the kinds agree. A kind's list
 // for a query is its windows' RRF (every chunk adds 1/(rank+1), ranks from
 // 0 counting a window's hits), its documents in score order, ties by

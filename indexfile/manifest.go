@@ -3,6 +3,8 @@ package indexfile
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/msrag/msrag/chunk"
@@ -248,4 +250,26 @@ type LexicalFile struct {
 	Rows   int64 `json:"rows"`
 	Terms  int64 `json:"terms"`
 	Tokens int64 `json:"tokens"`
+}
+
+// Clone returns a copy of m that shares no slice, map or section with it.
+func (m *Manifest) Clone() Manifest {
+	c := *m
+	c.Windows = slices.Clone(m.Windows)
+	c.Inputs = slices.Clone(m.Inputs)
+	c.Channels = maps.Clone(m.Channels)
+	if m.Lexical != nil {
+		l := *m.Lexical
+		l.Windows = slices.Clone(l.Windows)
+		c.Lexical = &l
+	}
+	if m.Late != nil {
+		l := *m.Late
+		c.Late = &l
+	}
+	if m.Build != nil {
+		b := *m.Build
+		c.Build = &b
+	}
+	return c
 }

@@ -38,7 +38,7 @@ type ModelInfo struct {
 	Origin Origin `json:"origin,omitzero"`
 }
 
-// None reports whether m is the model of an index without dense windows:
+// None reports whether m is the model of an index built without one:
 // origin kind NoModel, no vectors.
 func (m ModelInfo) None() bool { return m.Origin.Kind == NoModel }
 

@@ -145,10 +145,10 @@ type jsonEvidence struct {
 	ChunkScore float32 `json:"chunk_score"`
 	Start      int64   `json:"start"`
 	End        int64   `json:"end"`
-	// Channel is the chunk's channel ("bm25-w100", "bm25-doc", any
-	// kind's); absent for a dense one, as the format was before other
-	// kinds (window and full say which). Terms are what explains the chunk
-	// (a lexical chunk's query terms).
+	// Channel is the chunk's channel, as its kind names it; absent for a
+	// channel named by its window alone ("w100", "full"), as the format
+	// was before other kinds (window and full say which). Terms are what
+	// explains the chunk (the query terms it holds).
 	Channel string   `json:"channel,omitempty"`
 	Terms   []string `json:"terms,omitempty"`
 }
@@ -164,7 +164,7 @@ func evidenceOf(h msrag.Hit) []jsonEvidence {
 	ev := make([]jsonEvidence, len(h.Evidence))
 	for i, e := range h.Evidence {
 		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End, Terms: e.Terms}
-		if e.Channel.Kind != msrag.Dense {
+		if e.Channel.Name() != e.Channel.Window.Name() {
 			ev[i].Channel = e.Channel.Name()
 		}
 	}

@@ -38,6 +38,14 @@ const (
 // LexicalRRF names the configuration of RRF over the lexical channels.
 const LexicalRRF = "rrf:windows=lexical"
 
+// PairedBaselines are the configurations every other one is compared with
+// on metric, by baseline name (a configuration the evaluation lacks is
+// nil): the best single channel (chosen after the fact, which flatters
+// it), rrf, and RRF over the lexical channels.
+func (e *Eval) PairedBaselines(metric string) map[string]*Config {
+	return map[string]*Config{PairedBestWindow: e.BestWindow(metric), PairedRRF: e.Config("rrf"), PairedLexicalRRF: e.Config(LexicalRRF)}
+}
+
 // Eval is the outcome of one evaluation run: the schema of results.json.
 type Eval struct {
 	// MsragVersion is Build in one line: version, revision, "(modified)".

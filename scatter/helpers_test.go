@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
+	_ "github.com/msrag/msrag/channels" // the built-in kinds the indices are built of
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/hashembed"
@@ -197,4 +200,20 @@ func sameRanking(a, b []msrag.Hit) bool {
 		}
 	}
 	return true
+}
+
+// defaultLexical is the lexical kind's default parameters (bm25.DefaultConfig).
+func defaultLexical() *bm25.Config {
+	c := bm25.DefaultConfig()
+	return &c
+}
+
+// withLexical is the channels of a build with a model: dense, lexical with
+// lex (none when nil), then more.
+func withLexical(lex *bm25.Config, more ...msrag.ChannelConfig) []msrag.ChannelConfig {
+	out := []msrag.ChannelConfig{dense.Params{}.Channel()}
+	if lex != nil {
+		out = append(out, lex.Channel())
+	}
+	return append(out, more...)
 }

@@ -3,8 +3,8 @@
 // on Slurm), which share a work directory:
 //
 //   - statistics (Statistics), a task per shard: shard i's corpus
-//     statistics for the queries, for the kinds that score with them (BM25:
-//     documents, total length, the query terms' document frequencies), and
+//     statistics for the queries, for the kinds that score with them
+//     (channel.Statistics: documents, the query terms' frequencies), and
 //     the i-th block of the queries embedded, so that every query is
 //     embedded once;
 //   - scatter (Scatter), a task per shard: shard i alone opened, searched
@@ -71,8 +71,8 @@ type Options struct {
 	// Kinds are the kinds of channel searched; nil: every kind of the
 	// index.
 	Kinds []msrag.ChannelKind
-	// Terms keeps what explains every row (the query terms a lexical row
-	// holds), for evidence.
+	// Terms keeps what explains every row (the query terms it holds,
+	// channel.Explainer), for evidence.
 	Terms bool
 	// Open says how a phase opens a shard: verification, GPUs, the model's
 	// options (Embedder and Kinds are set by the phase).

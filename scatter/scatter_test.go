@@ -13,6 +13,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/scatterfile"
@@ -25,7 +26,7 @@ import (
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
 	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, msrag.Config{Embedder: testEmbedder(t), Windows: testWindows,
-		Lexical: msrag.DefaultLexical(), Channels: []msrag.ChannelConfig{{Kind: testkind.Kind}}})
+		Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
 }
 
 // runPhases runs every task of the statistics and scatter phases in
@@ -197,7 +198,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	// A shard of other windows (or model, or analyzer) beside the others.
 	path := writeJSONL(t, docs[:20])
 	otherWin := filepath.Join(t.TempDir(), "w")
-	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Lexical: msrag.DefaultLexical(), Channels: []msrag.ChannelConfig{{Kind: testkind.Kind}}})
+	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestScatterStatisticsChanged(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{msrag.Lexical}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	for i := range dirs {
 		if err := scatter.Statistics(context.Background(), dirs, i, qs, o); err != nil {
 			t.Fatal(err)
@@ -349,7 +350,7 @@ func TestScatterWorkLink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	o := scatter.Options{Work: link, WindowK: 10, Kinds: []msrag.ChannelKind{msrag.Lexical}}
+	o := scatter.Options{Work: link, WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	err := scatter.Statistics(context.Background(), dirs, 0, qs, o)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link to "+target) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("a link to nothing: %v", err)
@@ -384,7 +385,7 @@ func TestGatherChecksFusion(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 4))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{msrag.Lexical}, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {

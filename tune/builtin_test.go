@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/router"
 )
@@ -19,7 +20,7 @@ import (
 // refused, naming the channels it needs, by an index that lacks some.
 func TestBuiltinTransfer(t *testing.T) {
 	windows := append(chunk.Sizes(64, 128, 254), chunk.Full)
-	ix, _ := tinySetOf(t, 160, windows, &msrag.LexicalConfig{})
+	ix, _ := tinySetOf(t, 160, windows, &bm25.Config{})
 	m, err := Builtin(TransferName, ix)
 	if err != nil {
 		t.Fatal(err)

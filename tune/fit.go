@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/router"
 )
@@ -52,7 +53,7 @@ type Choice struct {
 // router for it on ss (Sets.Check must pass), and returns them as a fusion
 // model that records what it was trained on (trs, one per set, in order).
 // A router of router.EmbeddingWindows reads the query's embedding: over an
-// index without dense windows (built with no model) there is none, and the
+// index without a model there is none, and the
 // fusion model is the linear rule alone, which Fit says on Options.Log.
 func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 	o = o.withDefaults()
@@ -90,7 +91,7 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 	ch.Train["learned"], ch.Start = lin.Score, lin.Start
 	fmt.Fprintf(o.Log, "tune: linear rule from %s: train nDCG@10 %.4f: %s\n", lin.Start, lin.Score, lin.Fusion)
 	rule := lin.Fusion
-	if fs != router.EmbeddingWindows || ss.Dense() {
+	if fs != router.EmbeddingWindows || ss.HasModel() {
 		r, rc, err := FitRouter(ss, lin.Fusion, windows, fs, o.Folds, o.Seed)
 		if err != nil {
 			return nil, err
@@ -98,7 +99,7 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 		ch.Router, rule.Router = rc, r
 		fmt.Fprintf(o.Log, "tune: router (%s) penalty %g (%d-fold cross-validated nDCG@10 %v)\n", fs, rc.Lambda, rc.Folds, rc.CV)
 	} else {
-		fmt.Fprintf(o.Log, "tune: no router: it weighs the windows from the query's embedding, and the index has no dense windows (built with no model): the linear rule alone\n")
+		fmt.Fprintf(o.Log, "tune: no router: it weighs the windows from the query's embedding, and the index has no model: the linear rule alone\n")
 	}
 	for i, s := range ss {
 		trs[i].QueryIDs = slices.Clone(s.IDs)
@@ -116,16 +117,16 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 }
 
 // names returns the names of every channel of l (the linear rule's
-// coefficients), of the dense sliding windows (where it starts: the rules
-// it is measured against fuse those), and of every channel but the full
-// window's (the single baselines, and the channels windows=all fuses, where
-// it starts too).
+// coefficients), of the sliding windows of the model's vectors (where it
+// starts: the rules it is measured against fuse those), and of every
+// channel but the full window's (the single baselines, and the channels
+// windows=all fuses, where it starts too).
 func names(l msrag.Layout) (all, sliding, singles []string) {
 	for _, c := range l {
 		all = append(all, c.Name())
 		if !c.Window.Truncate {
 			singles = append(singles, c.Name())
-			if c.Kind == msrag.Dense {
+			if c.Kind.Needs().Has(channel.ChunkVectors) {
 				sliding = append(sliding, c.Name())
 			}
 		}

@@ -84,7 +84,7 @@ func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
 	}
 	if withRouter {
 		if m.Router == nil {
-			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without dense windows): use its rule alone (learned)")
+			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without a model): use its rule alone (learned)")
 		}
 		f.Router = m.Router
 	}
@@ -256,12 +256,12 @@ func checkChannels(data []byte) error {
 }
 
 // validate checks m's fields against one another: the model's dims (none
-// and no router for an index without dense windows), the windows (each once), the rule over those windows and the router over the
+// and no router for an index without a model), the windows (each once), the rule over those windows and the router over the
 // rule's windows and the model's dims. Errors name the field.
 func (m *FusionModel) validate() error {
 	switch {
 	case m.Model.None() && (m.Model.Dims != 0 || m.Router != nil):
-		// Trained on an index without dense windows: no vectors, no router.
+		// Trained on an index without a model: no vectors, no router.
 		return fmt.Errorf("model.dims: %d, router: %v: a model of kind none has neither: %w", m.Model.Dims, m.Router != nil, ErrBadFusionModel)
 	case !m.Model.None() && (m.Model.Dims <= 0 || m.Model.Dims > maxDims):
 		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)

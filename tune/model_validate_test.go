@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
@@ -28,7 +29,7 @@ func testFusionModel() *FusionModel {
 		r.W[i] = float64(i%5) / 10
 	}
 	return &FusionModel{Format: 1, Model: msrag.ModelInfo{Name: "m", Dims: dims},
-		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}),
+		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}, dense.Kind),
 		Rule:    "rrf", Router: r, Training: []Training{{QueryIDs: []string{"q1"}}}}
 }
 

@@ -33,11 +33,11 @@ type RouterChoice struct {
 // (each set dealt into the folds on its own; a penalty's score is the mean
 // over the sets of their held-out means), and reports the choice. The
 // router is fitted on every query of every set alike. A router of
-// router.EmbeddingWindows over an index without dense windows has no query
-// vectors to read: an error wrapping msrag.ErrNoDense.
+// router.EmbeddingWindows over an index without a model has no query
+// vectors to read: an error wrapping msrag.ErrNoModel.
 func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
-	if fs == router.EmbeddingWindows && !ss.Dense() {
-		return nil, nil, fmt.Errorf("tune: a router of feature set %s weighs the windows from the query's embedding, and an index has no dense windows (built with no model): %w", fs, msrag.ErrNoDense)
+	if fs == router.EmbeddingWindows && !ss.HasModel() {
+		return nil, nil, fmt.Errorf("tune: a router of feature set %s weighs the windows from the query's embedding, and an index has no model: %w", fs, msrag.ErrNoModel)
 	}
 	for _, s := range ss {
 		if len(s.IDs) < 2*folds {

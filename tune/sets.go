@@ -26,7 +26,7 @@ func (ss Sets) Check() error {
 }
 
 // CheckIndices fails unless every index is of the first one's embedding
-// model and channels (the same windows, stride, tail and lexical
+// model and channels (the same windows, stride, tail and kinds'
 // parameters): one rule's coefficients name the channels, and a router
 // reads the same features of each. It reads only the manifests, so that a
 // fit over indices that disagree is refused before any search.
@@ -69,10 +69,10 @@ func (ss Sets) Queries() int {
 	return n
 }
 
-// Dense reports whether every set's index has dense windows.
-func (ss Sets) Dense() bool {
+// HasModel reports whether every set's index has a model.
+func (ss Sets) HasModel() bool {
 	for _, s := range ss {
-		if !s.Index.Dense() {
+		if !s.Index.HasModel() {
 			return false
 		}
 	}

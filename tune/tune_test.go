@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embedders"
@@ -22,14 +24,14 @@ import (
 func tinySet(t *testing.T) (*msrag.Index, *Set) { return tinySetWith(t, nil) }
 
 // tinySetWith is tinySet, the index with lexical windows when lex is set.
-func tinySetWith(t *testing.T, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
+func tinySetWith(t *testing.T, lex *bm25.Config) (*msrag.Index, *Set) {
 	t.Helper()
 	return tinySetOf(t, 160, append(chunk.Sizes(8, 16, 32), chunk.Full), lex)
 }
 
 // tinySetOf builds an index of windows of a test dataset of ndocs
 // documents and searches its train split.
-func tinySetOf(t *testing.T, ndocs int, windows []chunk.Window, lex *msrag.LexicalConfig) (*msrag.Index, *Set) {
+func tinySetOf(t *testing.T, ndocs int, windows []chunk.Window, lex *bm25.Config) (*msrag.Index, *Set) {
 	t.Helper()
 	if _, err := onnx.ResolveModel("all-minilm-l6-v2"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -51,7 +53,7 @@ func tinySetOf(t *testing.T, ndocs int, windows []chunk.Window, lex *msrag.Lexic
 		t.Fatal(err)
 	}
 	defer src.Close()
-	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: windows, Lexical: lex})
+	ix, err := msrag.Build(context.Background(), src, msrag.Config{Embedder: emb, Windows: windows, Channels: withLexical(lex)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +72,10 @@ func TestFitLinearNeverLosesToItsStarts(t *testing.T) {
 	t.Run("dense", func(t *testing.T) { fitNeverLoses(t, nil) })
 	// Lexical channels are coefficients like the dense windows'; the rule
 	// starts from the same rules over every kind.
-	t.Run("lexical", func(t *testing.T) { fitNeverLoses(t, msrag.DefaultLexical()) })
+	t.Run("lexical", func(t *testing.T) { fitNeverLoses(t, defaultLexical()) })
 }
 
-func fitNeverLoses(t *testing.T, lex *msrag.LexicalConfig) {
+func fitNeverLoses(t *testing.T, lex *bm25.Config) {
 	ix, set := tinySetWith(t, lex)
 	all, sliding, hybrid := names(ix.Layout())
 	if lex != nil && (len(all) != 9 || all[8] != "bm25-doc" || len(sliding) != 3) {
@@ -136,8 +138,8 @@ func TestSubsetAndFolds(t *testing.T) {
 // other windows is refused before any search.
 func TestFitSeveralDatasets(t *testing.T) {
 	windows := append(chunk.Sizes(8, 16, 32), chunk.Full)
-	_, a := tinySetOf(t, 160, windows, msrag.DefaultLexical())
-	_, b := tinySetOf(t, 120, windows, msrag.DefaultLexical())
+	_, a := tinySetOf(t, 160, windows, defaultLexical())
+	_, b := tinySetOf(t, 120, windows, defaultLexical())
 	ss := Sets{a, b}
 	m, err := Fit(ss, []Training{{Dataset: "a", Split: "train"}, {Dataset: "b", Split: "train"}}, Options{Folds: 2})
 	if err != nil {
@@ -163,11 +165,27 @@ func TestFitSeveralDatasets(t *testing.T) {
 	if _, _, err := a.Score(routed); err != nil {
 		t.Errorf("the kinds router on a dataset it was fitted on: %v", err)
 	}
-	_, other := tinySetOf(t, 120, append(chunk.Sizes(8, 16), chunk.Full), msrag.DefaultLexical())
+	_, other := tinySetOf(t, 120, append(chunk.Sizes(8, 16), chunk.Full), defaultLexical())
 	if err := (Sets{a, other}).Check(); !errors.Is(err, msrag.ErrIndexMismatch) || !strings.Contains(err.Error(), "one set of windows") {
 		t.Errorf("indices of other windows: %v", err)
 	}
 	if err := CheckFusionModel(other.Index, m); !errors.Is(err, msrag.ErrIndexMismatch) {
 		t.Errorf("a model of windows 8, 16, 32 on an index of 8, 16: %v", err)
 	}
+}
+
+// defaultLexical is bm25.DefaultConfig.
+func defaultLexical() *bm25.Config {
+	c := bm25.DefaultConfig()
+	return &c
+}
+
+// withLexical is the channels of a build with a model: dense, and lexical
+// with lex unless it is nil.
+func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
+	out := []msrag.ChannelConfig{dense.Params{}.Channel()}
+	if lex != nil {
+		out = append(out, lex.Channel())
+	}
+	return out
 }

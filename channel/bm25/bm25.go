@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/msrag/msrag/channel"
@@ -79,12 +80,6 @@ func (c Config) Record() *indexfile.LexicalInfo {
 	return l
 }
 
-// Identity describes the parameters an index's lexical windows were made
-// with, as a manifest records them: "english 2, k1 0.9, b 0.4".
-func Identity(l *indexfile.LexicalInfo) string {
-	return fmt.Sprintf("%s %s, k1 %v, b %v", l.Analyzer.Name, l.Analyzer.Version, l.K1, l.B)
-}
-
 type kind struct{}
 
 func (kind) Name() string   { return Name }
@@ -136,20 +131,120 @@ func (kind) Absent() error {
 
 func (kind) In(m *indexfile.Manifest) bool { return m.Lexical != nil }
 
-// Params is the analyzer and the BM25 parameters.
-func (kind) Params(m *indexfile.Manifest) string { return Identity(m.Lexical) }
+// Settings are the analyzer (name and version) and the BM25 parameters.
+func (kind) Settings(m *indexfile.Manifest) channel.Settings { return settingsOf(m.Lexical) }
 
-// NewBuilder starts a BM25 index per window and one over whole documents.
-func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
+func settingsOf(l *indexfile.LexicalInfo) channel.Settings {
+	return channel.Settings{
+		{Key: "analyzer", Value: l.Analyzer.Name + " " + l.Analyzer.Version},
+		{Key: "k1", Value: fmt.Sprint(l.K1)},
+		{Key: "b", Value: fmt.Sprint(l.B)},
+	}
+}
+
+// Describe is what a build with params records.
+func (kind) Describe(params any) (channel.Settings, error) {
+	c, err := configOf(params)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOf(c.Record()), nil
+}
+
+// configOf returns a build's configuration (nil: DefaultConfig), checked.
+func configOf(params any) (Config, error) {
 	c := DefaultConfig()
-	if cfg.Params != nil {
-		p, ok := cfg.Params.(Config)
+	if params != nil {
+		p, ok := params.(Config)
 		if !ok {
-			return nil, fmt.Errorf("bm25: parameters of type %T, want bm25.Config", cfg.Params)
+			return Config{}, fmt.Errorf("bm25: parameters of type %T, want bm25.Config", params)
 		}
 		c = p
 	}
 	if err := c.Check(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Flags: the analyzer, k1 and b (the command line's --lexical-analyzer,
+// --bm25-k1 and --bm25-b).
+func (kind) Flags() []channel.Flag {
+	return []channel.Flag{
+		{Key: "analyzer", Default: "english", Alias: "lexical-analyzer",
+			Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
+		{Key: "k1", Default: fmt.Sprint(lexical.DefaultBM25.K1), Alias: "bm25-k1", Usage: fmt.Sprintf("BM25 k1 of the lexical windows (0 to %d)", lexical.MaxK1)},
+		{Key: "b", Default: fmt.Sprint(lexical.DefaultBM25.B), Alias: "bm25-b", Usage: "BM25 b of the lexical windows (0 to 1)"},
+	}
+}
+
+// ParseParams reads analyzer, k1 and b, each in range (the bounds of
+// lexical.BM25.Validate, said key by key).
+func (k kind) ParseParams(s channel.Settings) (any, error) {
+	c := DefaultConfig()
+	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+		if key == "analyzer" {
+			a, err := lexical.ParseAnalyzer(v)
+			c.Analyzer = a
+			return err
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("%q: want a number", v)
+		}
+		if key == "k1" {
+			c.BM25.K1 = x
+			if !(x >= 0 && x <= lexical.MaxK1) {
+				return fmt.Errorf("%v: want a number from 0 to %d (Lucene's and bm25s's range in practice; far beyond it every score rounds to 0)", x, lexical.MaxK1)
+			}
+			return nil
+		}
+		c.BM25.B = x
+		if !(x >= 0 && x <= 1) {
+			return fmt.Errorf("%v: want a number from 0 to 1", x)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// CheckManifest checks the lexical section: a file per window with as
+// many rows as the window has vectors, the document file with a row per
+// document, parameters in range.
+func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
+	l := m.Lexical
+	switch {
+	case l.Analyzer.Name == "":
+		return nil, errors.New("lexical.analyzer: no name")
+	case !(l.K1 >= 0) || !(l.B >= 0 && l.B <= 1):
+		return nil, fmt.Errorf("lexical: k1 %v, b %v: want k1 >= 0 and b from 0 to 1", l.K1, l.B)
+	case len(l.Windows) != len(m.Windows):
+		return nil, fmt.Errorf("lexical.windows: %d files for %d windows", len(l.Windows), len(m.Windows))
+	case l.Doc.Rows != m.Docs:
+		return nil, fmt.Errorf("lexical.doc: %d rows for %d documents", l.Doc.Rows, m.Docs)
+	}
+	var files []channel.FileRef
+	for i, f := range l.Windows {
+		field := fmt.Sprintf("lexical.windows[%d]", i)
+		if f.Rows != m.Windows[i].Vectors {
+			return nil, fmt.Errorf("%s: %d rows, the window has %d vectors", field, f.Rows, m.Windows[i].Vectors)
+		}
+		files = append(files, channel.FileRef{Field: field + ".file", Name: f.File})
+	}
+	return append(files, channel.FileRef{Field: "lexical.doc.file", Name: l.Doc.File}), nil
+}
+
+// Default: a build without a model makes lexical windows unless asked for
+// other kinds; one with a model, only when asked.
+func (kind) Default(model bool) bool { return !model }
+
+// Channel is the configuration of a build's lexical windows with c.
+func (c Config) Channel() channel.Config { return channel.Config{Kind: Kind, Params: c} }
+
+// NewBuilder starts a BM25 index per window and one over whole documents.
+func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
+	c, err := configOf(cfg.Params)
+	if err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
 	b := &builder{cfg: c, windows: make([]*lexical.Builder, len(cfg.Windows)), specs: cfg.Windows}

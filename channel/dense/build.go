@@ -79,7 +79,7 @@ func (b *builder) Finish(src *channel.Source) (channel.Shard, error) {
 			return nil, err
 		}
 	}
-	sh := &shard{where: src.Where, windows: b.windows, rows: src.Rows, l2: b.params.Metric == faiss.L2}
+	sh := &shard{where: src.Where, windows: b.windows, rows: src.Rows, l2: b.params.Metric == faiss.L2, params: &b.params}
 	b.windows = nil
 	return sh, nil
 }

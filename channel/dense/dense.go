@@ -31,9 +31,9 @@ const Name = "dense"
 
 func init() { channel.Register(Kind) }
 
-// ErrNone is wrapped by the error for a dense channel (or a query
-// embedding) asked of an index without dense windows.
-var ErrNone = errors.New("no dense windows")
+// ErrNone is wrapped by the error for a dense channel asked of an index
+// without dense windows: an index without a model (channel.ErrNoModel).
+var ErrNone = channel.ErrNoModel
 
 // Params are the settings of a build's dense windows; the zero value is an
 // exact inner-product index ("Flat").
@@ -99,9 +99,113 @@ func (kind) Absent() error {
 // In: every index with a model has dense windows.
 func (kind) In(m *indexfile.Manifest) bool { return !m.Model.None() }
 
-// Params is the metric: shards of other FAISS factories rank together by
-// score, shards of another metric do not.
-func (kind) Params(m *indexfile.Manifest) string { return "metric " + m.Metric }
+// Settings is the metric: shards of other FAISS factories rank together
+// by score, shards of another metric do not, so the factory (which the
+// manifest records too) is left out of the identity.
+func (kind) Settings(m *indexfile.Manifest) channel.Settings {
+	return channel.Settings{{Key: "metric", Value: m.Metric}}
+}
+
+// Describe is the metric a build with params records.
+func (kind) Describe(params any) (channel.Settings, error) {
+	p, err := paramsOf(params)
+	if err != nil {
+		return nil, err
+	}
+	return channel.Settings{{Key: "metric", Value: p.Metric.String()}}, nil
+}
+
+// paramsOf returns a build's parameters, defaults applied.
+func paramsOf(params any) (Params, error) {
+	if params == nil {
+		return Params{}.withDefaults(), nil
+	}
+	p, ok := params.(Params)
+	if !ok {
+		return Params{}, fmt.Errorf("dense: parameters of type %T, want dense.Params", params)
+	}
+	if p.Metric != faiss.InnerProduct && p.Metric != faiss.L2 {
+		return Params{}, fmt.Errorf("dense: %v: want inner product or L2", p.Metric)
+	}
+	return p.withDefaults(), nil
+}
+
+// Flags: the FAISS factory and metric (the command line's --factory and
+// --metric) and the training sample's size.
+func (kind) Flags() []channel.Flag {
+	return []channel.Flag{
+		{Key: "factory", Default: "Flat", Alias: "factory",
+			Usage: "FAISS index factory string (Flat, IVF1024,Flat, IVF4096,PQ48, HNSW32, OPQ16,IVF256,PQ16, SQ8, ...; checked before use, NSG not supported)"},
+		{Key: "metric", Default: "ip", Alias: "metric", Usage: "ip (inner product) or l2"},
+		{Key: "train-size", Default: "65536", Usage: "vectors of each window that train an index that needs training (IVF, PQ)"},
+	}
+}
+
+// ParseParams reads factory, metric and train-size.
+func (k kind) ParseParams(s channel.Settings) (any, error) {
+	p := Params{}.withDefaults()
+	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+		switch key {
+		case "factory":
+			p.Factory = v
+			return faiss.CheckFactory(v, 0)
+		case "metric":
+			m, err := ParseMetric(v)
+			p.Metric = m
+			return err
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%s: want a positive number of vectors", v)
+		}
+		p.TrainSize = n
+		return nil
+	})
+	return p, err
+}
+
+// ParseMetric reads "ip" (inner product) or "l2".
+func ParseMetric(s string) (faiss.Metric, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "ip", "inner_product", "innerproduct":
+		return faiss.InnerProduct, nil
+	case "l2":
+		return faiss.L2, nil
+	}
+	return 0, fmt.Errorf("%s: want ip or l2", s)
+}
+
+// CheckModel fails unless the factory of params makes an index of vectors
+// of dims (channel.ModelChecker).
+func (kind) CheckModel(params any, dims int) error {
+	p, err := paramsOf(params)
+	if err != nil {
+		return err
+	}
+	return faiss.CheckFactory(p.Factory, dims)
+}
+
+// CheckManifest checks the metric and that every window names its FAISS
+// file; the manifest's model has the vectors' dims (checked with it).
+func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
+	if m.Metric != "" {
+		if _, err := ParseMetric(m.Metric); err != nil {
+			return nil, fmt.Errorf("metric %w", err)
+		}
+	}
+	var files []channel.FileRef
+	for i, w := range m.Windows {
+		files = append(files, channel.FileRef{Field: fmt.Sprintf("windows[%d].index_file", i), Name: w.IndexFile})
+	}
+	return files, nil
+}
+
+// Default: a build with a model makes dense windows unless asked for other
+// kinds alone.
+func (kind) Default(model bool) bool { return model }
+
+// Channel is the configuration of a build's dense windows with p.
+func (p Params) Channel() channel.Config { return channel.Config{Kind: Kind, Params: p} }
 
 func (kind) DecodeStats([]byte) (channel.Stats, error) {
 	return nil, errors.New("dense: the kind has no statistics")
@@ -109,16 +213,13 @@ func (kind) DecodeStats([]byte) (channel.Stats, error) {
 
 // NewBuilder makes an empty FAISS index per window.
 func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
-	p, _ := cfg.Params.(Params)
-	if cfg.Params != nil {
-		if _, ok := cfg.Params.(Params); !ok {
-			return nil, fmt.Errorf("dense: parameters of type %T, want dense.Params", cfg.Params)
-		}
+	p, err := paramsOf(cfg.Params)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Dims <= 0 {
 		return nil, fmt.Errorf("dense: a build without a model has no dense windows: %w", ErrNone)
 	}
-	p = p.withDefaults()
 	b := &builder{params: p, windows: make([]*window, len(cfg.Windows))}
 	for i, w := range cfg.Windows {
 		ix, err := faiss.New(cfg.Dims, p.Factory, p.Metric)

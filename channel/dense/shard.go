@@ -18,7 +18,8 @@ type shard struct {
 	where   string
 	windows []*window
 	rows    []channel.RowMap
-	l2      bool // the indices rank by L2 distance: scores are its negatives
+	l2      bool    // the indices rank by L2 distance: scores are its negatives
+	params  *Params // a shard just built: what it was built with
 }
 
 // Open reads every window's FAISS index and checks it against the
@@ -128,8 +129,12 @@ func (sh *shard) search(w *window, q *channel.Queries, qs []int, n int) ([]int32
 }
 
 // Write writes every window's FAISS index and records its file and sha256
-// in the manifest's windows; with no dst, only their names.
+// in the manifest's windows, with the factory and metric it was built
+// with; with no dst, only the files' names.
 func (sh *shard) Write(dst channel.Dest, man *indexfile.Manifest) error {
+	if sh.params != nil {
+		man.Factory, man.Metric = sh.params.Factory, sh.params.Metric.String()
+	}
 	for i, w := range sh.windows {
 		wi := &man.Windows[i]
 		wi.IndexFile = w.spec.Name() + ".faiss"

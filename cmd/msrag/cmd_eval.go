@@ -21,7 +21,7 @@ func init() {
 		Usage: "evaluate every window, fusion rules, the full document and the oracle on a BEIR dataset",
 		Description: "Builds one index of the dataset's corpus (every --windows size plus the full-document\n" +
 			"window, documents embedded whole and truncated as MTEB does), or reuses the one in --index when\n" +
-			"it matches (same model files, windows, embedding, batching, lexical parameters, and the corpus files\n" +
+			"it matches (same model files, windows, embedding, batching, every channel's parameters, and the corpus files\n" +
 			"its manifest records: their sizes, times and sha256). An index eval built is rebuilt when it no longer\n" +
 			"matches; one msrag index built is reused when it matches and replaced only with --rebuild; built\n" +
 			"without --full, it serves every default configuration but full, which is left out, and a --configs\n" +
@@ -47,8 +47,8 @@ func init() {
 			"OUT/MODE/index, or --index for independent and INDEX-late for late), embeds the queries once\n" +
 			"for both, and writes OUT/modes.md and modes.json: every configuration under each embedding,\n" +
 			"with the paired difference, its 95% bootstrap interval and the queries won, tied and lost.\n\n" +
-			"--model none --tokenizer NAME evaluates an index of lexical windows only (msrag index --model none):\n" +
-			"windows, rrf, maxp and oracle are over its lexical channels (bm25-w100, ..., bm25-doc), and full, which\n" +
+			"--model none --tokenizer NAME evaluates an index without a model (msrag index --model none):\n" +
+			"windows, rrf, maxp and oracle are over its channels (those that read texts alone), and full, which\n" +
 			"needs a model, is not among the default configurations (naming it is refused).\n\n" +
 			phaseHelp + " Only the gather writes --out.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
@@ -75,7 +75,7 @@ func init() {
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
 			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
-		}, append(append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(append(corpusFlags(), channelFlagSet()...), embeddingFlags(true)...), phaseFlags()...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: evalAction,
 	})
 }

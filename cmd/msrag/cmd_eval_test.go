@@ -294,7 +294,7 @@ func TestEvalOfIndexBuiltByIndex(t *testing.T) {
 	// refused, naming both ways out, when eval wants lexical windows.
 	dense := filepath.Join(root, "dense")
 	index(dense, "--windows", "16,32", "--full", "--no-lexical")
-	if code, stderr, _ := eval(dense); code == exitOK || !strings.Contains(stderr, "it has no lexical windows: build it without --no-lexical, or evaluate it with --no-lexical") {
+	if code, stderr, _ := eval(dense); code == exitOK || !strings.Contains(stderr, "it has no lexical channels: build it with --channel lexical, or evaluate it without them") {
 		t.Errorf("eval of an index of msrag index --no-lexical: code %d, want it refused:\n%s", code, stderr)
 	}
 	if code, stderr, _ := eval(dense, "--no-lexical"); code != exitOK || !strings.Contains(stderr, "reusing index "+dense+" (built by msrag index") {

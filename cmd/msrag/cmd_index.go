@@ -13,7 +13,6 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/faiss"
 )
 
 func init() {
@@ -30,8 +29,8 @@ func init() {
 			"Arrow record batches, files of a directory, blocks of --block-lines JSONL lines: unit u goes\n" +
 			"to shard u mod n). Search the shards together with msrag search --index DIR1,DIR2,...\n\n" +
 			"--model none --tokenizer NAME (a model name as msrag tokenize --model takes, or a tokenizer.json path)\n" +
-			"builds lexical windows only: the windows cut by that tokenizer's tokens as a model of it would cut\n" +
-			"them, each with its chunk table and BM25 index, plus bm25-doc; no FAISS index, no model run.\n\n" + remoteHelp,
+			"builds the channels that read texts alone: the windows cut by that tokenizer's tokens as a model of\n" +
+			"it would cut them, each with its chunk table and those channels; no model run.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
@@ -39,8 +38,6 @@ func init() {
 			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
 			strideFlag(),
 			shortTailFlag(),
-			&cli.StringFlag{Name: "factory", Value: "Flat", Usage: "FAISS index factory string (Flat, IVF1024,Flat, IVF4096,PQ48, HNSW32, OPQ16,IVF256,PQ16, SQ8, ...; checked before use, NSG not supported)"},
-			&cli.StringFlag{Name: "metric", Value: "ip", Usage: "ip (inner product) or l2"},
 			&cli.StringFlag{Name: "shard", Usage: "i/n: index only shard i of n of the corpus"},
 			&cli.IntFlag{Name: "block-lines", Value: 10000, Usage: "JSONL lines per sharding unit"},
 			&cli.BoolFlag{Name: "dedupe-ids", Usage: "keep the first document of a repeated id instead of failing"},
@@ -48,7 +45,7 @@ func init() {
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-		}, append(append(corpusFlags(), lexicalFlagSet()...), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
+		}, append(append(corpusFlags(), channelFlagSet()...), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
 		Action: indexAction,
 	})
 }
@@ -65,13 +62,6 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
-	metric, err := parseMetric(c.String("metric"))
-	if err != nil {
-		return msrag.Config{}, corpus.Options{}, err
-	}
-	if err := faiss.CheckFactory(c.String("factory"), 0); err != nil {
-		return msrag.Config{}, corpus.Options{}, usagef("index: --factory: %w", err)
-	}
 	if _, err := embedderOptions(c); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
@@ -85,9 +75,6 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	cfg.Out = c.String("out")
 	if c.Bool("full") {
 		cfg.Windows = append(cfg.Windows, chunk.Full)
-	}
-	if cfg.Tokenizer == nil {
-		cfg.Factory, cfg.Metric = c.String("factory"), metric
 	}
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
@@ -112,8 +99,8 @@ func indexAction(c *cli.Context) error {
 			return err
 		}
 		defer emb.Close()
-		if err := faiss.CheckFactory(cfg.Factory, emb.Spec().Dims); err != nil {
-			return usagef("index: --factory: %w (the model's vectors have %d dims)", err, emb.Spec().Dims)
+		if err := checkModelChannels("index", cfg.Channels, emb.Spec().Dims); err != nil {
+			return err
 		}
 		cfg.Embedder = emb
 	}
@@ -138,7 +125,7 @@ func indexAction(c *cli.Context) error {
 	defer ix.Close()
 	st := src.Stats()
 	if cfg.Embedder == nil {
-		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (lexical windows only, cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
+		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (no model, windows cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
 			cfg.Out, cfg.Tokenizer.Name, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
 			windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond))
 		return nil

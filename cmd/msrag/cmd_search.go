@@ -21,7 +21,7 @@ func init() {
 		Name:  "search",
 		Usage: "search an index with a batch of queries and fuse the windows' rankings",
 		Description: "Embeds each batch of queries once, searches every window's index for its top --window-k\n" +
-			"chunks, maps chunks to documents and fuses them with --fusion:\n\n" + fusionHelp + "\n\n" +
+			"chunks, maps chunks to documents and fuses them with --fusion:\n\n" + fusionHelp + kindsFusionHelp() + "\n\n" +
 			"--index takes one index directory, several separated by commas (shards of one corpus), or a\n" +
 			"directory whose subdirectories are shards; shards are searched together and each window's\n" +
 			"lists merged by score before fusion, as one index over the whole corpus would rank.\n\n" +
@@ -29,9 +29,9 @@ func init() {
 			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"window\", \"full\", \"chunk_rank\",\n" +
 			"\"chunk_score\", \"start\", \"end\"}]}]}, ranks from 1, byte spans into the document's title + \" \" +\n" +
 			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
-			"An index built with --model none (lexical windows only) is searched without a model: the queries\n" +
-			"are only analysed, the default rule fuses its lexical channels (rrf is rrf:windows=lexical there)\n" +
-			"and a rule naming a dense window is refused.\n\n" +
+			"An index built with --model none is searched without a model: the queries are only analysed,\n" +
+			"the default rule fuses its channels (rrf:windows=KIND there) and a rule naming a channel that\n" +
+			"searches by vector is refused.\n\n" +
 			phaseHelp + "\n\n" +
 			"An index built with a model behind a server is searched through a server of the same model:\n" +
 			"the one the index recorded, or those of --endpoints; the API key, if any, comes from $" + remote.APIKeyEnv + ".",
@@ -40,7 +40,7 @@ func init() {
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
-			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index with lexical windows, rrf for one without), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
+			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion; " + tune.TransferName + ": the built-in fusion model, as --fusion " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
@@ -54,26 +54,27 @@ func init() {
 }
 
 // fusionHelp describes the fusion rules (msrag.ParseFusion).
-const fusionHelp = "  rrf                  RRF over the dense sliding windows: every chunk adds 1/(rank + c), ranks from 0, c = 1\n" +
-	"  rrf:windows=all      RRF over the dense and the lexical channels\n" +
-	"  rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1   the same, each lexical channel weighing 1.5 and each\n" +
-	"                       kind weighed per query by its best document's RRF score (the default with lexical windows)\n" +
-	"  combsum:norm=zscore,windows=all   z-scored scores summed over both kinds\n" +
+const fusionHelp = "  rrf                  RRF over the group of the index's first kind (its sliding windows): every chunk adds\n" +
+	"                       1/(rank + c), ranks from 0, c = 1\n" +
+	"  rrf:windows=all      RRF over the channels of every kind\n" +
+	"  " + msrag.DefaultHybrid + "   the same, each channel weighing what weights= gives it or its\n" +
+	"                       kind, and each kind weighed per query by its best document's RRF score (the default with several)\n" +
+	"  combsum:norm=zscore,windows=all   z-scored scores summed over every kind\n" +
 	"  combsum:norm=zscore,windows=all,adapt=consensus:1   the same, each channel weighed by its agreement with\n" +
 	"                       the batch's consensus: better when one kind fails, but a query's ranking depends on\n" +
 	"                       the other queries of its --batch\n" +
-	"  rrf:windows=lexical  RRF over the lexical channels (bm25-w100, ..., bm25-doc)\n" +
+	"  rrf:windows=KIND     RRF over the group of one kind (below)\n" +
 	"  rrf:c=60,base=1      classic RRF; cap=3 counts at most 3 chunks of a document per window\n" +
 	"  docrrf               RRF over per-window document lists (each document at its best chunk)\n" +
 	"  combsum:norm=minmax  sum of per-window document scores, normalised (none, minmax, zscore)\n" +
 	"  combmnz:norm=zscore  CombSUM times the number of windows that found the document\n" +
 	"  maxp                 best chunk score over the windows\n" +
 	"  w100 (w=100), full   one window alone; full: documents embedded whole (an index built with --full)\n" +
-	"  bm25-w100, bm25-doc  one lexical channel alone\n" +
-	"  any rule takes windows=100+200 (a subset), windows=dense|lexical|all, weights=100:1/200:0.5\n" +
+	"  CHANNEL              one channel of any kind alone (below)\n" +
+	"  any rule takes windows=100+200 (a subset), windows=KIND|all, weights=100:1/200:0.5\n" +
 	"  and balance=kinds (each kind of channel the same total weight; not maxp)\n" +
 	"  " + tune.TransferName + "             the built-in fusion model msrag tune fitted on the training splits of\n" +
-	"                       several datasets (docs/fusion.md): no labels needed; for indices of its windows"
+	"                       several datasets (docs/fusion.md): no labels needed; for indices of its windows\n"
 
 // searchFlags checks what can be checked before the index is opened.
 func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) {

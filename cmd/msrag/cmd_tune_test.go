@@ -133,7 +133,7 @@ func TestTuneLexicalOnly(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	code, _, stderr := limitedRun(t, time.Minute, "tune", "--dataset", data, "--split", "train", "--index", idx, "--out", model, "--folds", "2")
-	if code != exitOK || !strings.Contains(stderr, "tune: no router: it weighs the windows from the query's embedding, and the index has no dense windows") {
+	if code != exitOK || !strings.Contains(stderr, "tune: no router: it weighs the windows from the query's embedding, and the index has no model") {
 		t.Fatalf("tune of a lexical-only index: code %d, want the linear rule and a line on the router:\n%s", code, stderr)
 	}
 	m, err := tune.ReadFusionModel(model)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
-	"github.com/msrag/msrag/faiss"
 )
 
 // parseInts parses a comma-separated list of positive integers, such as
@@ -75,17 +74,6 @@ func parseShard(s string) (corpus.Shard, error) {
 		return corpus.Shard{}, usagef("--shard %q: want i/n with 0 <= i < n", s)
 	}
 	return corpus.Shard{I: i, N: n}, nil
-}
-
-// parseMetric parses --metric.
-func parseMetric(s string) (faiss.Metric, error) {
-	switch s {
-	case "ip":
-		return faiss.InnerProduct, nil
-	case "l2":
-		return faiss.L2, nil
-	}
-	return 0, usagef("--metric %q: want ip or l2", s)
 }
 
 // corpusFlags name the columns of the corpus.

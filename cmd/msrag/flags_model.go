@@ -162,7 +162,7 @@ func reopenEmbedder(c *cli.Context, eo embed.Options, m msrag.ModelInfo) (msrag.
 // modelFlag is --model.
 func modelFlag() cli.Flag {
 	return &cli.StringFlag{Name: "model", Value: onnx.DefaultModel,
-		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), " + hashembed.Name + " (non-semantic, tests only), or none (lexical windows only, cut by --tokenizer; no model runs)"}
+		Usage: "model name (msrag model list), model directory, KIND:URL[#MODEL] of a model behind a server (openai:http://host:8000/v1#name, tei:http://host:8080), " + hashembed.Name + " (non-semantic, tests only), or none (no model: channels of the texts alone, cut by --tokenizer)"}
 }
 
 // embeddingFlags are the flags of how windows become vectors; eval takes a

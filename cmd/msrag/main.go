@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	_ "github.com/msrag/msrag/channels" // every built-in kind of channel
 	"github.com/msrag/msrag/chunk"
 	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
 	"github.com/msrag/msrag/experiment"

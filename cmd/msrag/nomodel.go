@@ -10,7 +10,7 @@ import (
 	"github.com/msrag/msrag/onnx"
 )
 
-// noModel reports whether --model is none: an index of lexical windows
+// noModel reports whether --model is none: an index of text channels
 // only, cut by --tokenizer, with nothing embedded.
 func noModel(c *cli.Context) bool { return c.String("model") == msrag.NoModel }
 
@@ -27,9 +27,6 @@ func windowTokenizer(c *cli.Context, cmd string) (*msrag.WindowTokenizer, error)
 	name := c.String("tokenizer")
 	if name == "" {
 		return nil, usagef("%s: --model none needs --tokenizer NAME (a model name as msrag tokenize --model takes, or a tokenizer.json path): it cuts the windows", cmd)
-	}
-	if c.IsSet("lexical") && !c.Bool("lexical") || c.Bool("no-lexical") {
-		return nil, usagef("%s: --model none builds lexical windows only: --no-lexical leaves nothing to build", cmd)
 	}
 	for _, f := range noModelFlags {
 		if c.IsSet(f) {

@@ -40,7 +40,7 @@ func TestIndexNoModelCLI(t *testing.T) {
 	ds := noModelCorpus(t, 60)
 	idx := filepath.Join(t.TempDir(), "idx")
 	code, _, errOut := runCLI(t, "", "index", "--corpus", ds, "--out", idx, "--model", "none", "--tokenizer", tok, "--windows", "16,32", "--quiet")
-	if code != exitOK || !strings.Contains(errOut, "lexical windows only") {
+	if code != exitOK || !strings.Contains(errOut, "no model, windows cut by tokenizer") {
 		t.Fatalf("index --model none: code %d: %s", code, errOut)
 	}
 	if m, _ := filepath.Glob(filepath.Join(idx, "*.faiss")); len(m) > 0 {

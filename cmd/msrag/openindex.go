@@ -35,7 +35,7 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if man.Model.None() { // lexical windows only: no model to open, nothing on GPUs
+	if man.Model.None() { // no model to open, nothing on GPUs
 		return msrag.OpenWith(msrag.OpenOptions{SkipVerify: c.Bool("skip-verify")}, dirs...)
 	}
 	gpus, err := faissGPUs(c)

@@ -30,7 +30,7 @@ var phaseNames = map[string]phase{"stats": phaseStats, "scatter": phaseScatter, 
 // phaseHelp describes the phases (search and eval).
 const phaseHelp = "Scatter-gather: over a directory of shards (msrag index --shard i/n), --phase runs one phase of\n" +
 	"the search as its own process, the phases sharing --work: stats (with --shard i/n: shard i's\n" +
-	"BM25 statistics for the queries, and the i-th block of the queries embedded), scatter (with\n" +
+	"corpus statistics for the queries, and the i-th block of the queries embedded), scatter (with\n" +
 	"--shard i/n: shard i alone searched with every shard's statistics, its lists written), gather\n" +
 	"(every shard's lists merged exactly, fused, written as without --phase). Give every phase the\n" +
 	"same command line; scripts/slurm/submit-search.sh submits them as dependent Slurm jobs."

@@ -21,11 +21,10 @@
 // workers before each document, so that a cancelled build stops within one
 // document, one embedder call or one batch handed between stages.
 //
-// A build without an embedder (Config.Tokenizer instead, lexical windows
-// only) cuts the windows with that tokenizer exactly as a build with an
-// embedder whose tokenizer it is would, makes no FAISS index, and has no
-// embed stage: each chunk's row and terms go to its windows' chunk tables
-// and lexical indices.
+// A build without an embedder (Config.Tokenizer instead) cuts the windows
+// with that tokenizer exactly as a build with an embedder whose tokenizer
+// it is would, and has no embed stage: each chunk's row and text go to its
+// windows' chunk tables and to the kinds that read texts.
 //
 // [Builder.Run] hands back a [Result]: the documents in input order, the filled
 // [Window]s and the counters. What the windows become (an index in memory, a

@@ -58,7 +58,7 @@ func (b *Builder) run(ctx context.Context, src corpus.Reader) error {
 		return nil
 	})
 	g.Go(func() error { return closeOnSuccess(toEmbed, b.order(ctx, prepped, slots, toEmbed)) })
-	if b.cfg.Embedder == nil { // lexical windows only: nothing to embed
+	if b.cfg.Embedder == nil { // no model: nothing to embed
 		toAdd = toEmbed
 	} else {
 		g.Go(func() error { return closeOnSuccess(toAdd, b.embed(ctx, toEmbed, toAdd)) })

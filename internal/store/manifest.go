@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/safefile"
 )
@@ -21,21 +22,17 @@ type (
 	WindowInfo = indexfile.WindowInfo
 	LateInfo   = indexfile.LateInfo
 	Input      = indexfile.Input
-	// LexicalInfo and LexicalFile describe the lexical windows.
-	LexicalInfo = indexfile.LexicalInfo
-	LexicalFile = indexfile.LexicalFile
 )
 
 // ManifestName is the manifest's file name inside an index directory.
 const ManifestName = indexfile.ManifestName
 
 // FormatVersion is the on-disk format this code writes for an index with
-// dense windows; versions 1 and 2 are read too (indexfile converts them as
+// a model; versions 1 and 2 are read too (indexfile converts them as
 // they are decoded).
 const FormatVersion = indexfile.FormatVersion
 
-// NoModelFormatVersion is the format of an index without dense windows, the
-// newest read.
+// NoModelFormatVersion is the format of an index without a model.
 const NoModelFormatVersion = indexfile.NoModelFormatVersion
 
 // ErrMismatch is wrapped by errors about an index that does not match its
@@ -92,7 +89,8 @@ const maxDims = 1 << 16
 
 // validate checks every field the index is opened with: counts not negative,
 // sizes positive, file names plain names inside the index directory, each
-// window once. Errors name the field.
+// window once, and each kind's section as the kind checks it. Errors name
+// the field.
 func validate(m *Manifest) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrBadManifest)
@@ -133,18 +131,39 @@ func validate(m *Manifest) error {
 	if (len(m.Channels) > 0) != (m.FormatVersion == indexfile.ChannelsFormatVersion) {
 		return bad("format version %d with %d kinds of channel in channels: want format %d exactly when there are some", m.FormatVersion, len(m.Channels), indexfile.ChannelsFormatVersion)
 	}
-	if m.Lexical != nil {
-		return validateLexical(m, files)
+	return validateKinds(m, files)
+}
+
+// validateKinds checks the section of every kind the manifest records, by
+// the kind, and the files it names; an index records at least one kind.
+func validateKinds(m *Manifest, files map[string]string) error {
+	kinds, err := channel.KindsOf(m)
+	if err != nil {
+		return err
+	}
+	if len(kinds) == 0 {
+		return fmt.Errorf("no channels of a kind this msrag registers (registered: %s): %w", orNone(strings.Join(channel.Names(), ", ")), ErrBadManifest)
+	}
+	for _, k := range kinds {
+		refs, err := k.CheckManifest(m)
+		if err != nil {
+			return fmt.Errorf("%s channels: %w: %w", k.Name(), err, ErrBadManifest)
+		}
+		for _, f := range refs {
+			if err := plainFile(files, f.Field, f.Name); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// validateNoModel checks a manifest of an index without dense windows:
-// format 4, no vectors, no FAISS settings, lexical windows. Its windows
-// have no FAISS file (validateWindow).
+// validateNoModel checks a manifest of an index without a model: format
+// 4 or later, no vectors, no FAISS settings. Its windows have no FAISS
+// file (validateWindow).
 func validateNoModel(m *Manifest) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s (an index without dense windows, model %q): %w", fmt.Sprintf(format, args...), indexfile.NoModel, ErrBadManifest)
+		return fmt.Errorf("%s (an index without a model, model %q): %w", fmt.Sprintf(format, args...), indexfile.NoModel, ErrBadManifest)
 	}
 	switch {
 	case m.FormatVersion < NoModelFormatVersion:
@@ -155,44 +174,14 @@ func validateNoModel(m *Manifest) error {
 		return bad("model.dims %d, model_sha256 %q, factory %q, metric %q, late: want none of them", m.Model.Dims, m.Model.ModelSHA256, m.Factory, m.Metric)
 	case m.Model.TokenizerSHA256 == "":
 		return bad("no model.tokenizer_sha256")
-	case m.Lexical == nil:
-		return bad("no lexical section")
 	}
 	return nil
 }
 
-// validateLexical checks the lexical section: a file per window with as
-// many rows as the window has vectors, the document file with a row per
-// document, parameters in range.
-func validateLexical(m *Manifest, files map[string]string) error {
-	l := m.Lexical
-	switch {
-	case l.Analyzer.Name == "":
-		return fmt.Errorf("lexical.analyzer: no name: %w", ErrBadManifest)
-	case !(l.K1 >= 0) || !(l.B >= 0 && l.B <= 1):
-		return fmt.Errorf("lexical: k1 %v, b %v: want k1 >= 0 and b from 0 to 1: %w", l.K1, l.B, ErrBadManifest)
-	case len(l.Windows) != len(m.Windows):
-		return fmt.Errorf("lexical.windows: %d files for %d windows: %w", len(l.Windows), len(m.Windows), ErrBadManifest)
-	}
-	for i, f := range l.Windows {
-		field := fmt.Sprintf("lexical.windows[%d]", i)
-		if f.Rows != m.Windows[i].Vectors {
-			return fmt.Errorf("%s: %d rows, the window has %d vectors: %w", field, f.Rows, m.Windows[i].Vectors, ErrBadManifest)
-		}
-		if err := plainFile(files, field+".file", f.File); err != nil {
-			return err
-		}
-	}
-	if l.Doc.Rows != m.Docs {
-		return fmt.Errorf("lexical.doc: %d rows for %d documents: %w", l.Doc.Rows, m.Docs, ErrBadManifest)
-	}
-	return plainFile(files, "lexical.doc.file", l.Doc.File)
-}
-
 // validateWindow checks window i of a manifest; files collects the file
-// names seen so far. A window of an index without dense windows (dense
-// false) has no FAISS file.
-func validateWindow(w WindowInfo, files map[string]string, i int, dense bool) error {
+// names seen so far. A window of an index without a model (model false)
+// has no FAISS file; the kind of the model's vectors checks the others'.
+func validateWindow(w WindowInfo, files map[string]string, i int, model bool) error {
 	field := fmt.Sprintf("windows[%d]", i)
 	switch {
 	case w.Size < 0 || w.Size == 0 && !w.Truncate:
@@ -203,13 +192,8 @@ func validateWindow(w WindowInfo, files map[string]string, i int, dense bool) er
 		return fmt.Errorf("%s: vectors %d is negative: %w", field, w.Vectors, ErrBadManifest)
 	case w.Tail != "" && w.Tail != "aligned" && w.Tail != "short":
 		return fmt.Errorf("%s: tail %q, want aligned or short: %w", field, w.Tail, ErrBadManifest)
-	}
-	if !dense {
-		if w.IndexFile != "" || w.IndexSHA256 != "" {
-			return fmt.Errorf("%s: index_file %q in an index without dense windows: %w", field, w.IndexFile, ErrBadManifest)
-		}
-	} else if err := plainFile(files, field+".index_file", w.IndexFile); err != nil {
-		return err
+	case !model && (w.IndexFile != "" || w.IndexSHA256 != ""):
+		return fmt.Errorf("%s: index_file %q in an index without a model: %w", field, w.IndexFile, ErrBadManifest)
 	}
 	return plainFile(files, field+".chunks_file", w.ChunksFile)
 }
@@ -234,4 +218,11 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the manifest: %w", err)
 	}
 	return append(data, '\n'), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

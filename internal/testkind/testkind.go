@@ -1,14 +1,19 @@
 // Package testkind is a small kind of channel for tests: it shows that a
 // kind of channel is one package and one registration, and every command
 // then builds, searches, fuses, evaluates and tunes it, one process or
-// scattered over shards. Programs never import it; tests do.
+// scattered over shards, with its own parameters, statistics and manifest
+// section. Programs never import it; tests do.
 //
-// The kind "overlap" ranks a window's chunks by how many distinct words of
-// the query they hold (words: lower-cased runs of letters and digits).
-// Scores are small integers, so ties are everywhere: at every shard's k-th
-// place too, which is what exact sharded search must get right. Its
-// channels are named "ovl-w100"; it has no whole-document channel and
-// needs no corpus statistics.
+// The kind "overlap" ranks a window's chunks by the distinct words of the
+// query they hold (words: lower-cased runs of letters and digits): each
+// word counts 1, or with weight=rare its rarity, the window's rows over
+// the rows holding it, counted over every shard searched together (the
+// kind's statistics). Rows holding fewer than min of the query's words
+// are no hits. Scores are small numbers, so ties are everywhere: at every
+// shard's k-th place too, which is what exact sharded search must get
+// right. Its channels are named "ovl-w100"; it has no whole-document
+// channel. Its parameters (min, weight) are the command line's
+// --channel overlap:min=2,weight=rare.
 package testkind
 
 import (
@@ -19,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -65,16 +71,59 @@ func (kind) ParseName(s string) (string, bool) {
 }
 
 func (kind) Grouped(chunk.Window) bool { return true }
-func (kind) Needs() channel.Needs      { return channel.QueryTexts }
+func (kind) Needs() channel.Needs      { return channel.QueryTexts | channel.Statistics }
 func (kind) Absent() error {
 	return fmt.Errorf("it was built without overlap channels: %w", ErrNone)
 }
 func (kind) In(m *indexfile.Manifest) bool { _, ok := m.Channels[Name]; return ok }
 
+// Default: the kind is built only when asked for.
+func (kind) Default(bool) bool { return false }
+
+// Params are the kind's build parameters.
+type Params struct {
+	// Min is the fewest query words a row must hold to be a hit; default 1.
+	Min int
+	// Weight is how a word counts: "count" (1, the default) or "rare" (the
+	// rows of the window over the rows holding the word).
+	Weight string
+}
+
+// Weights a word may count by.
+const (
+	Count = "count"
+	Rare  = "rare"
+)
+
+func (p Params) withDefaults() Params {
+	if p.Min == 0 {
+		p.Min = 1
+	}
+	if p.Weight == "" {
+		p.Weight = Count
+	}
+	return p
+}
+
+func (p Params) check() error {
+	switch {
+	case p.Min < 1:
+		return fmt.Errorf("min %d: want 1 or more", p.Min)
+	case p.Weight != Count && p.Weight != Rare:
+		return fmt.Errorf("weight %q: want %s or %s", p.Weight, Count, Rare)
+	}
+	return nil
+}
+
+// Channel is the configuration of a build's overlap channels with p.
+func (p Params) Channel() channel.Config { return channel.Config{Kind: Kind, Params: p} }
+
 // record is what the manifest's channels section holds of the kind.
 type record struct {
-	Words string       `json:"words"`
-	Files []fileRecord `json:"files"`
+	Words  string       `json:"words"`
+	Min    int          `json:"min"`
+	Weight string       `json:"weight"`
+	Files  []fileRecord `json:"files"`
 }
 
 type fileRecord struct {
@@ -87,14 +136,138 @@ type fileRecord struct {
 // searched with this one.
 const wordsVersion = "lower-case letter and digit runs 1"
 
-func (kind) Params(m *indexfile.Manifest) string {
-	var r record
-	json.Unmarshal(m.Channels[Name], &r)
-	return "words " + r.Words
+// params are the parameters the record was built with: a record written
+// before the kind took parameters (neither min nor weight) was built with
+// the defaults.
+func (r record) params() Params {
+	if r.Min == 0 && r.Weight == "" {
+		return Params{}.withDefaults()
+	}
+	return Params{Min: r.Min, Weight: r.Weight}
 }
 
-func (kind) DecodeStats([]byte) (channel.Stats, error) {
-	return nil, errors.New("testkind: the kind has no statistics")
+func (r record) settings() channel.Settings {
+	p := r.params()
+	return channel.Settings{{Key: "words", Value: r.Words}, {Key: "min", Value: strconv.Itoa(p.Min)}, {Key: "weight", Value: p.Weight}}
+}
+
+func (kind) Settings(m *indexfile.Manifest) channel.Settings {
+	var r record
+	json.Unmarshal(m.Channels[Name], &r) // CheckManifest read it when the manifest was
+	return r.settings()
+}
+
+func (kind) Describe(params any) (channel.Settings, error) {
+	p, err := paramsOf(params)
+	if err != nil {
+		return nil, err
+	}
+	return record{Words: wordsVersion, Min: p.Min, Weight: p.Weight}.settings(), nil
+}
+
+func paramsOf(params any) (Params, error) {
+	var p Params
+	if params != nil {
+		var ok bool
+		if p, ok = params.(Params); !ok {
+			return Params{}, fmt.Errorf("testkind: parameters of type %T, want testkind.Params", params)
+		}
+	}
+	p = p.withDefaults()
+	if err := p.check(); err != nil {
+		return Params{}, fmt.Errorf("testkind: %w", err)
+	}
+	return p, nil
+}
+
+func (kind) Flags() []channel.Flag {
+	return []channel.Flag{
+		{Key: "min", Default: "1", Usage: "the fewest query words a hit holds"},
+		{Key: "weight", Default: Count, Usage: "how a word counts: count (1) or rare (the window's rows over the rows holding it)"},
+	}
+}
+
+func (k kind) ParseParams(s channel.Settings) (any, error) {
+	var p Params
+	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+		if key == "weight" {
+			if v != Count && v != Rare {
+				return fmt.Errorf("%q: want %s or %s", v, Count, Rare)
+			}
+			p.Weight = v
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q: want a number from 1", v)
+		}
+		p.Min = n
+		return nil
+	})
+	return p.withDefaults(), err
+}
+
+// CheckManifest checks the kind's section: its words, its parameters, a
+// file per window with the window's rows.
+func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
+	field := "channels." + Name
+	var r record
+	if err := json.Unmarshal(m.Channels[Name], &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	if err := r.params().check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	if r.Words != wordsVersion {
+		return nil, fmt.Errorf("%s: words %q, want %q", field, r.Words, wordsVersion)
+	}
+	if len(r.Files) != len(m.Windows) {
+		return nil, fmt.Errorf("%s: %d files for %d windows", field, len(r.Files), len(m.Windows))
+	}
+	var files []channel.FileRef
+	for i, f := range r.Files {
+		if int64(f.Rows) != m.Windows[i].Vectors {
+			return nil, fmt.Errorf("%s.files[%d]: %d rows, the window has %d", field, i, f.Rows, m.Windows[i].Vectors)
+		}
+		files = append(files, channel.FileRef{Field: fmt.Sprintf("%s.files[%d].file", field, i), Name: f.File})
+	}
+	return files, nil
+}
+
+// stats are, per window, its rows and the rows holding each query word
+// (of every query of the batch).
+type stats []windowStats
+
+type windowStats struct {
+	Rows int            `json:"rows"`
+	DF   map[string]int `json:"df"`
+}
+
+func (s stats) Add(o channel.Stats) error {
+	os, ok := o.(stats)
+	if !ok || len(os) != len(s) {
+		return fmt.Errorf("testkind: adding statistics of %d windows to %d", len(os), len(s))
+	}
+	for i := range s {
+		s[i].Rows += os[i].Rows
+		for w, n := range os[i].DF {
+			s[i].DF[w] += n
+		}
+	}
+	return nil
+}
+
+func (kind) DecodeStats(data []byte) (channel.Stats, error) {
+	var s stats
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("testkind: statistics: %w", err)
+	}
+	for i := range s {
+		if s[i].DF == nil {
+			s[i].DF = map[string]int{}
+		}
+	}
+	return s, nil
 }
 
 // Words returns the distinct words of text, sorted.
@@ -105,15 +278,17 @@ func Words(text string) []string {
 }
 
 func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
-	if cfg.Params != nil {
-		return nil, fmt.Errorf("testkind: the kind takes no parameters, given %v", cfg.Params)
+	p, err := paramsOf(cfg.Params)
+	if err != nil {
+		return nil, err
 	}
-	return &builder{specs: cfg.Windows, rows: make([][][]string, len(cfg.Windows))}, nil
+	return &builder{params: p, specs: cfg.Windows, rows: make([][][]string, len(cfg.Windows))}, nil
 }
 
 type builder struct {
-	specs []chunk.Window
-	rows  [][][]string // per window, per row: its words
+	params Params
+	specs  []chunk.Window
+	rows   [][][]string // per window, per row: its words
 }
 
 type preparer struct{}
@@ -128,28 +303,65 @@ func (b *builder) Add(w int, prep any, _ []float32) error {
 }
 func (*builder) AddDoc(any) error { return nil }
 func (b *builder) Finish(src *channel.Source) (channel.Shard, error) {
-	return &shard{specs: b.specs, rows: b.rows, maps: src.Rows}, nil
+	return &shard{params: b.params, specs: b.specs, rows: b.rows, maps: src.Rows}, nil
 }
 func (b *builder) Close() error { return nil }
 
 type shard struct {
-	specs []chunk.Window
-	rows  [][][]string
-	maps  []channel.RowMap
+	params Params
+	specs  []chunk.Window
+	rows   [][][]string
+	maps   []channel.RowMap
 }
 
-func (*shard) Stats(*channel.Queries) (channel.Stats, error) { return nil, nil }
+// Stats counts, per window, the rows and the rows holding each word of
+// the queries.
+func (sh *shard) Stats(q *channel.Queries) (channel.Stats, error) {
+	var words []string
+	for _, t := range q.Texts {
+		words = append(words, Words(t)...)
+	}
+	out := make(stats, len(sh.rows))
+	for wi, rows := range sh.rows {
+		out[wi] = windowStats{Rows: len(rows), DF: map[string]int{}}
+		for _, w := range words {
+			if _, done := out[wi].DF[w]; done {
+				continue
+			}
+			n := 0
+			for _, r := range rows {
+				if _, ok := slices.BinarySearch(r, w); ok {
+					n++
+				}
+			}
+			out[wi].DF[w] = n
+		}
+	}
+	return out, nil
+}
 
-// Search scores every row of every window by the query words it holds.
-func (sh *shard) Search(ctx context.Context, q *channel.Queries, _ channel.Stats, k int) ([]channel.Hits, error) {
+// Search scores every row of every window by the query words it holds,
+// weighed by st (nil: this shard's own statistics).
+func (sh *shard) Search(ctx context.Context, q *channel.Queries, st channel.Stats, k int) ([]channel.Hits, error) {
+	if st == nil {
+		var err error
+		if st, err = sh.Stats(q); err != nil {
+			return nil, err
+		}
+	}
+	all, ok := st.(stats)
+	if !ok || len(all) != len(sh.rows) {
+		return nil, fmt.Errorf("testkind: statistics of %T for %d windows", st, len(sh.rows))
+	}
 	words := make([][]string, q.Len())
 	for i, t := range q.Texts {
 		words[i] = Words(t)
 	}
 	out := make([]channel.Hits, len(sh.rows))
 	for wi, rows := range sh.rows {
+		weigh := sh.weigher(all[wi])
 		h, err := channel.Top(ctx, q.Len(), k, sh.maps[wi], func(qs []int, n int) ([]int32, []float32, error) {
-			return search(rows, words, qs, n)
+			return search(rows, words, qs, n, sh.params.Min, weigh)
 		})
 		if err != nil {
 			return nil, err
@@ -159,19 +371,32 @@ func (sh *shard) Search(ctx context.Context, q *channel.Queries, _ channel.Stats
 	return out, nil
 }
 
+// weigher returns how a word counts by the kind's weight.
+func (sh *shard) weigher(st windowStats) func(string) float32 {
+	if sh.params.Weight != Rare {
+		return func(string) float32 { return 1 }
+	}
+	return func(w string) float32 { return float32(st.Rows) / float32(max(st.DF[w], 1)) }
+}
+
 // search scores every row for the queries qs and returns each one's n best,
 // ties in row order descending (any order is an engine's right).
-func search(rows [][]string, words [][]string, qs []int, n int) ([]int32, []float32, error) {
+func search(rows [][]string, words [][]string, qs []int, n, min int, weigh func(string) float32) ([]int32, []float32, error) {
 	outR, outS := make([]int32, 0, len(qs)*n), make([]float32, 0, len(qs)*n)
 	order := make([]int32, len(rows))
 	score := make([]float32, len(rows))
 	for _, q := range qs {
 		for r, rw := range rows {
 			order[r], score[r] = int32(r), 0
+			held := 0
 			for _, w := range words[q] {
 				if _, ok := slices.BinarySearch(rw, w); ok {
-					score[r]++
+					score[r] += weigh(w)
+					held++
 				}
+			}
+			if held < min {
+				score[r] = 0
 			}
 		}
 		slices.SortFunc(order, func(a, b int32) int {
@@ -198,7 +423,7 @@ func fileName(w chunk.Window) string { return w.Name() + ".ovl" }
 
 // Write writes a file per window, a JSON line of words per row.
 func (sh *shard) Write(dst channel.Dest, man *indexfile.Manifest) error {
-	rec := record{Words: wordsVersion}
+	rec := record{Words: wordsVersion, Min: sh.params.Min, Weight: sh.params.Weight}
 	for wi, rows := range sh.rows {
 		f := fileRecord{File: fileName(sh.specs[wi]), Rows: len(rows)}
 		if dst != nil {
@@ -241,7 +466,7 @@ func (kind) Open(src *channel.Source) (channel.Shard, error) {
 	if rec.Words != wordsVersion || len(rec.Files) != len(src.Windows) {
 		return nil, fmt.Errorf("channels.%s: words %q and %d files for %d windows: %w", Name, rec.Words, len(rec.Files), len(src.Windows), indexfile.ErrMismatch)
 	}
-	sh := &shard{specs: src.Windows, maps: src.Rows}
+	sh := &shard{params: rec.params(), specs: src.Windows, maps: src.Rows}
 	for wi, f := range rec.Files {
 		if f.Rows != src.Rows[wi].Len() {
 			return nil, fmt.Errorf("%s: %d rows, the window has %d: %w", f.File, f.Rows, src.Rows[wi].Len(), indexfile.ErrMismatch)

@@ -1,0 +1,3 @@
+package store
+
+import _ "github.com/msrag/msrag/channels" // the kinds the manifests of these tests record
