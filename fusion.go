@@ -326,6 +326,43 @@ func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
 // channels of its one kind otherwise.
 func (ix *Index) DefaultFusion() Fusion { return DefaultFusionOf(ix.layout) }
 
+// SearchOptions says how to search. The zero value searches every window for
+// its top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10
+// documents.
+type SearchOptions struct {
+	// K is the number of documents returned per query; default 10.
+	K int
+	// WindowK is the number of chunks each window's index returns; default 100.
+	WindowK int
+	// Fusion is the rule that turns the windows' chunk lists into documents.
+	Fusion Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// chunk holds (channel.Explainer) searches its terms again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
+}
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.WindowK <= 0 {
+		o.WindowK = 100
+	}
+	return o
+}
+
+// Clamp returns opts with its defaults filled in, K at most the number of
+// documents and WindowK at most MaxWindowK, so that what a search allocates
+// follows the index, not the numbers asked for.
+func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
+	opts = opts.withDefaults()
+	opts.K = min(opts.K, max(ix.NumDocs(), 1))
+	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
+	return opts
+}
+
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
 	opts = ix.Clamp(opts)
