@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
 )
 
@@ -120,6 +121,31 @@ func (ch *ChunkHits) Subset(idx []int) *ChunkHits {
 		}
 	}
 	return sub
+}
+
+// Hit is one document in a query's fused ranking.
+type Hit struct {
+	DocID    string
+	Doc      int     // document index in the index
+	Score    float64 // fused score
+	Rank     int     // from 1
+	Evidence []Evidence
+}
+
+// Evidence is a chunk that voted for a document.
+type Evidence struct {
+	// Channel is the channel that ranked the chunk: its kind and window
+	// (a whole-document channel has the zero window, and spans the
+	// document from 0 to the end of its last token).
+	Channel    Channel
+	Window     chunk.Window // the window the chunk came from (Channel.Window)
+	ChunkRank  int          // the chunk's rank in that window's list, from 1
+	ChunkScore float32      // its similarity (inner product; minus the distance for L2)
+	Start, End int64        // its byte span in the document's text (title + " " + text)
+	// Terms are, for a chunk of a kind that explains its hits
+	// (channel.Explainer), the query's terms it holds, in the query's
+	// order; nil for another kind's.
+	Terms []string
 }
 
 // evidenceRef is an evidence chunk of a query's hits: hit and ev place it

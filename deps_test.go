@@ -28,6 +28,7 @@ var pureImports = map[string][]string{
 		"google.golang.org/grpc", "google.golang.org/protobuf", "google.golang.org/genproto/googleapis/rpc"},
 	"tokenizer": {"github.com/msrag/msrag", "golang.org/x/text", "golang.org/x/sync", "github.com/rivo/uniseg"},
 	"fuse":      {"github.com/msrag/msrag"},
+	"fusion":    {"github.com/msrag/msrag"},
 	// indexfile is the on-disk schema: plain data and the standard library.
 	"indexfile": {"github.com/msrag/msrag"},
 	"eval":      {"github.com/msrag/msrag"},
@@ -53,7 +54,7 @@ var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/internal/cache":    true,
 	"github.com/msrag/msrag/fuse":              true,
 	"github.com/msrag/msrag/chunk":             true,
-	// fuse's Fusion names the channels it fuses (channel's Layout, whose
+	// fusion's Fusion names the channels it fuses (channel's Layout, whose
 	// windows indexfile records) and holds a router.
 	"github.com/msrag/msrag/channel":   true,
 	"github.com/msrag/msrag/indexfile": true,
@@ -119,8 +120,30 @@ func TestPurePackagesDoNotNeedCgo(t *testing.T) {
 
 // leaves are the packages below the core: they may import one another and
 // internal helpers, never the core, the CLI or what is built on the core.
-var leaves = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "embed", "late", "remote", "hub", "router", "faiss", "onnx", "lexical",
+var leaves = []string{"chunk", "tokenizer", "fuse", "fusion", "eval", "corpus", "embed", "late", "remote", "hub", "router", "faiss", "onnx", "lexical",
 	"indexfile", "embedders", "internal/hashembed", "internal/build", "channel", "channels", "internal/testkind"}
+
+// groundFloor are the packages that import no other package of this module:
+// fuse's rules and kernels work on hit lists alone (package fusion joins
+// them to channels and routers), and the others are as plain.
+var groundFloor = []string{"chunk", "tokenizer", "fuse", "eval", "corpus", "router", "faiss"}
+
+// TestGroundFloor checks that the ground floor imports nothing of this
+// module, so that no package below another imports it back.
+func TestGroundFloor(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	const mod = "github.com/msrag/msrag"
+	for _, p := range groundFloor {
+		own := mod + "/" + p
+		for _, dep := range goListDeps(t, "./"+p) {
+			if (dep == mod || strings.HasPrefix(dep, mod+"/")) && dep != own && !strings.HasPrefix(dep, own+"/") {
+				t.Errorf("%s depends on %s", p, dep)
+			}
+		}
+	}
+}
 
 // aboveCore are the packages built on the core; the core imports none of them.
 var aboveCore = []string{"cmd/msrag", "experiment", "report", "output", "tune", "suite", "scatter"}

@@ -7,17 +7,18 @@ import (
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/router"
 )
 
 // Fusion says how the index's channels become one document ranking per
-// query (fuse.Fusion: a rule, the channels it fuses with their weights or
+// query (fusion.Fusion: a rule, the channels it fuses with their weights or
 // coefficients, an optional router); ParseFusion reads its text form.
-type Fusion = fuse.Fusion
+type Fusion = fusion.Fusion
 
-// ParseFusion reads a fusion rule (fuse.ParseFusion: "rrf",
+// ParseFusion reads a fusion rule (fusion.Parse: "rrf",
 // "combsum:norm=zscore,windows=all", "w100", a channel of any kind, ...).
-func ParseFusion(s string) (Fusion, error) { return fuse.ParseFusion(s) }
+func ParseFusion(s string) (Fusion, error) { return fusion.Parse(s) }
 
 // Single returns the fusion that ranks by one window alone.
 func Single(window string) Fusion {
@@ -160,7 +161,7 @@ func windowWeights(a fuse.Adapt, hits []fuse.Hits) ([]float64, error) {
 // kindWeights weighs each kind of channel fused per query by a feature of
 // its lists; each window gets its kind's weight.
 func kindWeights(a fuse.Adapt, hits []fuse.Hits, l Layout, sel []int) ([]float64, error) {
-	kind, nk := fuse.KindNumbers(l, sel)
+	kind, nk := fusion.KindNumbers(l, sel)
 	feats, err := fuse.KindFeatures(hits, kind, nk)
 	if err != nil {
 		return nil, err
@@ -215,7 +216,7 @@ func routerWeights(r *router.Model, ch *ChunkHits, sel []int) ([]float64, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := fuse.CheckRouter(r, ch.Dims, ch.Layout, sel); err != nil {
+	if err := fusion.CheckRouter(r, ch.Dims, ch.Layout, sel); err != nil {
 		return nil, err
 	}
 	return r.Weights(x)
@@ -239,7 +240,7 @@ func RouterInputs(fs router.FeatureSet, ch *ChunkHits, sel []int) ([]float64, er
 		}
 		return router.Inputs(ch.Queries, ch.Dims, feats, len(hits), fuse.NumFeatures)
 	case router.Kinds:
-		kind, nk := fuse.KindNumbers(ch.Layout, sel)
+		kind, nk := fusion.KindNumbers(ch.Layout, sel)
 		kf, err := fuse.KindFeatures(hits, kind, nk)
 		if err != nil {
 			return nil, err
@@ -296,7 +297,7 @@ func CheckServes(f Fusion, l Layout, m ModelInfo, where string, searchable func(
 		if f.Router.Set() == router.EmbeddingWindows && m.None() {
 			return fmt.Errorf("msrag: fusion %s: its router weighs channels by the query vectors, and index %s has no model to embed them with: %w", f, where, ErrNoModel)
 		}
-		if err := fuse.CheckRouter(f.Router, m.Dims, l, sel); err != nil {
+		if err := fusion.CheckRouter(f.Router, m.Dims, l, sel); err != nil {
 			return fmt.Errorf("msrag: fusion %s: %w", f, err)
 		}
 	}
@@ -324,6 +325,43 @@ func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
 // DefaultHybrid when it has channels of several kinds, RRF over the
 // channels of its one kind otherwise.
 func (ix *Index) DefaultFusion() Fusion { return DefaultFusionOf(ix.layout) }
+
+// SearchOptions says how to search. The zero value searches every window for
+// its top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10
+// documents.
+type SearchOptions struct {
+	// K is the number of documents returned per query; default 10.
+	K int
+	// WindowK is the number of chunks each window's index returns; default 100.
+	WindowK int
+	// Fusion is the rule that turns the windows' chunk lists into documents.
+	Fusion Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// chunk holds (channel.Explainer) searches its terms again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
+}
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.WindowK <= 0 {
+		o.WindowK = 100
+	}
+	return o
+}
+
+// Clamp returns opts with its defaults filled in, K at most the number of
+// documents and WindowK at most MaxWindowK, so that what a search allocates
+// follows the index, not the numbers asked for.
+func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
+	opts = opts.withDefaults()
+	opts.K = min(opts.K, max(ix.NumDocs(), 1))
+	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
+	return opts
+}
 
 // Fuse turns per-window chunk hits into document rankings with opts.Fusion.
 func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {

@@ -18,10 +18,9 @@
 //     CombSUM and CombMNZ, the coefficients of the learned linear rule,
 //     per-window and per-query window weights, and how many goroutines
 //     share the batch.
-//   - [Fusion] is a rule as a search names it: a [Rule], the channels of an
-//     index's layout it fuses ([Fusion.Select]), their weights or linear
-//     coefficients, and an optional learned router; [ParseFusion] reads its
-//     one text form, which [Fusion.String] writes back.
+//   - [Rule] is a method with its own parameters and their text form;
+//     package fusion binds a rule to the channels of an index's layout,
+//     their weights and an optional learned router.
 //   - [Features] computes label-free query features of every window's list
 //     (top score, gap, entropy, agreement with the other windows), and
 //     [AdaptiveWeights] turns one of them into per-query window weights.

@@ -1,4 +1,12 @@
-package fuse
+// Package fusion says how a search fuses an index's channels: a rule of
+// package fuse, the channels of a layout it fuses, their weights or linear
+// coefficients, and an optional learned router. [Parse] reads its one text
+// form, which [Fusion.String] writes back; [Fusion.Select] finds its
+// channels in a layout, and [CheckRouter] checks a router against them.
+// Package fuse's rules and kernels know nothing of channels or routers:
+// this package joins them to package channel's layouts and package router's
+// models.
+package fusion
 
 import (
 	"cmp"
@@ -9,21 +17,22 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/fuse"
 	"github.com/msrag/msrag/router"
 )
 
 // Fusion says how the index's channels become one document ranking per
-// query: a rule (Rule: the method and its own parameters), the channels
+// query: a rule (fuse.Rule: the method and its own parameters), the channels
 // it fuses with their weights or coefficients, and an optional
 // router. The zero value is RRF (c = 1, ranks from 0, every chunk voting)
-// over every sliding window. ParseFusion reads the one text form, which
+// over every sliding window. Parse reads the one text form, which
 // String writes back.
 type Fusion struct {
 	// Rule is the method and its parameters: MethodRRF,
 	// MethodDocRRF, MethodCombSUM, MethodCombMNZ, MethodLinear or
-	// MethodMaxP. MaxP over one window is that window alone, its chunks
+	// MethodMaxP (package fuse). MaxP over one window is that window alone, its chunks
 	// collapsed to documents by their best.
-	Rule
+	fuse.Rule
 	// Windows names the channels fused (each as its kind names it:
 	// "w100", "full"), or is one group: a kind's name, its channels that
 	// its group fuses (channel.Kind.Grouped), or "all" (every kind's);
@@ -40,7 +49,7 @@ type Fusion struct {
 	// with MaxP.
 	Balance bool
 	// Score, Rank and Votes are the coefficients of MethodLinear per window
-	// name (Options.Linear): of the z-scored document score, of
+	// name (fuse.Options.Linear): of the z-scored document score, of
 	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
 	Score, Rank, Votes map[string]float64
 	// Router, when set, weighs windows per query by a learned model of the
@@ -51,14 +60,14 @@ type Fusion struct {
 
 // single reports whether f is one window alone.
 func (f Fusion) single() bool {
-	return f.Method == MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
+	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
 }
 
-// ParseFusion reads a fusion rule:
+// Parse reads a fusion rule:
 //
 //	rrf | docrrf | combsum | combmnz | maxp    a rule over every sliding window
 //	RULE:PARAM=VALUE,...                       with parameters: the rule's
-//	                                           own (Rule: c, base, cap,
+//	                                           own (fuse.Rule: c, base, cap,
 //	                                           norm, adapt) and the channels':
 //	    windows=100+200  the channels fused ("full" names the full window;
 //	                     another kind's channels by its names for them)
@@ -70,10 +79,10 @@ func (f Fusion) single() bool {
 //	                                           the learned linear rule's coefficients
 //	w100 | w=100 | full | CHANNEL               one channel alone
 //	rrf=100+200 | maxp=100+200                 the same as windows=100+200
-func ParseFusion(s string) (Fusion, error) {
+func Parse(s string) (Fusion, error) {
 	text := strings.ToLower(strings.TrimSpace(s))
 	if w, ok := singleWindow(text); ok {
-		return Fusion{Rule: Rule{Method: MethodMaxP}, Windows: []string{w}}, nil
+		return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{w}}, nil
 	}
 	name, params, _ := strings.Cut(text, ":")
 	if rule, list, ok := strings.Cut(name, "="); ok && params == "" {
@@ -81,11 +90,11 @@ func ParseFusion(s string) (Fusion, error) {
 	}
 	var f Fusion
 	var err error
-	if f.Method, err = ParseMethod(name); err != nil {
+	if f.Method, err = fuse.ParseMethod(name); err != nil {
 		if strings.HasSuffix(name, "+router") {
 			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
 		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(MethodNames(), ", "))
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {
@@ -148,7 +157,7 @@ func (f *Fusion) set(p string) error {
 		}
 	}
 	if !known {
-		return fmt.Errorf("unknown parameter %q (want %s, %s)", key, strings.Join(RuleParams, ", "), strings.Join(channelParams, ", "))
+		return fmt.Errorf("unknown parameter %q (want %s, %s)", key, strings.Join(fuse.RuleParams, ", "), strings.Join(channelParams, ", "))
 	}
 	if err != nil {
 		return fmt.Errorf("parameter %s=%q: %w", key, val, err)
@@ -223,11 +232,11 @@ func (f Fusion) validate() error {
 	switch {
 	case (len(f.Weights) > 0 || f.Balance || f.Router != nil) && !f.Method.TakesWeights():
 		return fmt.Errorf("%s takes no weights", f.Method)
-	case f.Method != MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
+	case f.Method != fuse.MethodLinear && len(f.Score)+len(f.Rank)+len(f.Votes) > 0:
 		return fmt.Errorf("score, rank and votes are coefficients of linear, not %s", f.Method)
 	}
 	for w, v := range f.Weights {
-		if !ValidWeight(v) {
+		if !fuse.ValidWeight(v) {
 			return fmt.Errorf("window %s: weight %v must be finite and not negative", w, v)
 		}
 	}
@@ -340,7 +349,7 @@ func (f Fusion) Kinds(layout channel.Layout) ([]channel.Kind, error) {
 	return out, nil
 }
 
-// String returns the fusion in the form ParseFusion reads, parameters in a
+// String returns the fusion in the form Parse reads, parameters in a
 // fixed order and only where they differ from the defaults.
 func (f Fusion) String() string {
 	if f.single() {
@@ -421,12 +430,12 @@ func CheckRouter(r *router.Model, dims int, l channel.Layout, sel []int) error {
 	}
 	if r.Set() == router.Kinds {
 		_, nk := KindNumbers(l, sel)
-		if want := nk*NumKindFeatures + len(sel); r.Inputs != want {
-			return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d channels)", router.ErrShape, r.Inputs, want, nk, NumKindFeatures, len(sel))
+		if want := nk*fuse.NumKindFeatures + len(sel); r.Inputs != want {
+			return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d channels)", router.ErrShape, r.Inputs, want, nk, fuse.NumKindFeatures, len(sel))
 		}
 		return nil
 	}
-	return r.CheckInputs(dims, NumFeatures)
+	return r.CheckInputs(dims, fuse.NumFeatures)
 }
 
 // KindNumbers numbers the kinds of the selected channels from 0, in the order
