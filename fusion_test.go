@@ -91,6 +91,13 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:weights=all:2", "is not a window"},
 		{"linear:score=lexical:1", "is not a window"},
 		{"rrf:weights=lexical:1/lexical:2", "window lexical given twice"},
+		{"rrf:windows=all,weights=lexical:-1", "must be finite and not negative"},
+		{"rrf:windows=all,weights=lexical:NaN", "is not a finite number"},
+		{"rrf:windows=all,weights=lexical:+Inf", "is not a finite number"},
+		{"rrf:windows=all,weights=lexical:", "is not a finite number"},
+		{"rrf:windows=all,weights=lexical", "want WINDOW:VALUE"},
+		{"rrf:windows=all,weights=bogus:2", "is not a window"},
+		{"maxp:windows=all,weights=lexical:2", "maxp takes no weights"},
 	} {
 		_, err := ParseFusion(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
