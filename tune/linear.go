@@ -14,19 +14,25 @@ const Passes = 3
 // Linear is a fitted linear rule and its training score.
 type Linear struct {
 	Fusion msrag.Fusion
-	Score  float64 // mean nDCG@10 on the sets it was fitted on (Sets.Score)
+	Score  float64 // the objective on the sets it was fitted on (mean nDCG@10 at loss aversion 0)
 	Start  string  // the starting rule it was fitted from
 }
 
 // FitLinear fits the linear rule's coefficients over windows (names) by
-// coordinate ascent on mean nDCG@10 of ss (Sets.Score), once from each rule it generalises
+// coordinate ascent on mean nDCG@10 of ss, each query's loss against the
+// index's default fusion counted 1+aversion times (aversion 0: Sets.Score),
+// once from each rule it generalises
 // (CombSUM-z: every score coefficient 1; RRF: every votes coefficient 1;
 // DocRRF: every rank coefficient 1), keeping the best: over the sliding
 // windows, or, where the index has channels of several kinds, over hybrid
 // (the channels windows=all fuses: every kind's but the full window's).
 // Each pass tries every value of Grid for every coefficient in turn and
 // keeps a change only when it raises the score.
-func FitLinear(ss Sets, windows, sliding, hybrid []string) (*Linear, error) {
+func FitLinear(ss Sets, aversion float64, windows, sliding, hybrid []string) (*Linear, error) {
+	obj, err := newObjective(ss, aversion)
+	if err != nil {
+		return nil, err
+	}
 	var best *Linear
 	for _, st := range linearStarts(sliding, hybrid) {
 		theta := make([]float64, fuse.NumLinear*len(windows))
@@ -35,7 +41,7 @@ func FitLinear(ss Sets, windows, sliding, hybrid []string) (*Linear, error) {
 				theta[fuse.NumLinear*w+st.coef] = 1
 			}
 		}
-		l, err := ascend(ss, windows, theta)
+		l, err := ascend(obj, windows, theta)
 		if err != nil {
 			return nil, err
 		}
@@ -65,8 +71,8 @@ func linearStarts(sliding, hybrid []string) []linearStart {
 }
 
 // ascend runs coordinate ascent from theta.
-func ascend(ss Sets, windows []string, theta []float64) (*Linear, error) {
-	_, score, err := ss.Score(linearFusion(windows, theta))
+func ascend(obj *objective, windows []string, theta []float64) (*Linear, error) {
+	score, err := obj.score(linearFusion(windows, theta))
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +85,7 @@ func ascend(ss Sets, windows []string, theta []float64) (*Linear, error) {
 					continue
 				}
 				theta[i] = v
-				_, sc, err := ss.Score(linearFusion(windows, theta))
+				sc, err := obj.score(linearFusion(windows, theta))
 				if err != nil {
 					return nil, err
 				}

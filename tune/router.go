@@ -18,9 +18,10 @@ const TargetTemperature = 0.1
 // RouterChoice records how the router's penalty was chosen.
 type RouterChoice struct {
 	Folds int `json:"folds"`
-	// CV maps a penalty ("1e-3", ...) to the mean nDCG@10 of the rule
-	// weighted by routers fitted on the other folds, over the held-out
-	// folds; "none" is the rule alone on the same folds.
+	// CV maps a penalty ("1e-3", ...) to the fit's objective (mean
+	// nDCG@10 at loss aversion 0) of the rule weighted by routers fitted on
+	// the other folds, over the held-out folds; "none" is the rule alone on
+	// the same folds.
 	CV     map[string]float64 `json:"cv"`
 	Lambda float64            `json:"lambda"`
 	// BeatsNone says whether the chosen router did better than none in
@@ -35,7 +36,7 @@ type RouterChoice struct {
 // router is fitted on every query of every set alike. A router of
 // router.EmbeddingWindows over an index without a model has no query
 // vectors to read: an error wrapping msrag.ErrNoModel.
-func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
+func FitRouter(ss Sets, aversion float64, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
 	if fs == router.EmbeddingWindows && !ss.HasModel() {
 		return nil, nil, fmt.Errorf("tune: a router of feature set %s weighs the windows from the query's embedding, and an index has no model: %w", fs, msrag.ErrNoModel)
 	}
@@ -43,6 +44,10 @@ func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSe
 		if len(s.IDs) < 2*folds {
 			return nil, nil, fmt.Errorf("tune: %d training queries are too few for %d-fold cross-validation (at least %d)", len(s.IDs), folds, 2*folds)
 		}
+	}
+	obj, err := newObjective(ss, aversion)
+	if err != nil {
+		return nil, nil, err
 	}
 	x, y, err := routerData(ss, windows, fs)
 	if err != nil {
@@ -54,7 +59,7 @@ func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSe
 		fold[i] = assignFolds(len(s.IDs), folds, seed)
 	}
 	ch := &RouterChoice{Folds: folds, CV: map[string]float64{}}
-	none, err := cvScore(ss, rule, fold, folds, nil)
+	none, err := cvScore(obj, rule, fold, folds, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,7 +69,7 @@ func FitRouter(ss Sets, rule msrag.Fusion, windows []string, fs router.FeatureSe
 		fit := func(train []int) (*router.Model, error) {
 			return fitRouter(rows(x, train, inputs), inputs, rows(y, train, len(windows)), windows, lam, fs)
 		}
-		sc, err := cvScore(ss, rule, fold, folds, fit)
+		sc, err := cvScore(obj, rule, fold, folds, fit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -113,11 +118,11 @@ func routerData(ss Sets, windows []string, fs router.FeatureSet) (x, y []float64
 	return x, y, nil
 }
 
-// cvScore is the mean over the sets of their mean nDCG@10 over held-out
-// folds of rule weighted by a router fitted on the other folds of every set
-// (fit nil: the rule alone). fold[i][q] is query q of set i's fold; fit
+// cvScore is the objective over held-out folds of rule weighted by a
+// router fitted on the other folds of every set (fit nil: the rule alone). fold[i][q] is query q of set i's fold; fit
 // takes rows numbered over all sets, set after set.
-func cvScore(ss Sets, rule msrag.Fusion, fold [][]int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
+func cvScore(obj *objective, rule msrag.Fusion, fold [][]int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
+	ss := obj.ss
 	totals := make([]float64, len(ss))
 	for f := range folds {
 		var train []int
@@ -149,8 +154,8 @@ func cvScore(ss Sets, rule msrag.Fusion, fold [][]int, folds int, fit func([]int
 			if err != nil {
 				return 0, err
 			}
-			for _, v := range per {
-				totals[i] += v
+			for j, v := range per {
+				totals[i] += obj.value(i, test[i][j], v)
 			}
 		}
 	}

@@ -81,7 +81,7 @@ func fitNeverLoses(t *testing.T, lex *bm25.Config) {
 	if lex != nil && (len(all) != 9 || all[8] != "bm25-doc" || len(sliding) != 3) {
 		t.Fatalf("channels %v, starts over %v", all, sliding)
 	}
-	lin, err := FitLinear(Sets{set}, all, sliding, hybrid)
+	lin, err := FitLinear(Sets{set}, 0, all, sliding, hybrid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,4 +188,59 @@ func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
 		out = append(out, lex.Channel())
 	}
 	return out
+}
+
+// TestLossAversion: at loss aversion a, a query counts its nDCG@10 less a
+// times what it loses against the index's default fusion (computed here
+// from the two rules' per-query scores), the fit scores at least each of
+// its starts by that count, and a fit that weighs losses heavily loses no
+// more against the default than one that does not, in total, on its
+// training queries.
+func TestLossAversion(t *testing.T) {
+	ix, set := tinySetWith(t, defaultLexical())
+	all, sliding, hybrid := names(ix.Layout())
+	base, _, err := set.Score(msrag.DefaultFusionOf(ix.Layout()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := func(f msrag.Fusion, a float64) (score, lost float64) {
+		per, _, err := set.Score(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, v := range per {
+			score += v
+			if d := base[q] - v; d > 0 {
+				score -= a * d
+				lost += d
+			}
+		}
+		return score / float64(len(per)), lost
+	}
+	const a = 4
+	averse, err := FitLinear(Sets{set}, a, all, sliding, hybrid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := FitLinear(Sets{set}, 0, all, sliding, hybrid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, lostAverse := counted(averse.Fusion, a)
+	if math.Abs(got-averse.Score) > 1e-12 {
+		t.Errorf("fit's score %v, counted %v", averse.Score, got)
+	}
+	for _, s := range []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"} {
+		f, _ := msrag.ParseFusion(s)
+		if sc, _ := counted(f, a); averse.Score < sc-1e-12 {
+			t.Errorf("fitted at loss aversion %d: %v, below its start %s's %v", a, averse.Score, s, sc)
+		}
+	}
+	_, lostPlain := counted(plain.Fusion, 0)
+	if lostAverse > lostPlain+1e-12 {
+		t.Errorf("fitted at loss aversion %d it loses %v nDCG@10 against the default over the queries, %v at 0", a, lostAverse, lostPlain)
+	}
+	if _, err := FitLinear(Sets{set}, -1, all, sliding, hybrid); err == nil || !strings.Contains(err.Error(), "loss aversion -1") {
+		t.Errorf("loss aversion -1: %v", err)
+	}
 }

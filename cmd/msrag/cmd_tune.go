@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,7 @@ func init() {
 			&cli.StringSliceFlag{Name: "index", Required: true, Usage: "index of the dataset's corpus (repeatable, one per --dataset, in the same order)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "fusion model file to write"},
 			&cli.StringFlag{Name: "router", Usage: "what the router reads: embedding or kinds (default: embedding for one dataset, kinds for several)"},
+			&cli.Float64Flag{Name: "loss-aversion", Value: tune.DefaultLossAversion, Usage: "a training query's loss of nDCG@10 against the index's default fusion counts 1+this times (0: maximise mean nDCG@10)"},
 			&cli.IntFlag{Name: "folds", Value: 5, Usage: "cross-validation folds for the router's penalty"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns per query"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
@@ -60,6 +62,9 @@ func tuneAction(c *cli.Context) error {
 	}
 	if c.Int("folds") < 2 || c.Int("window-k") < 1 || c.Int("batch") < 1 {
 		return usagef("tune: --folds must be at least 2, --window-k and --batch at least 1")
+	}
+	if a := c.Float64("loss-aversion"); !(a >= 0) || math.IsInf(a, 1) {
+		return usagef("tune: --loss-aversion %g: want a finite number, 0 or more", a)
 	}
 	datasets, indices := c.StringSlice("dataset"), c.StringSlice("index")
 	if len(datasets) != len(indices) {
@@ -94,7 +99,7 @@ func tuneAction(c *cli.Context) error {
 		ss = append(ss, set)
 		trs = append(trs, tune.Training{Dataset: filepath.Base(filepath.Clean(d)), Split: c.String("split")})
 	}
-	o := tune.Options{Folds: c.Int("folds"), Features: fs}
+	o := tune.Options{Folds: c.Int("folds"), Features: fs, LossAversion: c.Float64("loss-aversion")}
 	if !c.Bool("quiet") {
 		o.Log = c.App.ErrWriter
 	}

@@ -44,6 +44,8 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"embed", "--batch-tokens", "-5"}, "--batch-tokens -5: must not be negative", "msrag embed --help"},
 		{[]string{"tune", "--dataset", "d", "--index", "i"}, "--out is required", "msrag tune --help"},
 		{[]string{"tune", "--dataset", "d", "--index", "i", "--out", out, "--folds", "1"}, "--folds must be at least 2", "msrag tune --help"},
+		{[]string{"tune", "--dataset", "d", "--index", "i", "--out", out, "--loss-aversion", "-1"}, "--loss-aversion -1: want a finite number, 0 or more", "msrag tune --help"},
+		{[]string{"tune", "--dataset", "d", "--index", "i", "--out", out, "--loss-aversion", "NaN"}, "--loss-aversion NaN: want a finite number, 0 or more", "msrag tune --help"},
 		{[]string{"tune", "--dataset", "d", "--index", "i", "--out", ""}, "tune: --out is empty", "msrag tune --help"},
 		{[]string{"embed", "--out", ""}, "embed: --out is empty", "msrag embed --help"},
 		{[]string{"tokenize", "--bogus"}, "--bogus: no such flag", "msrag tokenize --help"},
