@@ -162,7 +162,7 @@ func windowWeights(a fuse.Adapt, hits []fuse.Hits) ([]float64, error) {
 // its lists; each window gets its kind's weight.
 func kindWeights(a fuse.Adapt, hits []fuse.Hits, l Layout, sel []int) ([]float64, error) {
 	kind, nk := fusion.KindNumbers(l, sel)
-	feats, err := fuse.KindFeatures(hits, kind, nk)
+	feats, err := fuse.KindFeatures(hits, kind, nk, a.Feature)
 	if err != nil {
 		return nil, err
 	}

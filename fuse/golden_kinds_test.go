@@ -1,6 +1,7 @@
 package fuse_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/msrag/msrag/fuse"
@@ -63,6 +64,22 @@ func TestKindFeaturesMatchReference(t *testing.T) {
 					}
 				}
 			}
+			// One feature alone: the reference's value, every other 0.
+			for only := range fuse.NumKindFeatures {
+				one, err := fuse.KindFeatures(g.hits(c.Windows...), c.Kind, c.NK, only)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range one {
+					want, f := 0.0, i%fuse.NumKindFeatures
+					if f == only {
+						want = c.Features[i/fuse.NumKindFeatures/c.NK][i/fuse.NumKindFeatures%c.NK][f]
+					}
+					if !closeTo(v, want) {
+						t.Fatalf("%s alone: value %d (%s) %.17g, want %.17g", fuse.KindFeatureName(only), i, fuse.KindFeatureName(f), v, want)
+					}
+				}
+			}
 			for _, w := range c.Weights {
 				kw, err := fuse.KindWeights(got, c.NK, w.Feature, w.T)
 				if err != nil {
@@ -110,6 +127,11 @@ func TestKindFeaturesRejectShapes(t *testing.T) {
 	}{{[]int{0}, 1}, {[]int{0, 2}, 2}, {[]int{0, 0}, 2}, {[]int{0, -1}, 2}, {[]int{0, 0}, 0}} {
 		if _, err := fuse.KindFeatures(ws, c.kind, c.nk); err == nil {
 			t.Errorf("kinds %v of %d: no error", c.kind, c.nk)
+		}
+	}
+	for _, only := range []int{-1, fuse.NumKindFeatures} {
+		if _, err := fuse.KindFeatures(ws, []int{0, 1}, 2, only); !errors.Is(err, fuse.ErrOptions) {
+			t.Errorf("kind feature %d alone: %v", only, err)
 		}
 	}
 	if _, err := fuse.KindWeights(make([]float64, 7), 2, 0, 1); err == nil {

@@ -66,8 +66,11 @@ type kindLists struct {
 // a batch: nq*nk*NumKindFeatures values, row-major by query, then kind.
 // kind[w] is window w's kind, from 0 to nk-1; every kind has a window. A
 // kind with no hits for a query has every feature 0. Sums run in document
-// order.
-func KindFeatures(windows []Hits, kind []int, nk int) ([]float64, error) {
+// order. Given only (KindTop, ...), it computes those features and leaves
+// the others 0, reading only what they need: a rule weighing kinds by
+// kind-top or kind-peak needs no window's own top documents and no
+// comparison between kinds.
+func KindFeatures(windows []Hits, kind []int, nk int, only ...int) ([]float64, error) {
 	nq, err := checkWindows(windows, math.MaxInt32)
 	if err != nil {
 		return nil, err
@@ -75,16 +78,36 @@ func KindFeatures(windows []Hits, kind []int, nk int) ([]float64, error) {
 	if err := checkKinds(kind, len(windows), nk); err != nil {
 		return nil, err
 	}
+	want, err := wanted(only)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, nq*nk*NumKindFeatures)
 	var kl kindLists
 	for q := range nq {
-		kl.fill(windows, kind, nk, q)
+		kl.fill(windows, kind, nk, q, want[KindAgree])
 		for k := range nk {
 			f := out[(q*nk+k)*NumKindFeatures : (q*nk+k+1)*NumKindFeatures]
-			kl.features(f, k, windows, kind)
+			kl.features(f, k, kind, want)
 		}
 	}
 	return out, nil
+}
+
+// wanted marks the features of only (all of them when it is empty).
+func wanted(only []int) (want [NumKindFeatures]bool, err error) {
+	for _, f := range only {
+		if f < 0 || f >= NumKindFeatures {
+			return want, fmt.Errorf("%w: unknown kind feature %d", ErrOptions, f)
+		}
+		want[f] = true
+	}
+	if len(only) == 0 {
+		for f := range want {
+			want[f] = true
+		}
+	}
+	return want, nil
 }
 
 // checkKinds fails unless kind gives each of nw windows one of nk kinds,
@@ -106,8 +129,9 @@ func checkKinds(kind []int, nw, nk int) error {
 	return nil
 }
 
-// fill makes query q's lists of every kind.
-func (kl *kindLists) fill(windows []Hits, kind []int, nk, q int) {
+// fill makes query q's lists of every kind, and its windows' top
+// documents where tops is set.
+func (kl *kindLists) fill(windows []Hits, kind []int, nk, q int, tops bool) {
 	if len(kl.acc) != nk {
 		*kl = kindLists{docs: make([][]int32, nk), scores: make([][]float64, nk), tops: make([][][]int32, nk),
 			acc: make([]map[int32]float64, nk), order: make([][]int32, nk)}
@@ -133,8 +157,10 @@ func (kl *kindLists) fill(windows []Hits, kind []int, nk, q int) {
 			kl.acc[k][d] += 1 / float64(rank+1)
 			rank++
 		}
-		top, _ := topDocs(h, q, nil, nil)
-		kl.tops[k] = append(kl.tops[k], top)
+		if tops {
+			top, _ := topDocs(h, q, nil, nil)
+			kl.tops[k] = append(kl.tops[k], top)
+		}
 	}
 	for k := range nk {
 		kl.docs[k], kl.scores[k] = firstByScore(kl.order[k], kl.acc[k], KindDepth, kl.docs[k][:0], kl.scores[k][:0])
@@ -164,8 +190,8 @@ func firstByScore(ds []int32, acc map[int32]float64, n int, docs []int32, scores
 	return docs, scores
 }
 
-// features writes kind k's features into f.
-func (kl *kindLists) features(f []float64, k int, windows []Hits, kind []int) {
+// features writes kind k's features that want marks into f.
+func (kl *kindLists) features(f []float64, k int, kind []int, want [NumKindFeatures]bool) {
 	s := kl.scores[k]
 	if len(s) == 0 {
 		return
@@ -181,8 +207,17 @@ func (kl *kindLists) features(f []float64, k int, windows []Hits, kind []int) {
 	if len(top) > 1 {
 		f[KindPeak] = (top[0] - top[len(top)-1]) / top[0]
 	}
-	f[KindAgree] = pairAgreement(kl.tops[k])
-	f[KindOverlap], f[KindCorrelation] = kl.crossKind(k)
+	if want[KindAgree] {
+		f[KindAgree] = pairAgreement(kl.tops[k])
+	}
+	if want[KindOverlap] || want[KindCorrelation] {
+		f[KindOverlap], f[KindCorrelation] = kl.crossKind(k)
+	}
+	for i, w := range want {
+		if !w {
+			f[i] = 0
+		}
+	}
 }
 
 // pairAgreement is the mean over pairs of tops of the share of the first's
