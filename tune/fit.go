@@ -22,8 +22,7 @@ type Options struct {
 	Features router.FeatureSet
 	// LossAversion counts a training query's loss of nDCG@10 against the
 	// index's default fusion 1+LossAversion times in what the fit
-	// maximises (FitLinear); 0 maximises mean nDCG@10.
-	// DefaultLossAversion is msrag tune's.
+	// maximises (FitLinear); 0, the default, maximises mean nDCG@10.
 	LossAversion float64
 	// Log receives a line per step; nil discards them.
 	Log io.Writer

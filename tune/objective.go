@@ -7,10 +7,6 @@ import (
 	"github.com/msrag/msrag"
 )
 
-// DefaultLossAversion is msrag tune's loss aversion: a query's loss of
-// nDCG@10 against the index's default fusion counts twice its gain.
-const DefaultLossAversion = 1
-
 // objective is what a fit maximises on ss: the mean over the sets of each
 // set's mean over its queries of
 //

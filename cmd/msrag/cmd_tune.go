@@ -40,7 +40,7 @@ func init() {
 			&cli.StringSliceFlag{Name: "index", Required: true, Usage: "index of the dataset's corpus (repeatable, one per --dataset, in the same order)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "fusion model file to write"},
 			&cli.StringFlag{Name: "router", Usage: "what the router reads: embedding or kinds (default: embedding for one dataset, kinds for several)"},
-			&cli.Float64Flag{Name: "loss-aversion", Value: tune.DefaultLossAversion, Usage: "a training query's loss of nDCG@10 against the index's default fusion counts 1+this times (0: maximise mean nDCG@10)"},
+			&cli.Float64Flag{Name: "loss-aversion", Usage: "count a training query's loss of nDCG@10 against the index's default fusion 1+this times (0: maximise mean nDCG@10)"},
 			&cli.IntFlag{Name: "folds", Value: 5, Usage: "cross-validation folds for the router's penalty"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns per query"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
