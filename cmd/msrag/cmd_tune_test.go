@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,7 +209,7 @@ func TestTuneSeveralDatasets(t *testing.T) {
 		}
 	}
 	if code, _, stderr := runCLI(t, "", "tune", "--dataset", tiny, "--index", index["tiny"], "--dataset", other, "--index", index["other"],
-		"--out", model, "--folds", "2", "--quiet"); code != exitOK {
+		"--out", model, "--folds", "2", "--loss-aversion", "0.5", "--quiet"); code != exitOK {
 		t.Fatalf("tune of two datasets: exit %d: %s", code, stderr)
 	}
 	m, err := tune.ReadFusionModel(model)
@@ -217,6 +218,10 @@ func TestTuneSeveralDatasets(t *testing.T) {
 	}
 	if len(m.Training) != 2 || m.Training[1].Dataset != "other" || m.Router == nil || !m.Transfers() {
 		t.Fatalf("model trained on %+v, router %+v", m.Training, m.Router)
+	}
+	var ch tune.Choice
+	if err := json.Unmarshal(m.Choice, &ch); err != nil || ch.LossAversion != 0.5 {
+		t.Errorf("the fit records loss aversion %v (%v), want --loss-aversion's 0.5", ch.LossAversion, err)
 	}
 	out := filepath.Join(dir, "dev")
 	if code, _, stderr := runCLI(t, "", "eval", "--dataset", tiny, "--split", "dev", "--model", "hash-test-embedder", "--windows", "16,32",
