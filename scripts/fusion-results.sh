@@ -20,7 +20,9 @@
 #   python3 scripts/fusion-summary.py RULE LABEL=$OUT ...  # docs/results.md's tables
 #
 # LOSS_AVERSION=A fits the models with msrag tune --loss-aversion A (0 by
-# default). Rerunning skips what is there. Every step is a plain msrag command.
+# default; give it its own OUT, since what is there is skipped, and link the
+# training runs into it to reuse them). Rerunning skips what is there. Every
+# step is a plain msrag command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:-all-minilm-l6-v2-int8}
