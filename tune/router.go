@@ -64,8 +64,8 @@ func FitRouter(ss Sets, aversion float64, rule msrag.Fusion, windows []string, f
 		return nil, nil, err
 	}
 	ch.CV["none"] = none
-	best := -1.0
-	for _, lam := range Lambdas {
+	var best float64
+	for i, lam := range Lambdas {
 		fit := func(train []int) (*router.Model, error) {
 			return fitRouter(rows(x, train, inputs), inputs, rows(y, train, len(windows)), windows, lam, fs)
 		}
@@ -74,7 +74,7 @@ func FitRouter(ss Sets, aversion float64, rule msrag.Fusion, windows []string, f
 			return nil, nil, err
 		}
 		ch.CV[fmt.Sprintf("%g", lam)] = sc
-		if sc > best {
+		if i == 0 || sc > best { // scores below -1 where losses weigh much
 			best, ch.Lambda = sc, lam
 		}
 	}

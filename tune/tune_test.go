@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,6 +240,15 @@ func TestLossAversion(t *testing.T) {
 	_, lostPlain := counted(plain.Fusion, 0)
 	if lostAverse > lostPlain+1e-12 {
 		t.Errorf("fitted at loss aversion %d it loses %v nDCG@10 against the default over the queries, %v at 0", a, lostAverse, lostPlain)
+	}
+	// Where losses weigh so much that every cross-validated score is far
+	// below -1, the router's penalty is still one of Lambdas.
+	_, rc, err := FitRouter(Sets{set}, 1e6, averse.Fusion, all, router.EmbeddingWindows, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(Lambdas, rc.Lambda) || rc.CV["none"] > -1 {
+		t.Errorf("at loss aversion 1e6 the router's penalty is %v (cross-validated %v), want one of %v", rc.Lambda, rc.CV, Lambdas)
 	}
 	if _, err := FitLinear(Sets{set}, -1, all, sliding, hybrid); err == nil || !strings.Contains(err.Error(), "loss aversion -1") {
 		t.Errorf("loss aversion -1: %v", err)
