@@ -58,7 +58,7 @@ func compareAction(c *cli.Context) error {
 		return usageError{err}
 	}
 	if p := c.String("json"); p != "" {
-		err := writeOutput(p, nil, func(w io.Writer) error {
+		err := writeOutput(c, p, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(m)
