@@ -1,15 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
@@ -71,7 +75,8 @@ func init() {
 			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
 			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files and scoring rules, one of the pinned mteb's (a name in another case is respelled; default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.BoolFlag{Name: "force-mteb-task", Usage: "take --mteb-task when it is another task than the dataset directory's, of other modalities than text, or of no MTEB task (then letters, digits and . _ - only)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
 			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
@@ -104,13 +109,19 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if noModel(c) && !c.IsSet("configs") {
 		configText = experiment.NoModelConfigs
 	}
+	copts, err := corpusOptions(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, err
+	}
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
-		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: corpusOptions(c),
-		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision"),
+		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
+		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), ForceTask: c.Bool("force-mteb-task"), Revision: c.String("mteb-revision"),
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
-	var err error
+	if err := evalTask(c, &spec.MTEB, spec.Dataset); err != nil {
+		return spec, err
+	}
 	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
@@ -123,15 +134,35 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
-	if !noModel(c) {
-		if spec.GPUs, err = faissGPUs(c); err != nil {
-			return spec, err
-		}
-	}
 	if err := evalPhase(c, &spec); err != nil {
 		return spec, err
 	}
+	if p, _ := phaseFlag(c, "eval"); !noModel(c) && (p.phase == phaseNone || p.phase == phaseScatter) {
+		if spec.GPUs, err = faissGPUs(c); err != nil { // the phases that search FAISS
+			return spec, err
+		}
+	}
 	return spec, learnedFlags(c, &spec)
+}
+
+// evalTask checks --mteb-task (experiment.CheckTask) before any work and
+// puts it into o in mteb's spelling, saying so when it respelled it.
+func evalTask(c *cli.Context, o *experiment.MTEBOptions, dataset string) error {
+	if c.Bool("force-mteb-task") && o.Task == "" {
+		return usagef("eval: --force-mteb-task forces the task --mteb-task names, and none is given")
+	}
+	task, respelled, err := experiment.CheckTask(o.Task, dataset, o.ForceTask)
+	if errors.Is(err, experiment.ErrTask) {
+		return usagef("eval: --mteb-task: %w (--force-mteb-task takes it all the same)", err)
+	}
+	if err != nil {
+		return usagef("eval: --mteb-task: %w", err)
+	}
+	if respelled && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "eval: --mteb-task %s is %s in mteb's spelling: its result files and scoring rules are %s's\n", o.Task, task, task)
+	}
+	o.Task = task
+	return nil
 }
 
 // boolIfSet is the value of the boolean flag name when it was given, nil
@@ -157,6 +188,11 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 		return usagef("eval: --phase evaluates the index of --index as it is: no --embedding late, no --rebuild")
 	}
 	if err := t.checkShardCount(c, "eval", shardDirs(spec.Build.Out)); err != nil {
+		return err
+	}
+	embeds := !noModel(c) && embed.Devices(embed.Origin{}, c.String("model")) &&
+		slices.ContainsFunc(spec.Layout().Kinds(), func(k msrag.ChannelKind) bool { return k.Needs().Has(channel.QueryVectors) })
+	if err := phaseDevice(c, "eval", t, embeds); err != nil {
 		return err
 	}
 	spec.Work, spec.Shard = t.work, t.shard
@@ -212,6 +248,9 @@ func evalAction(c *cli.Context) error {
 			return err
 		}
 		defer spec.Build.Embedder.Close()
+		if err := checkModelChannels("eval", spec.Build.Channels, spec.Build.Embedder.Spec().Dims); err != nil {
+			return err
+		}
 	}
 	var bar *progressBar
 	if !c.Bool("quiet") {
