@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -91,8 +92,12 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "eval"); err != nil {
+	out, err := outFlag(c, "eval")
+	if err != nil {
 		return experiment.Spec{}, nil, err
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() { // found before the index is built
+		return experiment.Spec{}, nil, usagef("eval: --out %s exists and is not a directory: eval writes a directory of results", out)
 	}
 	build, modes, err := buildFlags(c, "eval", true)
 	if err != nil {

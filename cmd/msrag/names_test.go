@@ -42,6 +42,12 @@ func TestEvalTaskNames(t *testing.T) {
 		{"images", eval("--mteb-task", "ABOI2VRetrieval"), exitUsage, "msrag evaluates text", "-"},
 		{"force alone", eval("--force-mteb-task"), exitUsage, "--force-mteb-task forces the task --mteb-task names, and none is given", "-"},
 	})
+	notDir := filepath.Join(dir, "file")
+	os.WriteFile(notDir, []byte("mine\n"), 0o644)
+	runHostile(t, work, []hostileCase{{"--out a file", append(eval(), "--out", notDir), exitUsage, "--out " + notDir + " exists and is not a directory", "-"}})
+	if _, err := os.Stat(idx); err == nil {
+		t.Errorf("%s was built before the refusals", idx)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "escaped-task.json")); err == nil {
 		t.Error("escaped-task.json was written outside --out")
 	}
