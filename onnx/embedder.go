@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -617,29 +618,43 @@ func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc, orde
 }
 
 // pool writes into dst the pooling of one sequence's token vectors (seqLen rows
-// of len(dst)) under its attention mask.
+// of len(dst)) under its attention mask, as sentence-transformers' Pooling
+// module computes it for a sequence padded on the right.
 func pool(dst, tokens []float32, mask []int64, p Pooling) {
 	dims := len(dst)
-	if p == PoolCLS {
+	n := 0 // tokens under the mask, which come first
+	for n < len(mask) && mask[n] != 0 {
+		n++
+	}
+	switch p {
+	case PoolCLS:
 		copy(dst, tokens[:dims])
+		return
+	case PoolLastToken:
+		copy(dst, tokens[max(n-1, 0)*dims:max(n, 1)*dims])
+		return
+	case PoolMax:
+		copy(dst, tokens[:dims])
+		for j := 1; j < n; j++ {
+			for k, v := range tokens[j*dims : (j+1)*dims] {
+				dst[k] = max(dst[k], v)
+			}
+		}
 		return
 	}
 	clear(dst)
-	var count float32
-	for j, m := range mask {
-		if m == 0 {
-			continue
-		}
-		count++
-		row := tokens[j*dims : (j+1)*dims]
-		for k, v := range row {
+	for j := range n {
+		for k, v := range tokens[j*dims : (j+1)*dims] {
 			dst[k] += v
 		}
 	}
-	if count == 0 {
+	if n == 0 {
 		return
 	}
-	inv := 1 / count
+	inv := 1 / float32(n)
+	if p == PoolMeanSqrtLen {
+		inv = float32(1 / math.Sqrt(float64(n)))
+	}
 	for k := range dst {
 		dst[k] *= inv
 	}
