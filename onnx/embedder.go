@@ -76,6 +76,19 @@ type Options struct {
 	// Offline keeps OpenModel (msrag.OpenEmbedder) from fetching a built-in model on its
 	// first use (EnsureModel); Open itself never fetches.
 	Offline bool
+	// Prompts, when set, are the prefixes instead of msrag-model.json's:
+	// an MTEB run takes those mteb's model metadata gives the model for the
+	// task. The embedder's origin records them, so that reopening it for an
+	// index embeds queries with the same ones.
+	Prompts *Prompts
+}
+
+// Prompts are the query and passage prefixes of a run, and where they came
+// from.
+type Prompts struct {
+	Query   string `json:"query"`
+	Passage string `json:"passage"`
+	Source  string `json:"source"`
 }
 
 // Embedder turns texts or token ids into embeddings with an ONNX model; it is
@@ -100,7 +113,8 @@ type Embedder struct {
 	sessions []*session
 	inputs   []string // input names, in the order of the tensors passed to Run
 	pooling  Pooling
-	hidden   int // size of the output's last dimension
+	prompts  *Prompts // Options.Prompts, nil for msrag-model.json's prefixes
+	hidden   int      // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
 	cleanup  runtime.Cleanup // closes the sessions of an Embedder dropped without Close
@@ -118,7 +132,10 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{info: info, dir: modelDir, budget: opts.TokenBudget, maxBatch: opts.MaxBatch, pooling: info.Pooling}
+	if p := opts.Prompts; p != nil {
+		info.QueryPrefix, info.PassagePrefix = p.Query, p.Passage
+	}
+	e := &Embedder{info: info, dir: modelDir, budget: opts.TokenBudget, maxBatch: opts.MaxBatch, pooling: info.Pooling, prompts: opts.Prompts}
 	if e.budget <= 0 {
 		e.budget = DefaultTokenBudget
 	}
