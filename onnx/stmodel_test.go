@@ -348,3 +348,31 @@ func writeFile(tb testing.TB, path string, body []byte) {
 		tb.Fatal(err)
 	}
 }
+
+// TestPromptsOption checks that prompts given (an MTEB run's) replace the
+// model's prefixes, that the origin records them, and that reopening the
+// origin, as a search of the index does, embeds with them again.
+func TestPromptsOption(t *testing.T) {
+	dir := fetchedModel(t, "all-minilm-l6-v2")
+	p := &Prompts{Query: "query: ", Passage: "passage: ", Source: "test"}
+	e, err := Open(dir, Options{Prompts: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if s := e.Spec(); s.QueryPrefix != p.Query || s.PassagePrefix != p.Passage {
+		t.Fatalf("prefixes %q %q", s.QueryPrefix, s.PassagePrefix)
+	}
+	or := e.Origin()
+	if !strings.Contains(or.Params, `"prompts"`) {
+		t.Fatalf("origin %s records no prompts", or.Params)
+	}
+	again, err := reopenKind(context.Background(), or, embed.Options{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if s := again.Spec(); s.QueryPrefix != p.Query || s.PassagePrefix != p.Passage {
+		t.Fatalf("reopened with prefixes %q %q", s.QueryPrefix, s.PassagePrefix)
+	}
+}
