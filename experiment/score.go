@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -17,6 +18,7 @@ import (
 // single channels of layout, the channels the evaluation fuses.
 func score(spec Spec, layout msrag.Layout, res *Result) error {
 	var singles []single
+	files := map[string]bool{}
 	for _, c := range spec.Configs {
 		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}
 		if c.Kind == KindOracle {
@@ -28,7 +30,7 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), filepath.Join("runs", c.fileName()), r
+		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), runFile(c, files), r
 		res.Report.Configs = append(res.Report.Configs, rc)
 		if c.Kind == KindWindow {
 			singles = append(singles, single{name: c.Name, kind: layout[layout.Index(c.Name)].Kind, results: r})
@@ -43,6 +45,19 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 		}
 	}
 	return pair(res.Report)
+}
+
+// runFile is the run file of c, runs/NAME.trec (Config.fileName), with
+// -2, -3, ... before .trec when another configuration's name is written the
+// same; taken records the names given.
+func runFile(c Config, taken map[string]bool) string {
+	name := c.fileName()
+	base := strings.TrimSuffix(name, ".trec")
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d.trec", base, i)
+	}
+	taken[name] = true
+	return filepath.Join("runs", name)
 }
 
 // single is one channel alone, scored.

@@ -269,6 +269,6 @@ func printEval(stdout, stderr io.Writer, res *experiment.Result) error {
 		fmt.Fprintf(stderr, "eval: wrote %d MTEB result files under %s (scripts/check_mteb_results.py loads them with mteb)\n",
 			len(f.MTEB), filepath.Join(filepath.Dir(f.Results), "mteb"))
 	}
-	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (from the repository root, in the Python environment scripts/check_metrics.py describes):\n\n  %s\n", f.CheckCommand())
+	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (python3 with pytrec_eval: the header of %s says how to make one):\n\n  %s\n", f.Checker, f.CheckCommand())
 	return nil
 }
