@@ -516,7 +516,7 @@ func TestEvalEmbeddings(t *testing.T) {
 		t.Errorf("late results.json: embedding %q, late %+v", r.Embedding, r.Late)
 	}
 	code, stdout, stderr = runCLI(t, "", "compare", "--json", filepath.Join(out, "cmp.json"), filepath.Join(out, "late"), filepath.Join(out, "independent", "results.json"))
-	if code != exitOK || !strings.Contains(stdout, "independent − late") {
+	if code != exitOK || !strings.Contains(stdout, "independent − late") || !strings.Contains(stdout, "p (t-test)") || !strings.Contains(stdout, "p (randomization)") {
 		t.Errorf("compare: code %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "cmp.json")); err != nil {
