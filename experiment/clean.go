@@ -22,6 +22,9 @@ import (
 // another model's names) and results.json itself. Any other file under out
 // but the index (index, and its lock) is left alone and named on log.
 func cleanOut(out, index string, log io.Writer) error {
+	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
+		return nil // a new directory
+	}
 	results := filepath.Join(out, "results.json")
 	listed, err := listedFiles(results)
 	if err != nil {

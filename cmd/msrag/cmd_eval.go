@@ -55,9 +55,9 @@ func init() {
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index)"},
+			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index); an index there gives --model and --windows when they are not given"},
 			modelFlag(),
-			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens (when not given, sizes above what the model takes are lowered to it: 100,200,254 for all-minilm-l6-v2)"},
 			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "configs", Value: experiment.DefaultConfigs, Usage: "configurations (see above)"},
@@ -87,6 +87,9 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
 	if _, err := outFlag(c, "eval"); err != nil {
+		return experiment.Spec{}, nil, err
+	}
+	if err := indexDefaults(c, "eval"); err != nil {
 		return experiment.Spec{}, nil, err
 	}
 	build, modes, err := buildFlags(c, "eval", true)
@@ -212,6 +215,11 @@ func evalAction(c *cli.Context) error {
 			return err
 		}
 		defer spec.Build.Embedder.Close()
+		if spec.Build.Windows = fitDefaultWindows(c, "eval", spec.Build.Windows, spec.Build.Embedder.Spec()); c.IsSet("configs") {
+			if spec.Configs, err = experiment.ParseConfigs(c.String("configs"), spec.Layout()); err != nil {
+				return usagef("eval: --configs: %w", err)
+			}
+		}
 	}
 	var bar *progressBar
 	if !c.Bool("quiet") {

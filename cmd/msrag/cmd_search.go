@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -38,6 +39,7 @@ func init() {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Required: true, Usage: "index directory, DIR1,DIR2,... of shards, or a directory of shard directories"},
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
+			&cli.StringFlag{Name: "split", Usage: "with --queries a dataset directory: only the queries its qrels split judges (test, dev, train+dev), as msrag eval searches"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
 			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
@@ -109,6 +111,9 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if _, err := outFlag(c, "search"); err != nil {
 		return opts, 0, err
 	}
+	if st, err := os.Stat(c.String("queries")); c.IsSet("split") && (err != nil || !st.IsDir()) {
+		return opts, 0, usagef("search: --split %s picks the judged queries of a dataset directory, and --queries %s is not one", c.String("split"), c.String("queries"))
+	}
 	if err := corpus.CheckID(c.String("tag")); format == output.TREC && err != nil {
 		return opts, 0, usagef("search: --tag: %w", err)
 	}
@@ -146,11 +151,7 @@ func searchAction(c *cli.Context) error {
 	}
 	opts = clampSearch(c, ix, opts)
 	opts.SkipTerms = format == output.TREC // the TREC format shows no evidence
-	qpath, err := queriesPath(c.String("queries"))
-	if err != nil {
-		return err
-	}
-	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	queries, qpath, err := searchQueries(c)
 	if err != nil {
 		return err
 	}
@@ -219,6 +220,25 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 		return fmt.Errorf("search: %s: %w", qpath, err)
 	}
 	return rw.Close()
+}
+
+// searchQueries reads --queries, and with --split only the queries that
+// split of the dataset judges; it returns them and where they were read.
+func searchQueries(c *cli.Context) ([]corpus.Query, string, error) {
+	if c.IsSet("split") {
+		ds, err := corpus.OpenDataset(c.String("queries"))
+		if err != nil {
+			return nil, "", err
+		}
+		_, queries, err := ds.JudgedQueries(c.String("split"))
+		return queries, ds.Queries, err
+	}
+	qpath, err := queriesPath(c.String("queries"))
+	if err != nil {
+		return nil, "", err
+	}
+	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	return queries, qpath, err
 }
 
 // outFlag returns --out, refusing an explicit empty value, which would
