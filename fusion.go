@@ -16,6 +16,10 @@ import (
 // coefficients, an optional router); ParseFusion reads its text form.
 type Fusion = fusion.Fusion
 
+// ErrUnknownRule is wrapped by ParseFusion's error for a rule that is
+// neither a method nor a channel's name (fusion.ErrUnknownRule).
+var ErrUnknownRule = fusion.ErrUnknownRule
+
 // ParseFusion reads a fusion rule (fusion.Parse: "rrf",
 // "combsum:norm=zscore,windows=all", "w100", a channel of any kind, ...).
 func ParseFusion(s string) (Fusion, error) { return fusion.Parse(s) }

@@ -10,6 +10,7 @@ package fusion
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -73,6 +74,11 @@ func (f Fusion) IsZero() bool {
 		f.Score == nil && f.Rank == nil && f.Votes == nil && f.Router == nil
 }
 
+// ErrUnknownRule is wrapped by Parse's error for a rule that is neither a
+// method nor a channel's name, so that a caller that knows the index can
+// list its channels.
+var ErrUnknownRule = errors.New("unknown rule")
+
 // single reports whether f is one window alone.
 func (f Fusion) single() bool {
 	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
@@ -109,7 +115,7 @@ func Parse(s string) (Fusion, error) {
 		if strings.HasSuffix(name, "+router") {
 			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
 		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: %w %q (want %s, wSIZE or full)", s, ErrUnknownRule, name, strings.Join(fuse.MethodNames(), ", "))
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -114,14 +115,16 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
 	var err error
-	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
+	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, msrag.ErrUnknownRule) {
+		return experiment.Spec{}, usagef("eval: --configs: %w; the evaluation index's channels, each a configuration alone: %s", err, spec.Layout())
+	} else if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
 	if !c.IsSet("configs") {
 		spec.Configs = nil // the defaults: those an index without the full window cannot serve are left out
 	}
-	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
-		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")
+	if err := atLeastOne(c, "eval", "k", "window-k", "batch"); err != nil {
+		return spec, err
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err

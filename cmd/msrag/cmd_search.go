@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,8 @@ func init() {
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
+			&cli.BoolFlag{Name: "text", Usage: "jsonl and parquet: each chunk's text in its evidence (\"text\"), read from --corpus"},
+			&cli.StringFlag{Name: "corpus", Usage: "with --text: the corpus the index was built from (default: the one file the index records having read)"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
 			quietFlag(),
@@ -84,8 +87,8 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 		return msrag.SearchOptions{}, 0, usagef("search: unexpected arguments %v", c.Args().Slice())
 	}
 	opts := msrag.SearchOptions{K: c.Int("k"), WindowK: c.Int("window-k")}
-	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
-		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
+	if err := atLeastOne(c, "search", "k", "window-k", "batch"); err != nil {
+		return opts, 0, err
 	}
 	builtin, err := searchBuiltin(c)
 	if err != nil {
@@ -99,6 +102,9 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	case builtin != "": // chosen for the index once it is open (modelFusion)
 	case c.IsSet("fusion"):
 		f, err := msrag.ParseFusion(fu)
+		if errors.Is(err, msrag.ErrUnknownRule) {
+			return opts, 0, usagef("search: --fusion: %w%s", err, indexChannels(c.String("index")))
+		}
 		if err != nil {
 			return opts, 0, usagef("search: --fusion: %w", err)
 		}
@@ -113,6 +119,12 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	}
 	if st, err := os.Stat(c.String("queries")); c.IsSet("split") && (err != nil || !st.IsDir()) {
 		return opts, 0, usagef("search: --split %s picks the judged queries of a dataset directory, and --queries %s is not one", c.String("split"), c.String("queries"))
+	}
+	if c.Bool("text") && format == output.TREC {
+		return opts, 0, usagef("search: --text puts chunk texts in the evidence, which --format trec has not: use jsonl or parquet")
+	}
+	if c.IsSet("corpus") && !c.Bool("text") {
+		return opts, 0, usagef("search: --corpus is where --text reads chunk texts: without --text it would do nothing")
 	}
 	if err := corpus.CheckID(c.String("tag")); format == output.TREC && err != nil {
 		return opts, 0, usagef("search: --tag: %w", err)
@@ -133,6 +145,9 @@ func searchAction(c *cli.Context) error {
 		return err
 	}
 	if task.phase != phaseNone {
+		if c.Bool("text") {
+			return usagef("search: --text is for a search of the whole index, not of --phase")
+		}
 		return searchPhase(c, task, opts, format)
 	}
 	ix, err := openIndex(c, c.String("index"))
@@ -155,9 +170,26 @@ func searchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	texts, err := textsCorpus(c, ix)
+	if err != nil {
+		return err
+	}
 	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
-		return searchAll(c, ix, queries, qpath, opts, output.NewRunWriter(w, format, c.String("tag")))
+		return searchAll(c, ix, queries, qpath, opts, texts, output.NewRunWriter(w, format, c.String("tag")))
 	})
+}
+
+// textsCorpus is the corpus --text reads: --corpus, or the one file the
+// index's manifest records; "" without --text.
+func textsCorpus(c *cli.Context, ix *msrag.Index) (string, error) {
+	if !c.Bool("text") || c.IsSet("corpus") {
+		return c.String("corpus"), nil
+	}
+	in := ix.Manifest().Inputs
+	if len(in) != 1 {
+		return "", usagef("search: --text: the index records %d corpus files, not one: name the corpus with --corpus", len(in))
+	}
+	return in[0].Path, nil
 }
 
 // modelFusion returns the rule of --fusion-model (checked against the
@@ -198,19 +230,27 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	return f, nil
 }
 
-// searchAll searches the queries batch by batch and writes the hits.
-func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath string, opts msrag.SearchOptions, rw *output.RunWriter) error {
-	texts := make([]string, len(queries))
-	for i, q := range queries {
-		texts[i] = q.Text
+// searchAll searches the queries batch by batch and writes the hits; with
+// texts (a corpus), it holds every query's hits, reads the texts of the
+// documents they rank from it and then writes them with their chunks'
+// texts.
+func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath string, opts msrag.SearchOptions, texts string, rw *output.RunWriter) error {
+	var held [][]msrag.Hit
+	write := func(i int, h []msrag.Hit) error { return rw.Write(queries[i].ID, h) }
+	if texts != "" {
+		write = func(_ int, h []msrag.Hit) error { held = append(held, h); return nil }
 	}
-	_, err := ix.SearchBatches(c.Context, texts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+	qtexts := make([]string, len(queries))
+	for i, q := range queries {
+		qtexts[i] = q.Text
+	}
+	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := ix.Fuse(ch, opts)
 		if err != nil {
 			return err
 		}
 		for i, h := range hits {
-			if err := rw.Write(queries[lo+i].ID, h); err != nil {
+			if err := write(lo+i, h); err != nil {
 				return err
 			}
 		}
@@ -219,7 +259,39 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 	if err != nil {
 		return fmt.Errorf("search: %s: %w", qpath, err)
 	}
+	if texts != "" {
+		ids := map[string]bool{}
+		for _, hits := range held {
+			for _, h := range hits {
+				ids[h.DocID] = true
+			}
+		}
+		if rw.Texts, err = corpus.ReadTexts(c.Context, texts, corpus.Options{}, ids); err != nil {
+			return fmt.Errorf("search: --text: %w", err)
+		}
+		for i, h := range held {
+			if err := rw.Write(queries[i].ID, h); err != nil {
+				return err
+			}
+		}
+	}
 	return rw.Close()
+}
+
+// indexChannels names the channels of the index in dir (one index, shards
+// separated by commas, or a directory of shards), for an error about a
+// rule it does not have; "" when it cannot be read.
+func indexChannels(dir string) string {
+	dirs := shardDirs(strings.Split(dir, ",")[0])
+	man, err := msrag.ReadManifest(dirs[0])
+	if err != nil {
+		return ""
+	}
+	id, err := msrag.IdentityOf(man)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; the index's channels, each a rule alone: %s", id.Layout)
 }
 
 // searchQueries reads --queries, and with --split only the queries that
