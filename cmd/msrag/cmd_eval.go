@@ -36,10 +36,12 @@ func init() {
 			"               (rrf:c=60;base=1), since ',' separates configurations\n\n" +
 			"Writes into --out: results.json (every configuration x metric, means and per-query values,\n" +
 			"model, windows, versions, timings), report.md, recall_at_k.{png,svg},\n" +
-			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, one MTEB result file per\n" +
+			"oracle_best_window.{png,svg}, runs/NAME.trec (the configuration's name made shell-safe; the name is\n" +
+			"its TREC tag) and runs/metrics.json, one MTEB result file per\n" +
 			"configuration (mteb/results/msrag__MODEL-CONFIG/REVISION/TASK.json, which the mteb package's\n" +
 			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
-			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
+			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. The files\n" +
+			"an earlier eval listed in --out's results.json are removed first; any other file there is left and named. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
 			"the @1000 metrics need --k 1000 to mean what MTEB's do. The task's MTEB scoring rules apply to\n" +
 			"every configuration (ArguAna drops a retrieved document whose id is the query's: docs/eval.md);\n" +

@@ -28,9 +28,10 @@ func init() {
 			"directory whose subdirectories are shards; shards are searched together and each window's\n" +
 			"lists merged by score before fusion, as one index over the whole corpus would rank.\n\n" +
 			"Formats: trec (qid Q0 docid rank score tag), jsonl (one line per query:\n" +
-			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"window\", \"full\", \"chunk_rank\",\n" +
-			"\"chunk_score\", \"start\", \"end\"}]}]}, ranks from 1, byte spans into the document's title + \" \" +\n" +
-			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
+			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"channel\", \"window\", \"full\",\n" +
+			"\"chunk_rank\", \"chunk_score\", \"start\", \"end\", \"terms\", \"text\"}]}]}, ranks from 1, byte spans into the\n" +
+			"document's title + \" \" + text; terms: the query terms a lexical chunk holds; text: the chunk's text,\n" +
+			"with --text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
 			"An index built with --model none is searched without a model: the queries are only analysed,\n" +
 			"the default rule fuses its channels (rrf:windows=KIND there) and a rule naming a channel that\n" +
 			"searches by vector is refused.\n\n" +
