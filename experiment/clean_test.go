@@ -136,6 +136,9 @@ func TestRunFilesNamesAndTags(t *testing.T) {
 	if !tags["rrf:c=60,base=1"] || !tags["rrf:windows=8+16"] {
 		t.Errorf("runs %v", tags)
 	}
+	if p := res.Report.Config("rrf:windows=8+16").Paired[report.PairedBestWindow]; p.PTHolm == nil || *p.PTHolm < p.PT || p.PRandomizationHolm == nil {
+		t.Errorf("rrf:windows=8+16 against the best window: no Holm-adjusted p-values over the configurations it meets: %+v", p)
+	}
 	if src := res.Report.Scoring.Source; !strings.HasPrefix(src, "none: sf50 is no task of mteb") {
 		t.Errorf("scoring source of a dataset that is no MTEB task: %q", src)
 	}

@@ -71,7 +71,8 @@ type single struct {
 const PairedMetric = "ndcg_cut_10"
 
 // pair compares every configuration with the report's baselines
-// (report.Eval.PairedBaselines).
+// (report.Eval.PairedBaselines), the p-values Holm-adjusted over the
+// configurations each baseline meets.
 func pair(e *report.Eval) error {
 	e.PairedMetric = PairedMetric
 	base := e.PairedBaselines(PairedMetric)
@@ -104,6 +105,17 @@ func pair(e *report.Eval) error {
 	}
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	// One baseline meets every configuration but the upper bounds: Holm
+	// adjusts the p-values over them.
+	families := map[string][]*eval.Paired{}
+	for _, j := range jobs {
+		if !j.c.UpperBound {
+			families[j.name] = append(families[j.name], &j.p)
+		}
+	}
+	for _, f := range families {
+		eval.AdjustHolm(f)
 	}
 	for _, j := range jobs {
 		if j.c.Paired == nil {
