@@ -12,6 +12,8 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
@@ -55,8 +57,8 @@ func init() {
 			"needs a model, is not among the default configurations (naming it is refused).\n\n" +
 			phaseHelp + " Only the gather writes --out.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
-			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
+			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv), or mteb:TASK: an MTEB retrieval task's dataset, fetched into the cache on first use (msrag data fetch), evaluated on the task's split with its scoring rules, and, for a hub model MTEB gives prompts of its own, with those"},
+			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together (with mteb:TASK: the task's evaluation split)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
 			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index); an index there gives --model and --windows when they are not given"},
 			modelFlag(),
@@ -127,6 +129,11 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	}
 	if err := atLeastOne(c, "eval", "k", "window-k", "batch"); err != nil {
 		return spec, err
+	}
+	if task, ok := strings.CutPrefix(spec.Dataset, "mteb:"); ok {
+		if _, err := hub.ParseTask(task); err != nil {
+			return spec, usageError{fmt.Errorf("eval: --dataset: %w", err)}
+		}
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
@@ -211,10 +218,17 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	prompts, err := evalTask(c, &spec)
+	if err != nil {
+		return err
+	}
 	if spec.Build.Tokenizer == nil {
 		eo, err := modelOptions(c, "eval", true)
 		if err != nil {
 			return err
+		}
+		if prompts != nil {
+			eo.Extra = append([]any{onnx.Options{FP16: c.Bool("fp16"), Prompts: prompts}}, eo.Extra...)
 		}
 		if spec.Build.Embedder, err = openEmbedder(c, c.String("model"), eo); err != nil {
 			return err
@@ -256,6 +270,46 @@ func evalAction(c *cli.Context) error {
 	}
 	printRemoteStats(c.App.ErrWriter, "eval", spec.Build.Embedder)
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
+}
+
+// evalTask fetches the dataset of --dataset mteb:TASK (unless present, or
+// refused with --offline) and points spec at it; for a hub model, it
+// returns the prompts the pinned mteb gives the model for the task, if it
+// gives some, and says on standard error which prompts apply.
+func evalTask(c *cli.Context, spec *experiment.Spec) (*onnx.Prompts, error) {
+	name, ok := strings.CutPrefix(spec.Dataset, "mteb:")
+	if !ok {
+		return nil, nil
+	}
+	ref, err := hub.ParseTask(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	opts := hub.DatasetOptions{Offline: c.Bool("offline") || onnx.OfflineEnv()}
+	if !c.Bool("quiet") {
+		opts.Log = c.App.ErrWriter
+	}
+	dir, err := hub.FetchDataset(c.Context, spec.Dataset, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !c.IsSet("split") {
+		spec.Split = ""
+	}
+	if err := spec.ForTask(dir, *ref.Task); err != nil {
+		return nil, usageError{err}
+	}
+	model, ok := strings.CutPrefix(c.String("model"), "hf:")
+	if !ok {
+		return nil, nil
+	}
+	model, _, _ = strings.Cut(model, "@")
+	q, d, source, ok := experiment.MTEBPrompts(model, *ref.Task)
+	fmt.Fprintf(noteWriter(c), "eval: prompts: %s\n", source)
+	if !ok {
+		return nil, nil
+	}
+	return &onnx.Prompts{Query: q, Passage: d, Source: source}, nil
 }
 
 // printModes prints the comparison of the embeddings and what was written.
