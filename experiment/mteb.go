@@ -69,9 +69,14 @@ func MTEBRules(task string) eval.Rules {
 }
 
 // scoring returns the rules the runs of task are scored with: the task's,
-// with the rules o forces.
+// with the rules o forces. The source names the task only when it is one of
+// the pinned mteb's; a dataset that is no MTEB task is scored by no rule
+// unless o forces one.
 func (o MTEBOptions) scoring(task string) report.Scoring {
 	s := report.Scoring{Rules: MTEBRules(task), Source: fmt.Sprintf("mteb %s task %s", MTEBVersion, task)}
+	if _, ok := mteb.Get(task); !ok {
+		s.Source = fmt.Sprintf("none: %s is no task of mteb %s", task, MTEBVersion)
+	}
 	if o.IgnoreIdenticalIDs != nil || o.SkipFirstResult != nil {
 		s.Source = "given, over " + s.Source
 	}

@@ -1,65 +1,51 @@
-package experiment_test
+package experiment
 
 import (
-	"errors"
+	"strings"
 	"testing"
 
-	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/mteb"
 )
 
-// TestCheckTask checks which task names name an evaluation's MTEB files:
-// mteb's tasks in mteb's spelling, the dataset's own unless forced, never a
-// path. Before, any string was taken as it was and became a file name.
-func TestCheckTask(t *testing.T) {
-	for _, tc := range []struct {
-		given, dir string
-		force      bool
-		want       string
-		respelled  bool
-		err        error
-	}{
-		{"", "data/scifact", false, "SciFact", false, nil},
-		{"", "data/hf--mteb--arguana@c22ab2a5", false, "ArguAna", false, nil},
-		{"", "data/my data\n", false, "my-data-", false, nil},
-		{"my-data-", "data/my data\n", false, "my-data-", false, nil}, // the default, given again
-		{"", "data/.hidden", false, "-hidden", false, nil},
-		{"SciFact", "data/scifact", false, "SciFact", false, nil},
-		{"arguana", "data/arguana", false, "ArguAna", true, nil},
-		{"ARGUANA", "data/sub", false, "ArguAna", true, nil},
-		{"SciFact", "data/sf50", false, "SciFact", false, nil}, // a dataset of its own may be named as a task
-		{"SciFact", "data/arguana", false, "", false, experiment.ErrTask},
-		{"SciFact", "data/arguana", true, "SciFact", false, nil},
-		{"scifact", "data/arguana", true, "SciFact", true, nil},
-		{"NoSuchTask", "data/d", false, "", false, mteb.ErrUnknownTask},
-		{"NoSuchTask", "data/d", true, "NoSuchTask", false, nil},
-		{"ABOI2VRetrieval", "data/d", false, "", false, experiment.ErrTask}, // images and video
-		{"ABOI2VRetrieval", "data/d", true, "ABOI2VRetrieval", false, nil},
-		{"../../../../escaped-task", "data/d", false, "", false, experiment.ErrTaskName},
-		{"../../../../escaped-task", "data/d", true, "", false, experiment.ErrTaskName},
-		{"a/b", "data/d", true, "", false, experiment.ErrTaskName},
-		{`a\b`, "data/d", true, "", false, experiment.ErrTaskName},
-		{"Sci Fact", "data/d", true, "", false, experiment.ErrTaskName},
-		{"SciFact\n", "data/d", true, "", false, experiment.ErrTaskName},
-		{"..", "data/d", true, "", false, experiment.ErrTaskName},
-		{".x", "data/d", true, "", false, experiment.ErrTaskName},
-	} {
-		got, respelled, err := experiment.CheckTask(tc.given, tc.dir, tc.force)
-		switch {
-		case tc.err != nil && !errors.Is(err, tc.err):
-			t.Errorf("CheckTask(%q, %q, %v): %v, want %v", tc.given, tc.dir, tc.force, err, tc.err)
-		case tc.err == nil && (err != nil || got != tc.want || respelled != tc.respelled):
-			t.Errorf("CheckTask(%q, %q, %v) = %q, %v, %v; want %q, %v", tc.given, tc.dir, tc.force, got, respelled, err, tc.want, tc.respelled)
-		}
+// TestForTask checks that an MTEB task's split, name, languages and main
+// score reach the spec, and that a split the task does not evaluate is
+// refused.
+func TestForTask(t *testing.T) {
+	task, _ := mteb.Get("SciFact")
+	var s Spec
+	if err := s.ForTask("/data/x", task); err != nil {
+		t.Fatal(err)
+	}
+	if s.Dataset != "/data/x" || s.Split != "test" || s.MTEB.Task != "SciFact" || s.MTEB.MainScore != "ndcg_at_10" || len(s.MTEB.Languages) != 1 {
+		t.Errorf("%+v", s)
+	}
+	s = Spec{Split: "train"}
+	if err := s.ForTask("/data/x", task); err == nil || !strings.Contains(err.Error(), "evaluates split test, not train") {
+		t.Errorf("error %v", err)
+	}
+	two := mteb.Task{Name: "T", EvalSplits: []string{"dev", "test"}}
+	s = Spec{}
+	if err := s.ForTask("/data/x", two); err == nil || !strings.Contains(err.Error(), "--split") {
+		t.Errorf("error %v", err)
 	}
 }
 
-// TestMTEBFilesRefusePaths checks that results whose task is no file name
-// (a results.json written by hand) give no MTEB file outside its place.
-func TestMTEBFilesRefusePaths(t *testing.T) {
-	e := toyEval()
-	e.MTEB.Task = "../../x"
-	if _, err := experiment.MTEBFiles(e); !errors.Is(err, experiment.ErrTaskName) {
-		t.Errorf("task ../../x: %v, want ErrTaskName", err)
+// TestMTEBPrompts checks the prompts the pinned mteb's model metadata gives
+// the method's models for a retrieval task (mteb's e5_models.py and
+// nomic_models.py), and that a model it gives none is said to keep its
+// configuration's.
+func TestMTEBPrompts(t *testing.T) {
+	task, _ := mteb.Get("SciFact")
+	for _, tc := range []struct{ repo, query, doc string }{
+		{"intfloat/multilingual-e5-small", "query: ", "passage: "},
+		{"nomic-ai/nomic-embed-text-v1", "search_query: ", "search_document: "},
+	} {
+		q, d, source, ok := MTEBPrompts(tc.repo, task)
+		if !ok || q != tc.query || d != tc.doc || !strings.Contains(source, "model metadata of "+tc.repo) {
+			t.Errorf("%s: %q %q %q %v", tc.repo, q, d, source, ok)
+		}
+	}
+	if _, _, source, ok := MTEBPrompts("sentence-transformers/all-MiniLM-L6-v2", task); ok || !strings.Contains(source, "sentence-transformers configuration") {
+		t.Errorf("all-MiniLM-L6-v2: %v %q", ok, source)
 	}
 }

