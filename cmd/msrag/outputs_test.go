@@ -27,8 +27,8 @@ func readFIFO(t *testing.T, path string) <-chan string {
 			got <- "open: " + err.Error()
 			return
 		}
-		defer f.Close()
 		data, _ := io.ReadAll(f)
+		f.Close() // before the test goes on: a reader still there would let a writer in
 		got <- string(data)
 	}()
 	return got

@@ -142,8 +142,8 @@ func TestOutputFIFO(t *testing.T) {
 			got <- err.Error()
 			return
 		}
-		defer f.Close()
 		data, _ := io.ReadAll(f)
+		f.Close() // before the test goes on: a reader still there would let a writer in
 		got <- string(data)
 	}()
 	want := strings.Repeat("0123456789", 20000) // beyond a pipe's buffer
