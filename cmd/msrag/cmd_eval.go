@@ -4,13 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/experiment"
 	"github.com/msrag/msrag/hub"
 	"github.com/msrag/msrag/onnx"
@@ -76,7 +80,8 @@ func init() {
 			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
 			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files and scoring rules, one of the pinned mteb's (a name in another case is respelled; default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.BoolFlag{Name: "force-mteb-task", Usage: "take --mteb-task when it is another task than the dataset directory's, of other modalities than text, or of no MTEB task (then letters, digits and . _ - only)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
 			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
@@ -91,8 +96,12 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "eval"); err != nil {
+	out, err := outFlag(c, "eval")
+	if err != nil {
 		return experiment.Spec{}, nil, err
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() { // found before the index is built
+		return experiment.Spec{}, nil, usagef("eval: --out %s exists and is not a directory: eval writes a directory of results", out)
 	}
 	if err := indexDefaults(c, "eval"); err != nil {
 		return experiment.Spec{}, nil, err
@@ -112,13 +121,19 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if noModel(c) && !c.IsSet("configs") {
 		configText = experiment.NoModelConfigs
 	}
+	copts, err := corpusOptions(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, err
+	}
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
-		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: corpusOptions(c),
-		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision"),
+		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
+		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), ForceTask: c.Bool("force-mteb-task"), Revision: c.String("mteb-revision"),
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
-	var err error
+	if err := checkMTEBTask(c, &spec.MTEB, spec.Dataset); err != nil {
+		return spec, err
+	}
 	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, msrag.ErrUnknownRule) {
 		return experiment.Spec{}, usagef("eval: --configs: %w; the evaluation index's channels, each a configuration alone: %s", err, spec.Layout())
 	} else if err != nil {
@@ -138,15 +153,44 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
-	if !noModel(c) {
-		if spec.GPUs, err = faissGPUs(c); err != nil {
-			return spec, err
-		}
-	}
 	if err := evalPhase(c, &spec); err != nil {
 		return spec, err
 	}
+	if p, _ := phaseFlag(c, "eval"); !noModel(c) && (p.phase == phaseNone || p.phase == phaseScatter) {
+		if spec.GPUs, err = faissGPUs(c); err != nil { // the phases that search FAISS
+			return spec, err
+		}
+	}
 	return spec, learnedFlags(c, &spec)
+}
+
+// checkMTEBTask checks --mteb-task (experiment.CheckTask) before any work
+// and puts it into o in mteb's spelling, saying so when it respelled it;
+// the dataset's own task is its folder's, or mteb:TASK's.
+func checkMTEBTask(c *cli.Context, o *experiment.MTEBOptions, dataset string) error {
+	if c.Bool("force-mteb-task") && o.Task == "" {
+		return usagef("eval: --force-mteb-task forces the task --mteb-task names, and none is given")
+	}
+	if o.Task == "" {
+		return nil // the dataset's own, checked with it (experiment.Spec)
+	}
+	if name, ok := strings.CutPrefix(dataset, "mteb:"); ok {
+		if ref, err := hub.ParseTask(name); err == nil {
+			dataset = ref.Task.Name // what experiment.TaskName knows it by
+		}
+	}
+	task, respelled, err := experiment.CheckTask(o.Task, dataset, o.ForceTask)
+	if errors.Is(err, experiment.ErrTask) {
+		return usagef("eval: --mteb-task: %w (--force-mteb-task takes it all the same)", err)
+	}
+	if err != nil {
+		return usagef("eval: --mteb-task: %w", err)
+	}
+	if respelled && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "eval: --mteb-task %s is %s in mteb's spelling: its result files and scoring rules are %s's\n", o.Task, task, task)
+	}
+	o.Task = task
+	return nil
 }
 
 // boolIfSet is the value of the boolean flag name when it was given, nil
@@ -172,6 +216,11 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 		return usagef("eval: --phase evaluates the index of --index as it is: no --embedding late, no --rebuild")
 	}
 	if err := t.checkShardCount(c, "eval", shardDirs(spec.Build.Out)); err != nil {
+		return err
+	}
+	embeds := !noModel(c) && embed.Devices(embed.Origin{}, c.String("model")) &&
+		slices.ContainsFunc(spec.Layout().Kinds(), func(k msrag.ChannelKind) bool { return k.Needs().Has(channel.QueryVectors) })
+	if err := phaseDevice(c, "eval", t, embeds); err != nil {
 		return err
 	}
 	spec.Work, spec.Shard = t.work, t.shard
@@ -238,6 +287,9 @@ func evalAction(c *cli.Context) error {
 			if spec.Configs, err = experiment.ParseConfigs(c.String("configs"), spec.Layout()); err != nil {
 				return usagef("eval: --configs: %w", err)
 			}
+		}
+		if err := checkModelChannels("eval", spec.Build.Channels, spec.Build.Embedder.Spec().Dims); err != nil {
+			return err
 		}
 	}
 	var bar *progressBar
