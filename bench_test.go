@@ -17,6 +17,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/hashembed"
@@ -285,7 +286,7 @@ func BenchmarkSearch(b *testing.B) {
 // benchRule is a fusion rule a benchmark times, with its name there.
 type benchRule struct {
 	name string
-	f    Fusion
+	f    fusion.Fusion
 }
 
 // benchRules are the fusion rules BenchmarkSearch times: plain RRF, the
@@ -295,7 +296,7 @@ func benchRules(tb testing.TB, ix *Index) []benchRule {
 	var out []benchRule
 	for _, s := range []string{"rrf", "combmnz:norm=minmax", "combsum:norm=zscore,adapt=entropy:0.3",
 		"linear:score=100:0.25/500:1,rank=100:1/200:0.25,votes=100:1/200:0.25"} {
-		f, err := ParseFusion(s)
+		f, err := fusion.Parse(s)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -359,11 +360,11 @@ func BenchmarkSearchHybrid(b *testing.B) {
 // tune/builtin).
 func hybridBenchRules(tb testing.TB) []benchRule {
 	var out []benchRule
-	add := func(name string, f Fusion) { out = append(out, benchRule{name, f}) }
+	add := func(name string, f fusion.Fusion) { out = append(out, benchRule{name, f}) }
 	const previous = "combsum:norm=zscore,windows=all"
-	for _, s := range []string{"rrf:windows=all", DefaultHybrid, previous,
+	for _, s := range []string{"rrf:windows=all", fusion.DefaultHybrid, previous,
 		previous + ",adapt=kind-peak:1", previous + ",adapt=consensus:1"} {
-		f, err := ParseFusion(s)
+		f, err := fusion.Parse(s)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -384,7 +385,7 @@ func hybridBenchRules(tb testing.TB) []benchRule {
 	if err := json.Unmarshal(data, &m); err != nil {
 		tb.Fatal(err)
 	}
-	f, err := ParseFusion(m.Rule)
+	f, err := fusion.Parse(m.Rule)
 	if err != nil {
 		tb.Fatal(err)
 	}

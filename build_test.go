@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/lexical"
@@ -150,7 +151,7 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 		enc := tok.EncodeWith(text, tokenizerNoSpecial)
 		queries = append(queries, text[:enc.Offsets[min(15, len(enc.Offsets)-1)].End])
 	}
-	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: Single("w16")})
+	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: fusion.Single("w16")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,9 +259,9 @@ func buildShards(tb testing.TB, path, base string, n, blockLines int, cfg Config
 	return dirs
 }
 
-func mustFusion(tb testing.TB, s string) Fusion {
+func mustFusion(tb testing.TB, s string) fusion.Fusion {
 	tb.Helper()
-	f, err := ParseFusion(s)
+	f, err := fusion.Parse(s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -403,14 +404,14 @@ func TestBuildFull(t *testing.T) {
 	if stats.UniqueChunks != want {
 		t.Errorf("%d unique chunks, want %d", stats.UniqueChunks, want)
 	}
-	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: Single("full"), K: 3})
+	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: fusion.Single("full"), K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hits[0][0].DocID != docs[3].ID || hits[0][0].Evidence[0].Start != 0 {
 		t.Errorf("full: a document's own text finds %+v", hits[0][0])
 	}
-	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: Single("w126")}); err == nil {
+	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: fusion.Single("w126")}); err == nil {
 		t.Error("w126 selected the full window")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/testkind"
 )
@@ -51,7 +52,7 @@ func TestNewKindOfChannel(t *testing.T) {
 	if d := one.Layout().Diff(want); !d.Same() || d.Reordered {
 		t.Fatalf("layout %s, want %s", one.Layout(), want)
 	}
-	if f := one.DefaultFusion(); f.String() != DefaultHybrid {
+	if f := one.DefaultFusion(); f.String() != fusion.DefaultHybrid {
 		t.Errorf("default fusion %s", f)
 	}
 	dirs := buildShards(t, path, t.TempDir(), 3, 40, cfg("", ""))

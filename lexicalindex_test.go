@@ -19,6 +19,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/lexical"
 )
@@ -584,7 +585,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fuseWith := func(f Fusion, qw, w []float64) *fuse.Ranking {
+	fuseWith := func(f fusion.Fusion, qw, w []float64) *fuse.Ranking {
 		t.Helper()
 		sel, err := f.Select(ch.Layout)
 		if err != nil {
@@ -600,7 +601,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 		return rk
 	}
-	lists := func(f Fusion) ([]fuse.Hits, []int) {
+	lists := func(f fusion.Fusion) ([]fuse.Hits, []int) {
 		sel, _ := f.Select(ch.Layout)
 		hits := make([]fuse.Hits, len(sel))
 		kind := make([]int, len(sel))
@@ -623,7 +624,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 	}
 	f := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=kind-peak:0.2")
-	_, got, err := FuseHits(f, ch, ix.NumDocs(), 10)
+	_, got, err := fusion.Fuse(f, &ch.Lists, ix.NumDocs(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,11 +643,11 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	}
 
 	one := mustFusion(t, "combsum:norm=minmax,windows=lexical,adapt=kind-top:0.1")
-	_, got, _ = FuseHits(one, ch, ix.NumDocs(), 10)
+	_, got, _ = fusion.Fuse(one, &ch.Lists, ix.NumDocs(), 10)
 	same("one kind", got, fuseWith(one, nil, nil))
 
 	c := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=consensus:2")
-	_, got, _ = FuseHits(c, ch, ix.NumDocs(), 10)
+	_, got, _ = fusion.Fuse(c, &ch.Lists, ix.NumDocs(), 10)
 	hits, _ = lists(c)
 	cw, _ := fuse.ConsensusWeights(hits, ix.NumDocs(), 2)
 	same("consensus", got, fuseWith(c, nil, cw))

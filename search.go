@@ -9,6 +9,8 @@ import (
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
+	"github.com/msrag/msrag/router"
 )
 
 // Search searches every channel the fusion reads (embedding the queries
@@ -272,6 +274,32 @@ func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([]
 	return held, nil
 }
 
+// CheckFusion fails unless every channel f fuses or weighs is a channel of
+// the index, of a kind it can search, so that a search can be refused
+// before any query is embedded (fusion.CheckServes).
+func (ix *Index) CheckFusion(f fusion.Fusion) error {
+	return fusion.CheckServes(f, ix.layout, ix.man.Model.Dims, ix.where(), func(k ChannelKind) error {
+		return ix.usable(kindIndex(ix.kinds, k))
+	})
+}
+
+// fusionKinds returns the kinds of the channels f fuses.
+func (ix *Index) fusionKinds(f fusion.Fusion) []channel.Kind {
+	kinds, _ := f.Kinds(ix.layout)
+	return kinds
+}
+
+// fusionNeeds returns what a search for f reads of the queries: what its
+// channels need, and their vectors for a router.
+func (ix *Index) fusionNeeds(f fusion.Fusion) channel.Needs {
+	sel, _ := f.Select(ix.layout)
+	n := ix.layout.Needs(sel)
+	if f.Router != nil && f.Router.Set() == router.EmbeddingWindows {
+		n |= channel.QueryVectors
+	}
+	return n
+}
+
 // Searcher searches an index's queries batch by batch and says beforehand
 // whether it can serve a fusion: an open Index, or the gather of a
 // scatter-gather search over its shards (package scatter), which stands
@@ -282,7 +310,7 @@ type Searcher interface {
 	SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error)
 	// CheckFusion fails unless the lists handed over hold every channel f
 	// fuses (Index.CheckFusion).
-	CheckFusion(f Fusion) error
+	CheckFusion(f fusion.Fusion) error
 	Close() error
 }
 

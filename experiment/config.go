@@ -9,6 +9,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
@@ -45,7 +46,7 @@ type Config struct {
 	Name string
 	Kind Kind
 	// Fusion is the rule of a fused kind (Kind.fused).
-	Fusion msrag.Fusion
+	Fusion fusion.Fusion
 	// OracleOf is, for an oracle, the kind of channel it picks among; nil:
 	// every single channel.
 	OracleOf []msrag.ChannelKind
@@ -94,7 +95,7 @@ func (c Config) fusionText() string {
 }
 
 // FusionConfig is the configuration of one fusion rule.
-func FusionConfig(f msrag.Fusion) Config {
+func FusionConfig(f fusion.Fusion) Config {
 	c := Config{Name: f.String(), Fusion: f, Kind: KindRule}
 	switch {
 	case f.String() == "full":
@@ -118,12 +119,12 @@ const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
 //	hybrid    in a layout of several kinds of channel, RRF over each kind
 //	          but the first (rrf:windows=KIND, ...), RRF over every
 //	          channel (rrf:windows=all) and the layout's default
-//	          (msrag.DefaultFusionOf: msrag.DefaultHybrid, less its weights
+//	          (fusion.Default: fusion.DefaultHybrid, less its weights
 //	          of kinds the layout lacks); nothing in a layout of one kind
 //	oracle    the oracle over those single channels (it adds them) and, in
 //	          a layout of several kinds, the oracle of each kind
 //	          (oracle:KIND), which can also be asked alone
-//	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
+//	RULE      any fusion fusion.Parse reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
 // A rule with parameters is written with ';' between its parameters in this
@@ -165,7 +166,7 @@ func (p *configParser) add(c Config) {
 func (p *configParser) singles() {
 	for _, c := range p.layout {
 		if !c.Window.Truncate {
-			p.add(FusionConfig(msrag.Single(c.Name())))
+			p.add(FusionConfig(fusion.Single(c.Name())))
 		}
 	}
 }
@@ -187,7 +188,7 @@ func (p *configParser) token(tok string) error {
 		for _, k := range kinds[1:] {
 			rules = append(rules, "rrf:windows="+k.Name())
 		}
-		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultFusionOf(p.layout).String())...)
+		return p.rules(append(rules, "rrf:windows=all", fusion.Default(p.layout).String())...)
 	case tok == report.KindOracle:
 		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
 		if kinds := p.kinds(); len(kinds) > 1 {
@@ -214,7 +215,7 @@ func oracleOf(k msrag.ChannelKind) string { return report.KindOracle + ":" + k.N
 // rules adds fusion rules, each checked against the layout.
 func (p *configParser) rules(toks ...string) error {
 	for _, tok := range toks {
-		f, err := msrag.ParseFusion(strings.ReplaceAll(tok, ";", ","))
+		f, err := fusion.Parse(strings.ReplaceAll(tok, ";", ","))
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %q: %w", tok, err)
 		}

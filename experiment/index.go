@@ -9,6 +9,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 )
 
@@ -75,15 +76,15 @@ func keepUnasked(dir, reason string) error {
 }
 
 // unserved names the configurations the index cannot serve
-// (msrag.CheckServes): those that fuse a channel it lacks.
+// (fusion.CheckServes): those that fuse a channel it lacks.
 func unserved(configs []Config, ix *msrag.Index) []string {
 	var names []string
-	layout, model := ix.Layout(), ix.Manifest().Model
+	layout, dims := ix.Layout(), ix.Manifest().Model.Dims
 	for _, c := range configs {
 		if !c.Kind.fused() {
 			continue
 		}
-		if err := msrag.CheckServes(c.Fusion, layout, model, ix.Dir(), nil); err != nil {
+		if err := fusion.CheckServes(c.Fusion, layout, dims, ix.Dir(), nil); err != nil {
 			names = append(names, c.Name)
 		}
 	}

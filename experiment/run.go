@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
@@ -132,7 +133,7 @@ func applyRules(spec Spec, res *Result) {
 // search embeds and searches the queries batch by batch and fuses every
 // configuration from the same chunk lists; with cross-validation it also
 // returns the batches' chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
+func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*fusion.Lists, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
 		if c.Kind.fused() {
@@ -143,7 +144,7 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 	for i, q := range queries {
 		texts[i], ids[i] = q.Text, q.ID
 	}
-	var batches []*msrag.ChunkHits
+	var batches []*fusion.Lists
 	var fuseTime time.Duration
 	bt, err := src.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
 		t0 := time.Now()
@@ -152,7 +153,7 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 		}
 		fuseTime += time.Since(t0)
 		if spec.CVFolds > 1 {
-			batches = append(batches, ch)
+			batches = append(batches, &ch.Lists)
 		}
 		fmt.Fprintf(spec.Log, "eval: searched %d of %d queries\n", lo+ch.NQ, len(queries))
 		return nil
@@ -239,7 +240,7 @@ func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corp
 }
 
 // crossValidate adds the runs of the cross-validated configurations.
-func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches []*msrag.ChunkHits, qrels eval.Qrels, runs map[string]eval.Run) error {
+func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches []*fusion.Lists, qrels eval.Qrels, runs map[string]eval.Run) error {
 	if spec.CVFolds < 2 {
 		return nil
 	}
@@ -329,8 +330,8 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 	if spec.Build.Tokenizer != nil {
 		e.Embedding = msrag.NoModel
 	}
-	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == msrag.DefaultHybrid }) {
-		e.DefaultHybrid = msrag.DefaultHybrid
+	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == fusion.DefaultHybrid }) {
+		e.DefaultHybrid = fusion.DefaultHybrid
 	}
 	e.Build = msrag.CurrentBuild()
 	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion

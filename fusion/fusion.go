@@ -26,7 +26,7 @@ import (
 // query: a rule (fuse.Rule: the method and its own parameters), the channels
 // it fuses with their weights or coefficients, and an optional
 // router. The zero value stands for an index's default fusion wherever a
-// fusion is optional (msrag.SearchOptions: DefaultFusionOf the index's
+// fusion is optional (msrag.SearchOptions, Fuse: Default of the index's
 // layout; IsZero); Parse never returns it: "rrf" parses to RRF (c = 1,
 // ranks from 0, every chunk voting) over the group of the index's first
 // kind, which the zero value also is as a rule alone. Parse reads the one

@@ -91,7 +91,7 @@ type Eval struct {
 	// Oracle says how the oracle configuration was formed; nil without one.
 	Oracle *Oracle `json:"oracle,omitempty"`
 	// DefaultHybrid names the configuration of msrag's default hybrid rule
-	// (msrag.DefaultHybrid) when the run has it.
+	// (fusion.DefaultHybrid) when the run has it.
 	DefaultHybrid string `json:"default_hybrid,omitempty"`
 	// PairedMetric is the metric of the configurations' paired comparisons.
 	PairedMetric string `json:"paired_metric,omitempty"`
@@ -196,7 +196,7 @@ type Config struct {
 	// w100, rrf, rrf-100+200, maxp, full, oracle.
 	Name string `json:"name"`
 	Kind string `json:"kind"`
-	// Fusion is the fusion rule in msrag's text form (msrag.ParseFusion
+	// Fusion is the fusion rule in msrag's text form (fusion.Parse
 	// reads it); empty for the oracle.
 	Fusion string `json:"fusion,omitempty"`
 	// Windows are the window sizes it names (none when it fuses every

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/scatterfile"
 )
 
@@ -84,9 +85,9 @@ func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 func (g *Gather) Index() *msrag.Index { return g.ix }
 
 // CheckFusion fails unless f can be fused from the gathered lists: the
-// index's check (msrag.CheckServes) with the kinds the scatter searched.
-func (g *Gather) CheckFusion(f msrag.Fusion) error {
-	return msrag.CheckServes(f, g.layout, g.ix.Manifest().Model, g.ix.Dir(), func(k msrag.ChannelKind) error {
+// index's check (fusion.CheckServes) with the kinds the scatter searched.
+func (g *Gather) CheckFusion(f fusion.Fusion) error {
+	return fusion.CheckServes(f, g.layout, g.ix.Manifest().Model.Dims, g.ix.Dir(), func(k msrag.ChannelKind) error {
 		if !slices.Contains(g.kinds, k) {
 			return fmt.Errorf("msrag: fusion %s: the scatter of %s did not search the %s channels", f, g.o.Work, k.Name())
 		}

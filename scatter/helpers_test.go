@@ -18,6 +18,7 @@ import (
 	_ "github.com/msrag/msrag/channels" // the built-in kinds the indices are built of
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 )
@@ -171,9 +172,9 @@ func lexicalQueries(docs []testDoc, n int) []string {
 	return qs
 }
 
-func mustFusion(tb testing.TB, s string) msrag.Fusion {
+func mustFusion(tb testing.TB, s string) fusion.Fusion {
 	tb.Helper()
-	f, err := msrag.ParseFusion(s)
+	f, err := fusion.Parse(s)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/scatterfile"
 	"github.com/msrag/msrag/internal/testkind"
 	"github.com/msrag/msrag/scatter"
@@ -47,7 +48,7 @@ func runPhases(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Optio
 }
 
 // gatherHits gathers the search and fuses it with fusion.
-func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options, fusion string) ([][]msrag.Hit, error) {
+func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options, rule string) ([][]msrag.Hit, error) {
 	t.Helper()
 	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {
@@ -55,7 +56,7 @@ func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Opti
 	}
 	defer g.Close()
 	out := make([][]msrag.Hit, len(qs.Texts))
-	opts := msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: o.WindowK}
+	opts := msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, WindowK: o.WindowK}
 	_, err = g.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := g.Index().Fuse(ch, opts)
 		copy(out[lo:], hits)
@@ -119,18 +120,18 @@ func TestScatterGatherIsOneProcess(t *testing.T) {
 		t.Fatal("no query of shard 0 has a tie at the k-th place of ovl-w16: the case is not the one built")
 	}
 	runPhases(t, dirs, qs, o)
-	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", msrag.DefaultHybrid, "rrf:windows=all"} {
-		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
+	for _, rule := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", fusion.DefaultHybrid, "rrf:windows=all"} {
+		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, WindowK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := gatherHits(t, dirs, qs, o, fusion)
+		got, err := gatherHits(t, dirs, qs, o, rule)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for q := range want {
 			if len(want[q]) == 0 || !sameRanking(want[q], got[q]) {
-				t.Fatalf("%s query %d: gathered %v, one process %v", fusion, q, ids(got[q]), ids(want[q]))
+				t.Fatalf("%s query %d: gathered %v, one process %v", rule, q, ids(got[q]), ids(want[q]))
 			}
 		}
 	}
@@ -396,7 +397,7 @@ func TestGatherChecksFusion(t *testing.T) {
 	if err := s.CheckFusion(mustFusion(t, "rrf:windows=lexical")); err != nil {
 		t.Errorf("a fusion of the kind searched: %v", err)
 	}
-	for _, f := range []string{"w32", msrag.DefaultHybrid} {
+	for _, f := range []string{"w32", fusion.DefaultHybrid} {
 		err := s.CheckFusion(mustFusion(t, f))
 		if err == nil || !strings.Contains(err.Error(), "did not search the dense channels") {
 			t.Errorf("%s, of a kind the scatter did not search: %v", f, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // TransferName names the built-in transferred fusion (msrag search
@@ -33,7 +34,7 @@ var ErrNoBuiltin = errors.New("no such built-in fusion")
 func IsBuiltin(name string) bool { return name == TransferName }
 
 // ParseBuiltin reads a fusion as msrag's flags take it: whether s names a
-// built-in fusion model, in any case (as msrag.ParseFusion takes rule
+// built-in fusion model, in any case (as fusion.Parse takes rule
 // names), and the model's name. A built-in model takes no parameters (its
 // rule, channels and weights are those msrag tune fitted):
 // "transfer:windows=64" is an error.
@@ -111,11 +112,11 @@ func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, e
 // Chosen returns the fusion the model's fit chose: its rule with its router
 // when the router's cross-validated nDCG@10 beat the rule's alone, else the
 // rule alone. Its name is "learned+router" or "learned".
-func (m *FusionModel) Chosen() (msrag.Fusion, string, error) {
+func (m *FusionModel) Chosen() (fusion.Fusion, string, error) {
 	var ch Choice
 	if len(m.Choice) > 0 {
 		if err := json.Unmarshal(m.Choice, &ch); err != nil {
-			return msrag.Fusion{}, "", fmt.Errorf("tune: fusion model choice: %w", err)
+			return fusion.Fusion{}, "", fmt.Errorf("tune: fusion model choice: %w", err)
 		}
 	}
 	router := m.Router != nil && ch.Router != nil && ch.Router.BeatsNone

@@ -15,6 +15,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 )
@@ -38,7 +39,7 @@ type FusionModel struct {
 	// Windows are the index channels the rule fuses, in order, in the
 	// layout's serialised form.
 	Windows msrag.Layout `json:"windows"`
-	// Rule is the learned static rule in msrag.ParseFusion's form.
+	// Rule is the learned static rule in fusion.Parse's form.
 	Rule string `json:"rule"`
 	// Router weighs the windows per query; nil when none was fitted.
 	Router *router.Model `json:"router,omitempty"`
@@ -79,14 +80,14 @@ func JudgementsFingerprint(q map[string]map[string]int) string {
 }
 
 // Fusion returns the model's rule, with its router when withRouter is set.
-func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
-	f, err := msrag.ParseFusion(m.Rule)
+func (m *FusionModel) Fusion(withRouter bool) (fusion.Fusion, error) {
+	f, err := fusion.Parse(m.Rule)
 	if err != nil {
-		return msrag.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
+		return fusion.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
 	}
 	if withRouter {
 		if m.Router == nil {
-			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without a model): use its rule alone (learned)")
+			return fusion.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without a model): use its rule alone (learned)")
 		}
 		f.Router = m.Router
 	}
@@ -124,7 +125,7 @@ func (m *FusionModel) Transfers() bool {
 
 // CheckFusionModel fails unless ix has every channel m fuses, with the same
 // window parameters, and, unless m transfers (Transfers), is of m's model;
-// and ix serves m's rule (msrag.CheckServes; its router is checked with
+// and ix serves m's rule (fusion.CheckServes; its router is checked with
 // the fusion that uses it).
 func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 	if have := ix.Manifest().Model; !m.Transfers() && !m.Model.SameModel(have) {
@@ -141,7 +142,7 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 	if err != nil {
 		return err
 	}
-	if err := msrag.CheckServes(f, have, ix.Manifest().Model, ix.Dir(), nil); err != nil {
+	if err := fusion.CheckServes(f, have, ix.Manifest().Model.Dims, ix.Dir(), nil); err != nil {
 		return fmt.Errorf("tune: the fusion model: %w", err)
 	}
 	return nil
@@ -149,7 +150,7 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 
 // NewFusionModel starts a fusion model for rule over the channels fused, trained
 // on indices of ix's model (trs: what of which datasets).
-func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
+func NewFusionModel(ix *msrag.Index, rule fusion.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
 	for _, tr := range trs {
 		slices.Sort(tr.QueryIDs)
 	}
@@ -320,7 +321,7 @@ func (m *FusionModel) checkRouterInputs() error {
 
 // lacking returns the first channel f names, weighs or routes that windows
 // lacks, in f's order (weights by name), or "".
-func lacking(f msrag.Fusion, windows msrag.Layout) string {
+func lacking(f fusion.Fusion, windows msrag.Layout) string {
 	names := slices.Clone(f.Windows)
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		names = append(names, slices.Sorted(maps.Keys(m))...)

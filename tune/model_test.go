@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // TestFusionModelTail: a fusion model fitted on an index of aligned tails
 // reads back the same and serves it, and one of short tails is refused on it.
 func TestFusionModelTail(t *testing.T) {
 	ix, _ := tinySet(t)
-	f, err := msrag.ParseFusion("rrf")
+	f, err := fusion.Parse("rrf")
 	if err != nil {
 		t.Fatal(err)
 	}

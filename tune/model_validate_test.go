@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/router"
 )
 
@@ -182,7 +183,7 @@ func TestRouterOverflowIsAnError(t *testing.T) {
 func useFusionModel(m *FusionModel) error {
 	ws := m.Windows.Windows()
 	const nq, k, ndocs = 2, 3, 5
-	ch := &msrag.ChunkHits{NQ: nq, Layout: m.Windows, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
+	ch := &fusion.Lists{NQ: nq, Layout: m.Windows, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
 	for i := range ch.Queries {
 		ch.Queries[i] = float32(i%7) / 7
 	}
@@ -199,7 +200,7 @@ func useFusionModel(m *FusionModel) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := msrag.FuseHits(f, ch, ndocs, 10); err != nil {
+		if _, _, err := fusion.Fuse(f, ch, ndocs, 10); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // Sets are the training queries of one or more datasets, each searched in
@@ -47,7 +48,7 @@ func CheckIndices(ixs []*msrag.Index) error {
 
 // Score returns each set's per-query nDCG@10 under f, in the order of its
 // IDs, and the mean over the sets of their means.
-func (ss Sets) Score(f msrag.Fusion) ([][]float64, float64, error) {
+func (ss Sets) Score(f fusion.Fusion) ([][]float64, float64, error) {
 	per := make([][]float64, len(ss))
 	total := 0.0
 	for i, s := range ss {

@@ -16,6 +16,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embedders"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/router"
@@ -91,7 +92,7 @@ func fitNeverLoses(t *testing.T, lex *bm25.Config) {
 		starts = []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"}
 	}
 	for _, s := range starts {
-		f, _ := msrag.ParseFusion(s)
+		f, _ := fusion.Parse(s)
 		_, sc, err := set.Score(f)
 		if err != nil {
 			t.Fatal(err)
@@ -111,8 +112,8 @@ func TestSubsetAndFolds(t *testing.T) {
 	if sub.Hits.NQ != 2 || sub.IDs[0] != set.IDs[2] || len(sub.Hits.Queries) != 2*set.Hits.Dims {
 		t.Fatalf("subset: %d queries, ids %v", sub.Hits.NQ, sub.IDs)
 	}
-	a, _, _ := set.Score(msrag.Single("w8"))
-	b, _, _ := sub.Score(msrag.Single("w8"))
+	a, _, _ := set.Score(fusion.Single("w8"))
+	b, _, _ := sub.Score(fusion.Single("w8"))
 	if b[0] != a[2] || b[1] != a[0] {
 		t.Errorf("a subset scores its queries as the whole set did: %v vs %v", b, []float64{a[2], a[0]})
 	}
@@ -200,11 +201,11 @@ func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
 func TestLossAversion(t *testing.T) {
 	ix, set := tinySetWith(t, defaultLexical())
 	all, sliding, hybrid := names(ix.Layout())
-	base, _, err := set.Score(msrag.DefaultFusionOf(ix.Layout()))
+	base, _, err := set.Score(fusion.Default(ix.Layout()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := func(f msrag.Fusion, a float64) (score, lost float64) {
+	counted := func(f fusion.Fusion, a float64) (score, lost float64) {
 		per, _, err := set.Score(f)
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +233,7 @@ func TestLossAversion(t *testing.T) {
 		t.Errorf("fit's score %v, counted %v", averse.Score, got)
 	}
 	for _, s := range []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"} {
-		f, _ := msrag.ParseFusion(s)
+		f, _ := fusion.Parse(s)
 		if sc, _ := counted(f, a); averse.Score < sc-1e-12 {
 			t.Errorf("fitted at loss aversion %d: %v, below its start %s's %v", a, averse.Score, s, sc)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/scatter"
 )
@@ -184,12 +185,12 @@ func phaseDevice(c *cli.Context, cmd string, t phaseTask, embeds bool) error {
 // phaseKinds returns the kinds of channel the search reads: those --fusion
 // (or the index's default) fuses; every kind with a fusion model or a
 // built-in one, whose rule is read in the gather.
-func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.ChannelKind, error) {
+func phaseKinds(c *cli.Context, layout msrag.Layout, f fusion.Fusion) ([]msrag.ChannelKind, error) {
 	if builtin, err := searchBuiltin(c); err != nil || builtin != "" || c.String("fusion-model") != "" {
 		return nil, err
 	}
 	if !c.IsSet("fusion") {
-		f = msrag.DefaultFusionOf(layout)
+		f = fusion.Default(layout)
 	}
 	kinds, err := f.Kinds(layout)
 	if err != nil {
