@@ -380,8 +380,8 @@ func TestBuildFull(t *testing.T) {
 	}
 	defer ix.Close()
 	maxContent := emb.Spec().MaxContent(embed.Passage)
-	if want := append(slices.Clone(testWindows), chunk.Window{Size: maxContent, Truncate: true}); !reflect.DeepEqual(ix.Windows(), want) {
-		t.Fatalf("windows %v, want %v", ix.Windows(), want)
+	if want := append(slices.Clone(testWindows), chunk.Window{Size: maxContent, Truncate: true}); !reflect.DeepEqual(windowsOf(ix.man), want) {
+		t.Fatalf("windows %v, want %v", windowsOf(ix.man), want)
 	}
 	if got := stats.Vectors[len(testWindows)]; got != int64(len(docs)) {
 		t.Fatalf("full window holds %d vectors, want one per document (%d)", got, len(docs))
@@ -491,7 +491,7 @@ func TestTailRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := re.Windows(); !reflect.DeepEqual(got[:2], ws) {
+		if got := windowsOf(re.man); !reflect.DeepEqual(got[:2], ws) {
 			t.Errorf("tail %v: reopened windows %+v, want %+v", short, got[:2], ws)
 		}
 		re.Close()

@@ -52,7 +52,7 @@ func TestNewKindOfChannel(t *testing.T) {
 	if d := one.Layout().Diff(want); !d.Same() || d.Reordered {
 		t.Fatalf("layout %s, want %s", one.Layout(), want)
 	}
-	if f := one.DefaultFusion(); f.String() != fusion.DefaultHybrid {
+	if f := fusion.Default(one.Layout()); f.String() != fusion.DefaultHybrid {
 		t.Errorf("default fusion %s", f)
 	}
 	dirs := buildShards(t, path, t.TempDir(), 3, 40, cfg("", ""))

@@ -44,7 +44,7 @@ func TestExplainErrorFailsSearch(t *testing.T) {
 	}
 }
 
-// TestScatterExplainError checks that ExplainRows, which a scatter task
+// TestScatterExplainError checks that ShardSearcher.Explain, which a scatter task
 // keeping evidence calls for every list it writes, returns the error of a
 // channel's Explain rather than rows without their terms.
 func TestScatterExplainError(t *testing.T) {
@@ -52,21 +52,21 @@ func TestScatterExplainError(t *testing.T) {
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	kind := kindIndex(ix.kinds, Lexical)
 	q := &channel.Queries{Texts: lexicalQueries(docs, 3)}
-	kinds := []channel.Kind{Lexical}
-	st, err := ix.Stats(q, kinds)
+	sh := &ShardSearcher{ix: ix, kinds: []channel.Kind{Lexical}}
+	st, err := sh.Stats(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists, err := ix.SearchShard(context.Background(), q, st, 10, kinds)
+	lists, err := sh.Search(context.Background(), q, st, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ci := ix.first[kind]
-	if held, err := ix.ExplainRows(q, 0, ci, lists[ci]); err != nil || len(held) == 0 {
+	if held, err := sh.Explain(q, 0, ci, lists[ci]); err != nil || len(held) == 0 {
 		t.Fatalf("a channel that explains: %d rows' terms, %v", len(held), err)
 	}
 	ix.shards[0].parts[kind] = failingExplainer{ix.shards[0].parts[kind]}
-	if _, err := ix.ExplainRows(q, 0, ci, lists[ci]); !errors.Is(err, errExplain) {
+	if _, err := sh.Explain(q, 0, ci, lists[ci]); !errors.Is(err, errExplain) {
 		t.Fatalf("a failing Explain: %v, want %v", err, errExplain)
 	}
 }

@@ -189,7 +189,7 @@ func (o SearchOptions) withDefaults() SearchOptions {
 }
 
 // Clamp returns opts with its defaults filled in, K at most the number of
-// documents and WindowK at most MaxWindowK, so that what a search allocates
+// documents and WindowK at most the rows any channel holds, so that what a search allocates
 // follows the index, not the numbers asked for.
 func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
 	opts = opts.withDefaults()
@@ -197,7 +197,7 @@ func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
 		opts.Fusion = fusion.Default(ix.layout)
 	}
 	opts.K = min(opts.K, max(ix.NumDocs(), 1))
-	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
+	opts.WindowK = min(opts.WindowK, ix.maxWindowK())
 	return opts
 }
 
@@ -243,7 +243,3 @@ func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) 
 	}
 	return out, nil
 }
-
-// DefaultFusion is the fusion the index ranks by unless told otherwise
-// (fusion.Default of its layout).
-func (ix *Index) DefaultFusion() fusion.Fusion { return fusion.Default(ix.layout) }

@@ -232,7 +232,7 @@ func TestLexicalChannelSearch(t *testing.T) {
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	queries := lexicalQueries(docs, 12)
 	const windowK = 20
-	ch, err := ix.SearchChunks(context.Background(), queries, windowK)
+	ch, err := searchChunks(context.Background(), ix, queries, windowK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestLexicalFusionRefused(t *testing.T) {
 	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "rrf")}); err != nil {
 		t.Errorf("dense search of an index whose analyzer is of another version: %v", err)
 	}
-	if _, err := other.SearchChunks(ctx, []string{"protein"}, 10); err != nil {
+	if _, err := searchChunks(ctx, other, []string{"protein"}, 10); err != nil {
 		t.Errorf("chunk search of an index whose analyzer is of another version: %v", err)
 	}
 }
@@ -581,7 +581,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	ctx := context.Background()
-	ch, err := ix.SearchChunks(ctx, lexicalQueries(docs, 8), 30)
+	ch, err := searchChunks(ctx, ix, lexicalQueries(docs, 8), 30)
 	if err != nil {
 		t.Fatal(err)
 	}

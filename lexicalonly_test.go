@@ -79,8 +79,8 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if ix.HasModel() || ix.Embedder() != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
-		t.Fatalf("dense %v, embedder %v, layout %s", ix.HasModel(), ix.Embedder(), ix.Layout())
+	if ix.HasModel() || ix.emb != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
+		t.Fatalf("dense %v, embedder %v, layout %s", ix.HasModel(), ix.emb, ix.Layout())
 	}
 	ctx := context.Background()
 	queries := lexicalQueries(docs, 20)
@@ -145,8 +145,8 @@ func TestLexicalOnlyRefusals(t *testing.T) {
 			t.Errorf("search with %s: %v, want ErrNoModel", f, err)
 		}
 	}
-	if _, err := ix.EmbedQueries(ctx, []string{"cell"}); !errors.Is(err, ErrNoModel) {
-		t.Errorf("EmbedQueries: %v", err)
+	if _, err := ix.embedQueries(ctx, []string{"cell"}, nil); !errors.Is(err, ErrNoModel) {
+		t.Errorf("embedQueries: %v", err)
 	}
 	if _, err := ix.SearchVectors(ctx, make([]float32, 32), 10); !errors.Is(err, ErrNoModel) {
 		t.Errorf("SearchVectors: %v", err)

@@ -40,8 +40,7 @@ type OpenOptions struct {
 	// gather of a scatter-gather search).
 	Kinds []ChannelKind
 	// NoEmbedder opens no model: the queries come embedded
-	// (Index.SearchQueries with their vectors, a scatter task of a
-	// scatter-gather search).
+	// (Index.SearchVectors, a task of a scatter-gather search: OpenShard).
 	NoEmbedder bool
 	// GPUs moves every window's FAISS index to these GPUs (one device, or
 	// sharded across several) for search. It needs msrag built with the gpu
@@ -117,8 +116,8 @@ func (s *Shards) Shard(i int) *Shards {
 }
 
 // MaxWindowK returns the most rows any channel holds over the shards (a
-// window's chunks, or the documents; at least 1), as Index.MaxWindowK of
-// them all.
+// window's chunks, or the documents; at least 1): the longest list any
+// channel of them can give.
 func (s *Shards) MaxWindowK() int { return maxWindowK(s.Manifests) }
 
 // OpenShards opens the shards s as one index, as OpenWith opens their
@@ -143,7 +142,7 @@ func OpenShards(opts OpenOptions, s *Shards) (ix *Index, err error) {
 	}
 	ix.setKinds(kinds)
 	for i, dir := range s.Dirs {
-		sh, err := openShard(dir, s.Manifests[i], ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
+		sh, err := openShard(dir, s.Manifests[i], windowsOf(ix.man), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
 		if err != nil {
 			return nil, err
 		}

@@ -22,25 +22,15 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
-	q, err := ix.Queries(ctx, queries, nil, ix.fusionNeeds(opts.Fusion))
+	q, err := ix.queries(ctx, queries, nil, ix.fusionNeeds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
-	ch, err := ix.SearchQueries(ctx, q, opts.WindowK, ix.fusionKinds(opts.Fusion))
+	ch, err := ix.searchQueries(ctx, q, opts.WindowK, ix.fusionKinds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
 	return ix.Fuse(ch, opts)
-}
-
-// SearchChunks embeds the queries (when the index has a model) and returns
-// the windowK best rows of every channel it can search.
-func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
-	q, err := ix.Queries(ctx, queries, nil, ix.layout.Needs(allOf(ix.layout)))
-	if err != nil {
-		return nil, err
-	}
-	return ix.SearchQueries(ctx, q, windowK, nil)
 }
 
 // SearchVectors searches the channels that need nothing but the queries'
@@ -60,12 +50,7 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 			kinds = append(kinds, k)
 		}
 	}
-	return ix.SearchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, windowK, kinds)
-}
-
-// EmbedQueries embeds a batch of queries with the index's model (query role).
-func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
-	return ix.embedQueries(ctx, queries, nil)
+	return ix.searchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, windowK, kinds)
 }
 
 // embedQueries embeds queries with e, or the index's model when e is nil.
@@ -92,10 +77,10 @@ func CheckQueries(queries []string) error {
 	return nil
 }
 
-// Queries makes the batch of queries the kinds search: the texts and, when
+// queries makes the batch of queries the kinds search: the texts and, when
 // need asks for them and the index has a model, their vectors by e (nil:
 // the index's model).
-func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
+func (ix *Index) queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
 	if err := CheckQueries(texts); err != nil {
 		return nil, err
 	}
@@ -110,10 +95,11 @@ func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need c
 	return q, nil
 }
 
-// Stats returns the statistics every kind of the index needs for the
-// queries, added over its shards: the first phase of a search, and what a
-// scatter-gather search gathers from every shard before it searches any.
-func (ix *Index) Stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsSet, error) {
+// stats returns the statistics the kinds given need for the queries,
+// added over the index's shards: the first phase of a search, and what a
+// scatter-gather search gathers from every shard before it searches any
+// (ShardSearcher.Stats).
+func (ix *Index) stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsSet, error) {
 	out := channel.StatsSet{}
 	for _, sh := range ix.shards {
 		st, err := sh.stats(q, ix.kinds, kinds)
@@ -146,13 +132,13 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 	return out, nil
 }
 
-// SearchQueries searches the kinds of channel given (nil: every kind the
+// searchQueries searches the kinds of channel given (nil: every kind the
 // index can search) for each query's windowK best rows per channel: the
-// statistics of every shard are added (Stats), each shard is searched with
+// statistics of every shard are added (stats), each shard is searched with
 // them, and the shards' lists of each channel are merged exactly
 // (channel.Merge), so a sharded index ranks as one. windowK is clamped as
 // Clamp clamps SearchOptions.WindowK.
-func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
+func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
 	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {
@@ -163,7 +149,7 @@ func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK 
 	if q.Len() == 0 {
 		return ch, nil
 	}
-	st, err := ix.Stats(q, kinds)
+	st, err := ix.stats(q, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -230,50 +216,6 @@ func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries,
 	return out, nil
 }
 
-// SearchShard searches the one shard of ix with the statistics st (added
-// over every shard of a scatter-gather search: Stats of each) for the k
-// best rows of every channel of the kinds wanted, and returns the lists of
-// every channel of the layout (empty for the kinds not searched); k is not
-// clamped to the shard, whose lists are merged with the other shards'.
-func (ix *Index) SearchShard(ctx context.Context, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
-	if len(ix.shards) != 1 {
-		return nil, fmt.Errorf("msrag: index %s has %d shards: search one alone", ix.where(), len(ix.shards))
-	}
-	return ix.searchShard(ctx, ix.shards[0], q, st, k, wanted)
-}
-
-// ExplainRows returns what explains each row of query qi's list of channel
-// ci in h, as SearchShard returned it (nil when its kind explains nothing:
-// channel.Explainer): the query terms the row holds. An error of the
-// kind's Explain is returned: a list without its rows' terms would lose
-// the evidence in silence.
-func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
-	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
-	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
-	if !ok {
-		return nil, nil
-	}
-	var rows []int32
-	for j := range h.K {
-		if x := h.At(qi, j); x.Row >= 0 {
-			rows = append(rows, x.Row)
-		}
-	}
-	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
-	if err != nil {
-		return nil, err
-	}
-	if len(held) != len(rows) {
-		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
-	}
-	for i := range held {
-		if held[i] == nil {
-			held[i] = []string{}
-		}
-	}
-	return held, nil
-}
-
 // CheckFusion fails unless every channel f fuses or weighs is a channel of
 // the index, of a kind it can search, so that a search can be refused
 // before any query is embedded (fusion.CheckServes).
@@ -300,10 +242,11 @@ func (ix *Index) fusionNeeds(f fusion.Fusion) channel.Needs {
 	return n
 }
 
-// Searcher searches an index's queries batch by batch and says beforehand
-// whether it can serve a fusion: an open Index, or the gather of a
-// scatter-gather search over its shards (package scatter), which stands
-// for the index whose lists it gathers.
+// Searcher is what an index's queries are searched in, batch by batch, and
+// fused: an open Index, or the gather of a scatter-gather search over its
+// shards (package scatter), which stands for the index whose lists it
+// gathers. What it says of the index (its layout, manifest, directory and
+// documents) is the index's.
 type Searcher interface {
 	// SearchBatches hands the chunk lists of every batch of queries to fn
 	// with the position of its first query (Index.SearchBatches).
@@ -311,6 +254,16 @@ type Searcher interface {
 	// CheckFusion fails unless the lists handed over hold every channel f
 	// fuses (Index.CheckFusion).
 	CheckFusion(f fusion.Fusion) error
+	// Clamp fills in opts's defaults, K at most the documents and WindowK
+	// at most the rows any channel holds (Index.Clamp).
+	Clamp(opts SearchOptions) SearchOptions
+	// Fuse turns a batch's lists into documents (Index.Fuse).
+	Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error)
+	Layout() Layout
+	Manifest() Manifest
+	Dir() string
+	NumDocs() int
+	DocID(i int) string
 	Close() error
 }
 
@@ -345,8 +298,10 @@ const (
 )
 
 // SearchBatches embeds and searches queries o.Batch at a time (every
-// channel the index can search; an index without a model embeds
-// nothing, and o.Queries is not used) and hands each batch's chunk lists to
+// channel the index can search, the queries embedded only when one of
+// them needs their vectors: an index without a model, or opened for kinds
+// that search by text alone, embeds nothing, and o.Queries is not used)
+// and hands each batch's chunk lists to
 // fn with the position of its first query. A batch larger than 1024
 // queries whose lists would pass maxBatchHits slots is handed over in parts.
 // An error, fn's too, names the
@@ -361,17 +316,24 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 	}
 	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
 	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
-	need := ix.layout.Needs(allOf(ix.layout))
+	kinds, err := ix.searchable(nil)
+	if err != nil {
+		return tm, err
+	}
+	var need channel.Needs
+	for _, k := range kinds {
+		need |= k.Needs()
+	}
 	for lo := 0; lo < len(queries); lo += batch {
 		texts := queries[lo:min(lo+batch, len(queries))]
 		err := func() error {
 			t0 := time.Now()
-			q, err := ix.Queries(ctx, texts, o.Queries, need)
+			q, err := ix.queries(ctx, texts, o.Queries, need)
 			if err != nil {
 				return err
 			}
 			t1 := time.Now()
-			ch, err := ix.SearchQueries(ctx, q, o.WindowK, nil)
+			ch, err := ix.searchQueries(ctx, q, o.WindowK, kinds)
 			if err != nil {
 				return err
 			}

@@ -33,15 +33,14 @@ type Result struct {
 // judged queries, fuses and scores every configuration and writes the results
 // into spec.Out.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
-	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error) {
-		ix, info, err := openOrBuild(ctx, spec, ds, tm)
-		return ix, ix, info, err
+	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (msrag.Searcher, report.IndexInfo, error) {
+		return openOrBuild(ctx, spec, ds, tm)
 	})
 }
 
-// opener opens what an evaluation's queries are searched in, and the index
-// that fuses their lists.
-type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error)
+// opener opens what an evaluation's queries are searched in: the index, or
+// the gather of a scatter-gather search of its shards.
+type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (msrag.Searcher, report.IndexInfo, error)
 
 // run evaluates spec with the queries searched in what open opens.
 func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
@@ -66,11 +65,11 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	var tm report.Timings
-	ix, src, info, err := open(ctx, spec, ds, queries, &tm)
+	ix, info, err := open(ctx, spec, ds, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
+	defer ix.Close()
 	if err := checkJudged(ds, spec.Split, qrels, ix); err != nil {
 		return nil, err
 	}
@@ -79,7 +78,7 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range spec.Configs {
-		if err := src.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
+		if err := ix.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
@@ -87,7 +86,7 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		fmt.Fprintf(spec.Log, "eval: k %d and window k %d are more than the index holds: ranking %d documents from at most %d chunks a window\n",
 			spec.K, spec.WindowK, c.K, c.WindowK)
 	}
-	runs, batches, err := search(ctx, spec, ix, src, queries, &tm)
+	runs, batches, err := search(ctx, spec, ix, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +132,7 @@ func applyRules(spec Spec, res *Result) {
 // search embeds and searches the queries batch by batch and fuses every
 // configuration from the same chunk lists; with cross-validation it also
 // returns the batches' chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*fusion.Lists, error) {
+func search(ctx context.Context, spec Spec, ix msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*fusion.Lists, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
 		if c.Kind.fused() {
@@ -146,7 +145,7 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 	}
 	var batches []*fusion.Lists
 	var fuseTime time.Duration
-	bt, err := src.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
+	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
 		t0 := time.Now()
 		if err := fuseBatch(spec, ix, ch, ids[lo:lo+ch.NQ], runs); err != nil {
 			return err
@@ -169,7 +168,7 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 
 // fuseBatch fuses every configuration of a batch of queries, ids, into its
 // run.
-func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
+func fuseBatch(spec Spec, ix msrag.Searcher, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
 	for _, c := range spec.Configs {
 		if !c.Kind.fused() {
 			continue
@@ -187,7 +186,7 @@ func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, ru
 
 // addLearned checks spec's fusion models against the index and the queries
 // and adds their configurations, and those of cross-validation.
-func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
+func addLearned(spec Spec, ix msrag.Searcher, queries []corpus.Query) ([]Config, error) {
 	configs := slices.Clone(spec.Configs)
 	if m := spec.FusionModel; m != nil {
 		if err := checkUnseen(spec, ix, m, queries); err != nil {
@@ -227,7 +226,7 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 
 // checkUnseen refuses a fusion model that does not serve the index or was
 // trained on any of the queries.
-func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corpus.Query) error {
+func checkUnseen(spec Spec, ix msrag.Searcher, m *tune.FusionModel, queries []corpus.Query) error {
 	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return err
 	}
@@ -240,7 +239,7 @@ func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corp
 }
 
 // crossValidate adds the runs of the cross-validated configurations.
-func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches []*fusion.Lists, qrels eval.Qrels, runs map[string]eval.Run) error {
+func crossValidate(spec Spec, ix msrag.Searcher, queries []corpus.Query, batches []*fusion.Lists, qrels eval.Qrels, runs map[string]eval.Run) error {
 	if spec.CVFolds < 2 {
 		return nil
 	}
@@ -317,7 +316,7 @@ func queryIDs(queries []corpus.Query) []string {
 }
 
 // newReport starts results.json with what describes the run.
-func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.IndexInfo, queries int) *report.Eval {
+func newReport(spec Spec, ds *corpus.Dataset, ix msrag.Searcher, info report.IndexInfo, queries int) *report.Eval {
 	m := ix.Manifest()
 	e := &report.Eval{
 		Created: time.Now().UTC(),
@@ -335,12 +334,15 @@ func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.Index
 	}
 	e.Build = msrag.CurrentBuild()
 	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion
-	e.Index.Batching, e.Index.Build = ix.Batching(), m.Build
+	e.Index.Build = m.Build
+	if id, err := msrag.IdentityOf(&m); err == nil {
+		e.Index.Batching = id.Batching
+	}
 	if l := m.Late; l != nil {
 		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap, Edges: l.Edges}
 	}
-	for _, w := range ix.Windows() {
-		if w.Truncate {
+	for _, wi := range m.Windows {
+		if w := wi.Window(); w.Truncate {
 			e.FullWindow = w.Size
 		} else {
 			e.Windows = append(e.Windows, w.Size)

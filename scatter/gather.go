@@ -18,9 +18,9 @@ import (
 // Gather is the gather phase of a scatter-gather search: every shard's
 // lists, checked, then merged channel by channel (channel.Merge) a block of
 // queries at a time. It is a msrag.Searcher, as the index of the shards
-// searched in one process is. Its Index holds every shard's documents and
-// no channel open: fuse the merged lists with it (msrag.Index.Fuse), as
-// after any search.
+// searched in one process is: it fuses the merged lists as that index
+// does, by the shards' documents (opened alone, no channel), and says
+// what that index is.
 type Gather struct {
 	ix     *msrag.Index
 	layout msrag.Layout // the index's channels
@@ -80,9 +80,31 @@ func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 	return g, nil
 }
 
-// Index returns the index of every shard's documents, with no channel
-// open, to fuse with; it stays the Gather's.
-func (g *Gather) Index() *msrag.Index { return g.ix }
+// Fuse turns a block's merged lists into documents, as the index of the
+// shards does (msrag.Index.Fuse).
+func (g *Gather) Fuse(ch *msrag.ChunkHits, opts msrag.SearchOptions) ([][]msrag.Hit, error) {
+	return g.ix.Fuse(ch, opts)
+}
+
+// Clamp fills in opts's defaults, K at most the shards' documents and
+// WindowK at most the rows any channel of them holds (msrag.Index.Clamp).
+func (g *Gather) Clamp(opts msrag.SearchOptions) msrag.SearchOptions { return g.ix.Clamp(opts) }
+
+// Layout returns the index's channels.
+func (g *Gather) Layout() msrag.Layout { return g.ix.Layout() }
+
+// Manifest returns the first shard's manifest.
+func (g *Gather) Manifest() msrag.Manifest { return g.ix.Manifest() }
+
+// Dir returns the first shard's directory.
+func (g *Gather) Dir() string { return g.ix.Dir() }
+
+// NumDocs returns the number of documents over every shard.
+func (g *Gather) NumDocs() int { return g.ix.NumDocs() }
+
+// DocID returns the id of document i, numbered over every shard in the
+// order of their ids.
+func (g *Gather) DocID(i int) string { return g.ix.DocID(i) }
 
 // CheckFusion fails unless f can be fused from the gathered lists: the
 // index's check (fusion.CheckServes) with the kinds the scatter searched.

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
@@ -58,7 +57,7 @@ func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Opti
 	out := make([][]msrag.Hit, len(qs.Texts))
 	opts := msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, WindowK: o.WindowK}
 	_, err = g.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{}, func(lo int, ch *msrag.ChunkHits) error {
-		hits, err := g.Index().Fuse(ch, opts)
+		hits, err := g.Fuse(ch, opts)
 		copy(out[lo:], hits)
 		return err
 	})
@@ -75,7 +74,11 @@ func tiesAtK(t *testing.T, dir string, qs scatter.QuerySet, ch string, k int) bo
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	h, err := ix.SearchQueries(context.Background(), &channel.Queries{Texts: qs.Texts}, k+1, []msrag.ChannelKind{testkind.Kind})
+	var h *msrag.ChunkHits
+	_, err = ix.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{WindowK: k + 1}, func(_ int, ch *msrag.ChunkHits) error {
+		h = ch
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func ParseBuiltin(s string) (name string, ok bool, err error) {
 // built-in file that is damaged or of another version is refused as a file
 // is (ReadFusionModel), naming it; an index that none serves is refused,
 // naming the channels each would need.
-func Builtin(name string, ix *msrag.Index) (*FusionModel, error) {
+func Builtin(name string, ix msrag.Searcher) (*FusionModel, error) {
 	return builtinFrom(builtins, "builtin", name, ix)
 }
 
@@ -93,7 +93,7 @@ func modelsFrom(fsys fs.FS, dir, name string) ([]*FusionModel, error) {
 }
 
 // builtinFrom is Builtin over the files dir/NAME-*.json of fsys.
-func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, error) {
+func builtinFrom(fsys fs.FS, dir, name string, ix msrag.Searcher) (*FusionModel, error) {
 	ms, err := modelsFrom(fsys, dir, name)
 	if err != nil {
 		return nil, err

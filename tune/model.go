@@ -127,7 +127,7 @@ func (m *FusionModel) Transfers() bool {
 // window parameters, and, unless m transfers (Transfers), is of m's model;
 // and ix serves m's rule (fusion.CheckServes; its router is checked with
 // the fusion that uses it).
-func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
+func CheckFusionModel(ix msrag.Searcher, m *FusionModel) error {
 	if have := ix.Manifest().Model; !m.Transfers() && !m.Model.SameModel(have) {
 		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
 			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
@@ -150,7 +150,7 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 
 // NewFusionModel starts a fusion model for rule over the channels fused, trained
 // on indices of ix's model (trs: what of which datasets).
-func NewFusionModel(ix *msrag.Index, rule fusion.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
+func NewFusionModel(ix msrag.Searcher, rule fusion.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
 	for _, tr := range trs {
 		slices.Sort(tr.QueryIDs)
 	}

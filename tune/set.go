@@ -11,16 +11,17 @@ import (
 	"github.com/msrag/msrag/fusion"
 )
 
-// Set is a split's queries, searched once in Index.
+// Set is a split's queries, searched once in Index (an index, or the
+// gather of a scatter-gather search).
 type Set struct {
-	Index *msrag.Index
+	Index msrag.Searcher
 	IDs   []string
 	Hits  *fusion.Lists // every channel's lists, all queries in one
 	Qrels eval.Qrels
 }
 
 // Load searches the judged queries of a dataset's split in ix.
-func Load(ctx context.Context, ix *msrag.Index, dataset, split string, batch, windowK int) (*Set, error) {
+func Load(ctx context.Context, ix msrag.Searcher, dataset, split string, batch, windowK int) (*Set, error) {
 	ds, err := corpus.OpenDataset(dataset)
 	if err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ var ErrNothingToLearn = errors.New("tune: nothing to learn from")
 
 // CheckJudged fails unless at least one query of qrels (of what) has a
 // relevant document (score > 0) that ix holds.
-func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
+func CheckJudged(ix msrag.Searcher, qrels eval.Qrels, what string) error {
 	have := make(map[string]bool, ix.NumDocs())
 	for i := range ix.NumDocs() {
 		have[ix.DocID(i)] = true
@@ -60,7 +61,7 @@ func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
 
 // Search embeds and searches queries in batches of batch and gathers the
 // chunk lists of every window (windowK chunks each) into one Set.
-func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
+func Search(ctx context.Context, ix msrag.Searcher, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
 	set := &Set{Index: ix, Qrels: qrels}
 	texts := make([]string, len(queries))
 	for i, q := range queries {
@@ -81,7 +82,7 @@ func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels 
 }
 
 // NewSet makes a Set of queries ids searched in ix in consecutive batches.
-func NewSet(ix *msrag.Index, ids []string, batches []*fusion.Lists, qrels eval.Qrels) (*Set, error) {
+func NewSet(ix msrag.Searcher, ids []string, batches []*fusion.Lists, qrels eval.Qrels) (*Set, error) {
 	s := &Set{Index: ix, IDs: ids, Qrels: qrels}
 	return s, s.join(batches)
 }

@@ -158,7 +158,7 @@ func searchAction(c *cli.Context) error {
 	}
 	defer ix.Close()
 	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
-		opts.Fusion = ix.DefaultFusion()
+		opts.Fusion = fusion.Default(ix.Layout())
 	}
 	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
 		return err
@@ -198,7 +198,7 @@ func textsCorpus(c *cli.Context, ix *msrag.Index) (string, error) {
 // index), or of the built-in fusion --fusion-model or --fusion names
 // (tune.Builtin) that serves the index: the rule its fit chose unless
 // --fusion says learned or learned+router; or f when there is neither.
-func modelFusion(c *cli.Context, ix *msrag.Index, f fusion.Fusion) (fusion.Fusion, error) {
+func modelFusion(c *cli.Context, ix msrag.Searcher, f fusion.Fusion) (fusion.Fusion, error) {
 	p := c.String("fusion-model")
 	builtin, err := searchBuiltin(c)
 	if err != nil {

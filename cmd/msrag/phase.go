@@ -220,11 +220,10 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 		return err
 	}
 	defer g.Close()
-	ix := g.Index()
 	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
-		opts.Fusion = ix.DefaultFusion()
+		opts.Fusion = fusion.Default(g.Layout())
 	}
-	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
+	if opts.Fusion, err = modelFusion(c, g, opts.Fusion); err != nil {
 		return err
 	}
 	if err := g.CheckFusion(opts.Fusion); err != nil {
@@ -234,7 +233,7 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 	return writeOutput(c, c.String("out"), func(w io.Writer) error {
 		rw := output.NewRunWriter(w, format, c.String("tag"))
 		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{WindowK: so.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
-			hits, err := ix.Fuse(ch, opts)
+			hits, err := g.Fuse(ch, opts)
 			if err != nil {
 				return err
 			}
