@@ -16,8 +16,8 @@ import (
 )
 
 // DatasetOptions configure [FetchDataset]. The zero value fetches into
-// DataDir() from the hub at $MSRAG_HF_ENDPOINT, with the token in $HF_TOKEN if
-// any, and keeps a dataset that is already present.
+// DataDir() from the hub the environment names (https://huggingface.co when
+// none does; see [Options]), and keeps a dataset that is already present.
 type DatasetOptions struct {
 	// Options configure the hub client: endpoint, token, HTTP client, log.
 	Options

@@ -7,8 +7,11 @@ import (
 
 // Errors wrapped by everything this package returns, for use with [errors.Is].
 var (
-	// ErrEndpoint reports a missing or malformed hub endpoint.
+	// ErrEndpoint reports a malformed hub endpoint.
 	ErrEndpoint = errors.New("no usable hub endpoint")
+	// ErrOffline reports a request refused because the client is offline
+	// (Options.Offline or $HF_HUB_OFFLINE).
+	ErrOffline = errors.New("offline")
 	// ErrName reports a malformed repository, dataset, revision or file name.
 	ErrName = errors.New("bad name")
 	// ErrRevision reports a dataset that has no pinned revision and was
