@@ -1,5 +1,6 @@
 # msrag: make setup | make build | make install | make test | make bench
 SHELL := /bin/bash
+comma := ,
 GO ?= go
 # What make setup fetches goes to msrag's own cache, the one the msrag command
 # uses: $MSRAG_CACHE when set, else $XDG_CACHE_HOME/msrag or ~/.cache/msrag.
@@ -11,7 +12,7 @@ PREFIX ?= /usr/local
 PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
+.PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick go-env
 
 # FAISS, which make setup installs and make build links:
 #   default     FAISS 1.15.0's CPU library from the faiss-cpu wheel (sha256-pinned), with the
@@ -62,6 +63,12 @@ ORT_FILES = libonnxruntime.so.1 $(if $(BUILD_TAGS),libonnxruntime_providers_shar
 
 setup:
 	@scripts/setup.sh $(SETUP_FLAGS)
+
+# The cgo flags that link FAISS as make build does, for go build and go test run by hand or
+# by a script (binaries find the wheel's libraries by their path in the cache):
+#   eval "$(make -s go-env)" && go test ./faiss
+go-env:
+	@echo "export CGO_CPPFLAGS='$(if $(WHEEL_LIB),$(WHEEL_CPPFLAGS))' CGO_LDFLAGS='$(if $(WHEEL_LIB),$(WHEEL_LINK) -Wl$(comma)-rpath$(comma)$(WHEEL_LIB))'"
 
 check:
 	@scripts/setup.sh --check $(SETUP_FLAGS)
