@@ -18,7 +18,7 @@
 #                        .jsonl files gzip-compressed (gzip -n -9), the qrels as they are.
 #   qmsum, qmsum-lembed, qmsum-summaries
 #                        only from a local mirror: no public source serves them in this form
-#                        (how they were made: docs/results.md, "Data").
+#                        (what they are: docs/setup.md, "Data sets").
 #
 #   MSRAG_DATA_MIRROR=DIR  a local mirror of data sets, DIR/NAME in the layout above: a set
 #                          found there is copied instead of fetched (CI names one).
