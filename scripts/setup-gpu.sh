@@ -8,7 +8,7 @@
 #   scripts/setup-gpu.sh --check      print present/missing; exit 1 if anything is missing
 #   scripts/setup-gpu.sh --headers    only the FAISS and CUDA headers (make check-gpu-build)
 #   scripts/setup-gpu.sh --cpu-wheel  FAISS's CPU library from faiss-cpu and FAISS's headers
-#                                     (make build FAISS=wheel)
+#                                     (make setup: the default CPU build)
 #   scripts/setup-gpu.sh --cpu-wheel --check
 #
 # What goes where:
