@@ -9,7 +9,7 @@ CACHE := $(or $(MSRAG_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/msrag)
 # loads in $(PREFIX)/lib/msrag.
 PREFIX ?= /usr/local
 # Packages that must build without cgo (docs/architecture.md: the pure packages).
-PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
+PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical mteb
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 .PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick go-env

@@ -282,7 +282,7 @@ func (b *builder) errAt(p pos, id string, err error) error {
 func (b *builder) add(p pos, id, title, text string) error {
 	b.stats.Rows++
 	if id == "" {
-		return b.errAt(p, "", fmt.Errorf("missing or empty id: %w", ErrRecord))
+		return b.errAt(p, "", fmt.Errorf("missing or empty id (a record names its id %q and its text %q, as BEIR's {\"_id\": ..., \"text\": ...}): %w", b.opts.IDColumn, b.opts.TextColumn, ErrRecord))
 	}
 	if strings.TrimSpace(text) == "" {
 		if b.strict {

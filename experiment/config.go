@@ -66,9 +66,22 @@ func (c Config) reportKind() string {
 	return c.Fusion.Method.String()
 }
 
-// fileName is the configuration's run file name, without the directory.
+// fileName is the configuration's run file name, without the directory:
+// its name with each run of characters other than letters, digits, '.',
+// '+' and '-' written '_', so that a shell takes it as it is
+// (rrf:windows=all,weights=lexical:1.5 is rrf_windows_all_weights_lexical_1.5.trec).
+// The name itself is in results.json and is the run's TREC tag.
 func (c Config) fileName() string {
-	return strings.NewReplacer(":", "_", "/", "_").Replace(c.Name) + ".trec"
+	var b strings.Builder
+	for _, r := range c.Name {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '+' || r == '-'):
+			b.WriteRune(r)
+		case !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	return strings.TrimLeft(b.String(), ".-") + ".trec"
 }
 
 // fusionText is the rule in msrag's text form, "" when there is not one.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -35,10 +36,12 @@ func init() {
 			"               (rrf:c=60;base=1), since ',' separates configurations\n\n" +
 			"Writes into --out: results.json (every configuration x metric, means and per-query values,\n" +
 			"model, windows, versions, timings), report.md, recall_at_k.{png,svg},\n" +
-			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, one MTEB result file per\n" +
+			"oracle_best_window.{png,svg}, runs/NAME.trec (the configuration's name made shell-safe; the name is\n" +
+			"its TREC tag) and runs/metrics.json, one MTEB result file per\n" +
 			"configuration (mteb/results/msrag__MODEL-CONFIG/REVISION/TASK.json, which the mteb package's\n" +
 			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
-			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
+			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. The files\n" +
+			"an earlier eval listed in --out's results.json are removed first; any other file there is left and named. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
 			"the @1000 metrics need --k 1000 to mean what MTEB's do. The task's MTEB scoring rules apply to\n" +
 			"every configuration (ArguAna drops a retrieved document whose id is the query's: docs/eval.md);\n" +
@@ -55,9 +58,9 @@ func init() {
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
 			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index)"},
+			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index); an index there gives --model and --windows when they are not given"},
 			modelFlag(),
-			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens (when not given, sizes above what the model takes are lowered to it: 100,200,254 for all-minilm-l6-v2)"},
 			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "configs", Value: experiment.DefaultConfigs, Usage: "configurations (see above)"},
@@ -89,6 +92,9 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if _, err := outFlag(c, "eval"); err != nil {
 		return experiment.Spec{}, nil, err
 	}
+	if err := indexDefaults(c, "eval"); err != nil {
+		return experiment.Spec{}, nil, err
+	}
 	build, modes, err := buildFlags(c, "eval", true)
 	if err != nil {
 		return experiment.Spec{}, nil, err
@@ -111,14 +117,16 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
 	var err error
-	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
+	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, msrag.ErrUnknownRule) {
+		return experiment.Spec{}, usagef("eval: --configs: %w; the evaluation index's channels, each a configuration alone: %s", err, spec.Layout())
+	} else if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
 	if !c.IsSet("configs") {
 		spec.Configs = nil // the defaults: those an index without the full window cannot serve are left out
 	}
-	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
-		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")
+	if err := atLeastOne(c, "eval", "k", "window-k", "batch"); err != nil {
+		return spec, err
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
@@ -212,6 +220,11 @@ func evalAction(c *cli.Context) error {
 			return err
 		}
 		defer spec.Build.Embedder.Close()
+		if spec.Build.Windows = fitDefaultWindows(c, "eval", spec.Build.Windows, spec.Build.Embedder.Spec()); c.IsSet("configs") {
+			if spec.Configs, err = experiment.ParseConfigs(c.String("configs"), spec.Layout()); err != nil {
+				return usagef("eval: --configs: %w", err)
+			}
+		}
 	}
 	var bar *progressBar
 	if !c.Bool("quiet") {
@@ -269,6 +282,6 @@ func printEval(stdout, stderr io.Writer, res *experiment.Result) error {
 		fmt.Fprintf(stderr, "eval: wrote %d MTEB result files under %s (scripts/check_mteb_results.py loads them with mteb)\n",
 			len(f.MTEB), filepath.Join(filepath.Dir(f.Results), "mteb"))
 	}
-	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (from the repository root, in the Python environment scripts/check_metrics.py describes):\n\n  %s\n", f.CheckCommand())
+	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (python3 with pytrec_eval: the header of %s says how to make one):\n\n  %s\n", f.Checker, f.CheckCommand())
 	return nil
 }

@@ -133,6 +133,17 @@ func queriesPath(path string) (string, error) {
 	return path, nil
 }
 
+// atLeastOne refuses the first of the integer flags names whose value is
+// below 1, naming it and its value.
+func atLeastOne(c *cli.Context, cmd string, names ...string) error {
+	for _, n := range names {
+		if v := c.Int(n); v < 1 {
+			return usagef("%s: --%s %d: must be at least 1", cmd, n, v)
+		}
+	}
+	return nil
+}
+
 // quietFlag is --quiet, for the commands that print progress or notes.
 func quietFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "quiet", Usage: "no progress or notes on standard error (errors and the closing line saying what was written remain)"}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
 	_ "github.com/msrag/msrag/channels" // every built-in kind of channel
 	"github.com/msrag/msrag/chunk"
 	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
@@ -58,6 +59,13 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print msrag's version: release, source revision and Go toolchain"}
+	cli.VersionPrinter = func(c *cli.Context) {
+		fmt.Fprintf(c.App.Writer, "msrag %s (%s)\n", c.App.Version, msrag.CurrentBuild().GoVersion)
+	}
+}
+
 // prepareOnce wraps the commands' actions once per process.
 var prepareOnce sync.Once
 
@@ -71,6 +79,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"windows of several sizes (default 100, 200, 500 tokens), embeds the windows with an ONNX\n" +
 			"model, keeps one FAISS index per size, and fuses the per-size chunk rankings into one\n" +
 			"document ranking with Reciprocal Rank Fusion.",
+		Version:         msrag.CurrentBuild().String(),
 		Commands:        commands,
 		Reader:          stdin,
 		Writer:          stdout,

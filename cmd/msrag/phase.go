@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/scatter"
@@ -127,11 +126,7 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err != nil {
 		return err
 	}
-	qpath, err := queriesPath(c.String("queries"))
-	if err != nil {
-		return err
-	}
-	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	queries, _, err := searchQueries(c)
 	if err != nil {
 		return err
 	}
