@@ -131,7 +131,7 @@ check-gpu-build: setup
 # The image takes FAISS's headers from a named build context (the wheels have none): the
 # headers make setup installed, checked against scripts/faiss-headers-v1.15.0.sha256.
 docker-cuda:
-	scripts/setup-gpu.sh --headers
+	scripts/setup-gpu.sh --faiss-headers
 	docker build -f Dockerfile.cuda --build-context faiss-headers=$(HEADERS)/faiss -t msrag:cuda .
 
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test

@@ -7,6 +7,7 @@
 #   scripts/setup-gpu.sh              install what is missing (quick when all is present)
 #   scripts/setup-gpu.sh --check      print present/missing; exit 1 if anything is missing
 #   scripts/setup-gpu.sh --headers    only the FAISS and CUDA headers (make check-gpu-build)
+#   scripts/setup-gpu.sh --faiss-headers  only FAISS's headers (make docker-cuda)
 #   scripts/setup-gpu.sh --cpu-wheel  FAISS's CPU library from faiss-cpu and FAISS's headers
 #                                     (make setup: the default CPU build)
 #   scripts/setup-gpu.sh --cpu-wheel --check
@@ -52,8 +53,9 @@ for a in "$@"; do
   case "$a" in
     --check) check=1 ;;
     --headers) mode=headers ;;
+    --faiss-headers) mode=faiss-headers ;;
     --cpu-wheel) mode=cpu ;;
-    *) echo "usage: scripts/setup-gpu.sh [--check] [--headers | --cpu-wheel]" >&2; exit 2 ;;
+    *) echo "usage: scripts/setup-gpu.sh [--check] [--headers | --faiss-headers | --cpu-wheel]" >&2; exit 2 ;;
   esac
 done
 if [[ -n ${MSRAG_CUDA:-} && $MSRAG_CUDA != 12 && $MSRAG_CUDA != 13 ]]; then
@@ -259,6 +261,7 @@ ort() {
 
 case $mode in
   headers) faiss_headers; cuda_headers ;;
+  faiss-headers) faiss_headers ;;
   cpu) faiss_lib "$cache/faiss-cpu/lib" "$w_faiss_cpu"; faiss_headers ;;
   gpu)
     faiss_lib "$cache/gpu/lib" "$w_faiss_gpu" cuda
