@@ -1,6 +1,5 @@
 # msrag: make setup | make build | make install | make test | make bench
 SHELL := /bin/bash
-comma := ,
 GO ?= go
 # What make setup fetches goes to msrag's own cache, the one the msrag command
 # uses: $MSRAG_CACHE when set, else $XDG_CACHE_HOME/msrag or ~/.cache/msrag.
@@ -57,7 +56,8 @@ WHEEL_CPPFLAGS = -I$(HEADERS)/faiss$(if $(BUILD_TAGS), -I$(HEADERS)/cuda) -DFAIS
 WHEEL_LINK = -L$(WHEEL_LIB) -Wl,-rpath-link,$(WHEEL_LIB) -Wl,--disable-new-dtags
 WHEEL_LDFLAGS = $(WHEEL_LINK) -Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib/msrag
 BUILD_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_LDFLAGS)')
-TEST_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_LINK) -Wl,-rpath,$(WHEEL_LIB)')
+WHEEL_TEST_LDFLAGS = $(WHEEL_LINK) -Wl,-rpath,$(WHEEL_LIB)
+TEST_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_TEST_LDFLAGS)')
 # The ONNX Runtime files copied beside bin/msrag: the library, and a GPU build's providers.
 ORT_FILES = libonnxruntime.so.1 $(if $(BUILD_TAGS),libonnxruntime_providers_shared.so libonnxruntime_providers_cuda.so)
 
@@ -68,7 +68,7 @@ setup:
 # by a script (binaries find the wheel's libraries by their path in the cache):
 #   eval "$(make -s go-env)" && go test ./faiss
 go-env:
-	@echo "export CGO_CPPFLAGS='$(if $(WHEEL_LIB),$(WHEEL_CPPFLAGS))' CGO_LDFLAGS='$(if $(WHEEL_LIB),$(WHEEL_LINK) -Wl$(comma)-rpath$(comma)$(WHEEL_LIB))'"
+	@echo "export CGO_CPPFLAGS='$(if $(WHEEL_LIB),$(WHEEL_CPPFLAGS))' CGO_LDFLAGS='$(if $(WHEEL_LIB),$(WHEEL_TEST_LDFLAGS))'"
 
 check:
 	@scripts/setup.sh --check $(SETUP_FLAGS)
