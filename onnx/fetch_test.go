@@ -124,11 +124,18 @@ func TestFetchHF(t *testing.T) {
 }
 
 func TestFetchHFErrors(t *testing.T) {
-	t.Run("no endpoint", func(t *testing.T) {
+	t.Run("no endpoint: the Hugging Face hub", func(t *testing.T) {
 		t.Setenv(EnvHFEndpoint, "")
-		_, err := Fetch(context.Background(), "hf:org/m", FetchOptions{Dir: t.TempDir()})
-		if !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), EnvHFEndpoint) {
-			t.Fatalf("error %v, want ErrFetch naming %s", err, EnvHFEndpoint)
+		t.Setenv("HF_ENDPOINT", "")
+		var asked []string
+		client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			asked = append(asked, r.URL.String())
+			return nil, errors.New("no network in this test")
+		})}
+		_, err := Fetch(context.Background(), "hf:org/m", FetchOptions{Dir: t.TempDir(), Client: client})
+		const want = "https://huggingface.co/org/m/resolve/main/onnx/model.onnx"
+		if !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), want) || len(asked) != 1 || asked[0] != want {
+			t.Fatalf("asked %q, error %v; want ErrFetch naming %s", asked, err, want)
 		}
 	})
 	t.Run("endpoint from env, no tokenizer", func(t *testing.T) {
@@ -230,3 +237,8 @@ func TestLockEntryNamesTheHolder(t *testing.T) {
 		t.Fatal("the link's target was created")
 	}
 }
+
+// roundTrip is an http.RoundTripper made of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

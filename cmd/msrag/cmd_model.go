@@ -25,7 +25,7 @@ func init() {
 			},
 			{
 				Name:      "fetch",
-				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME with MSRAG_HF_ENDPOINT set)",
+				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME from the Hugging Face hub)",
 				ArgsUsage: "NAME...",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
