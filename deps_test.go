@@ -57,6 +57,8 @@ var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/fuse":              true,
 	"github.com/msrag/msrag/chunk":             true,
 	"github.com/msrag/msrag/eval":              true,
+	// hub reads the pinned mteb's tasks: their datasets and revisions.
+	"github.com/msrag/msrag/mteb": true,
 	// fusion's Fusion names the channels it fuses (channel's Layout, whose
 	// windows indexfile records) and holds a router.
 	"github.com/msrag/msrag/channel":   true,

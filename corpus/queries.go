@@ -93,7 +93,7 @@ var (
 )
 
 func readQueryLines(path string, tsv bool) ([]Query, error) {
-	lr, err := openLines(path)
+	lr, err := openLines(path, 0)
 	if err != nil {
 		return nil, err
 	}

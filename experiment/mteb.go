@@ -35,8 +35,13 @@ var ErrMainScore = errors.New("no main score")
 // MTEBOptions name a run in MTEB's result files. The zero value derives
 // every field.
 type MTEBOptions struct {
-	// Task is the MTEB task name; default TaskName(the dataset directory).
+	// Task is the MTEB task name, checked and respelled by CheckTask
+	// before any work; default TaskName(the dataset directory).
 	Task string
+	// ForceTask takes a Task that CheckTask refuses without it: another
+	// task than the dataset's, or a name of no MTEB task (still a plain
+	// name).
+	ForceTask bool
 	// Revision is the dataset_revision; default the commit of a dataset
 	// fetched from a hub (hub.Fetched), else the dataset's fingerprint
 	// (report.Eval.DatasetFingerprint).
@@ -292,6 +297,9 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 		model := e.MTEB.Model
 		if model == "" {
 			model = e.Model.Name
+		}
+		if !isFileName(e.MTEB.Task) {
+			return nil, fmt.Errorf("experiment: MTEB task %q of %s is no file name: %w", e.MTEB.Task, e.Dataset, ErrTaskName)
 		}
 		name := "msrag/" + pathSafe(model) + "-" + configFileName(c)
 		f := MTEBFile{Model: name, Revision: rev,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
 )
 
 // opened is what a fetched dataset directory holds, read back with corpus.
@@ -394,7 +395,11 @@ func TestFetchDatasetNames(t *testing.T) {
 		want error
 		say  string
 	}{
-		{"hf:mteb/small", hub.ErrRevision, "hf:mteb/nfcorpus, hf:mteb/scifact"},
+		{"hf:mteb/small", hub.ErrRevision, "no task of mteb " + mteb.Version + " reads it"},
+		{"mteb:NoSuchTask", hub.ErrName, "unknown MTEB retrieval task"},
+		{"mteb:LEMBQMSumRetrieval", hub.ErrTask, `reads config "qmsum" of dwzhu/LongEmbed`},
+		{"mteb:BelebeleRetrieval", hub.ErrTask, "language subsets"},
+		{"mteb:ABOI2VRetrieval", hub.ErrTask, "msrag retrieves text"},
 		{"hf:mteb/small@", hub.ErrName, "hf:mteb/NAME@REVISION"},
 		{"mteb/small@" + commit, hub.ErrName, "hf:mteb/NAME"},
 		{"hf:other/small@" + commit, hub.ErrName, "hf:mteb/NAME"},
@@ -456,4 +461,39 @@ func TestFetchDatasetEndpoint(t *testing.T) {
 			t.Errorf("dir %s, want %s", dir, want)
 		}
 	})
+}
+
+// TestFetchTask fetches mteb:SciFact (spelt in another case) from a hub
+// that serves mteb/scifact at the revision mteb 2.26.24's SciFact task
+// pins, and nothing else: the directory records that commit. Offline, a
+// task that is not present is refused without a request, and one that is
+// present is returned.
+func TestFetchTask(t *testing.T) {
+	task, ok := mteb.Get("SciFact")
+	if !ok {
+		t.Fatal("no SciFact task")
+	}
+	h := newFakeHub(t, "mteb/scifact", jsonlRepo())
+	h.commit = task.Revision
+	root := t.TempDir()
+	opts := hub.DatasetOptions{Options: hub.Options{Endpoint: h.URL()}, Dir: root, Offline: true}
+	if _, err := hub.FetchDataset(context.Background(), "mteb:SciFact", opts); !errors.Is(err, hub.ErrOffline) || len(h.Requests()) != 0 {
+		t.Fatalf("offline: %v after %d requests, want ErrOffline and none", err, len(h.Requests()))
+	}
+	opts.Offline = false
+	dir, err := hub.FetchDataset(context.Background(), "mteb:scifact", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "hf--mteb--scifact@"+task.Revision); dir != want {
+		t.Fatalf("dir %s, want %s", dir, want)
+	}
+	if repo, _, commit, ok := hub.Fetched(dir); !ok || repo != "mteb/scifact" || commit != task.Revision {
+		t.Fatalf("stamp: %s %s %v", repo, commit, ok)
+	}
+	n := len(h.Requests())
+	opts.Offline = true
+	if again, err := hub.FetchDataset(context.Background(), "mteb:SciFact", opts); err != nil || again != dir || len(h.Requests()) != n {
+		t.Fatalf("present, offline: %s, %v, %d more requests", again, err, len(h.Requests())-n)
+	}
 }

@@ -9,14 +9,17 @@ import (
 var (
 	// ErrEndpoint reports a malformed hub endpoint.
 	ErrEndpoint = errors.New("no usable hub endpoint")
-	// ErrOffline reports a request refused because the client is offline
-	// (Options.Offline or $HF_HUB_OFFLINE).
+	// ErrOffline reports a request refused, or a dataset not present, while
+	// fetching is off (Options.Offline, DatasetOptions.Offline or
+	// $HF_HUB_OFFLINE).
 	ErrOffline = errors.New("offline")
 	// ErrName reports a malformed repository, dataset, revision or file name.
 	ErrName = errors.New("bad name")
 	// ErrRevision reports a dataset that has no pinned revision and was
 	// named without one.
 	ErrRevision = errors.New("no revision")
+	// ErrTask reports an MTEB task msrag cannot fetch (see ParseTask).
+	ErrTask = errors.New("task not supported")
 	// ErrNotFound reports an HTTP 404: no such repository, revision or file.
 	ErrNotFound = errors.New("not found")
 	// ErrUnauthorized reports an HTTP 401 or 403: the hub wants a token, or

@@ -25,6 +25,9 @@ type Task struct {
 	EvalSplits []string
 	// MainScore is the metric MTEB ranks by (e.g. "ndcg_at_10").
 	MainScore string
+	// Type is the task's type (e.g. "Retrieval", "Reranking"), which
+	// MTEB's choice of a model's prompt reads (see [Model.Prompt]).
+	Type string
 	// Languages are the task's languages (ISO 639-3 and script), over all
 	// its subsets.
 	Languages []string

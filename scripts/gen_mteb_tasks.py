@@ -2,7 +2,7 @@
 """Writes mteb/tasks_gen.go: every retrieval task of the pinned mteb package,
 with what msrag needs to fetch and score it as MTEB does: the task's name, its
 dataset repository, revision and config (TaskMetadata.dataset), its evaluation
-splits, main score, languages (eval_langs; for a task with subsets, the
+splits, main score, type (TaskMetadata.type, which MTEB's prompt selection reads), languages (eval_langs; for a task with subsets, the
 subsets and the union of their languages), modalities, and its scoring rules
 (AbsTaskRetrieval.ignore_identical_ids and skip_first_result, which mteb's
 RetrievalEvaluator.evaluate applies before pytrec_eval scores the run).
@@ -63,6 +63,7 @@ def row(t, m):
         "config": m.dataset.get("name") or "",
         "splits": list(m.eval_splits),
         "main": m.main_score,
+        "type": m.type,
         "langs": list(langs),
         "subsets": subsets,
         "modalities": list(m.modalities),
@@ -77,6 +78,7 @@ def fields(r):
         f.append("Config: " + go_string(r["config"]))
     f.append("EvalSplits: " + go_list(r["splits"]))
     f.append("MainScore: " + go_string(r["main"]))
+    f.append("Type: " + go_string(r["type"]))
     f.append("Languages: " + go_list(r["langs"]))
     if r["subsets"]:
         f.append("Subsets: " + go_list(r["subsets"]))

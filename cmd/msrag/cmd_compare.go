@@ -94,7 +94,7 @@ func compareEvals(c *cli.Context, args []string, metric string) error {
 		return usageError{err}
 	}
 	if p := c.String("json"); p != "" {
-		err := writeOutput(p, nil, func(w io.Writer) error {
+		err := writeOutput(c, p, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(m)

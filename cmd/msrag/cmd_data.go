@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
 )
 
 func init() {
@@ -18,9 +19,11 @@ func init() {
 			{
 				Name:      "fetch",
 				Usage:     "fetch MTEB retrieval datasets from the Hugging Face hub into the cache",
-				ArgsUsage: "hf:mteb/NAME[@REVISION]...",
-				Description: "Lists the dataset repository mteb/NAME at REVISION (a commit, branch or tag; without one,\n" +
-					"the revision MTEB's task metadata pins: " + strings.Join(hub.Pinned(), ", ") + "), downloads its corpus,\n" +
+				ArgsUsage: "mteb:TASK... | hf:mteb/NAME[@REVISION]...",
+				Description: "mteb:TASK (e.g. mteb:SciFact) is a retrieval task of mteb " + mteb.Version + ", whose task metadata names the\n" +
+					"dataset repository and the revision. hf:mteb/NAME[@REVISION] names the repository (REVISION a commit,\n" +
+					"branch or tag; without one, the revision the task reading mteb/NAME pins). Lists the repository at\n" +
+					"the revision, downloads its corpus,\n" +
 					"queries and the qrels of every split, checks each file against the listing (size and sha256\n" +
 					"or git blob id), opens the result as a dataset and only then moves it into place as\n" +
 					"DIR/hf--mteb--NAME@REVISION. Prints that directory, which msrag eval --dataset and a suite's\n" +
@@ -42,7 +45,7 @@ func init() {
 
 func dataFetch(c *cli.Context) error {
 	if c.NArg() == 0 {
-		return usagef("data fetch: name at least one dataset, as hf:mteb/NAME[@REVISION]")
+		return usagef("data fetch: name at least one dataset, as mteb:TASK or hf:mteb/NAME[@REVISION]")
 	}
 	// Every name is checked before anything is fetched.
 	for _, name := range c.Args().Slice() {

@@ -20,6 +20,8 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
+	"github.com/msrag/msrag/onnx"
 )
 
 // tinyCommit is the commit the test hub serves.
@@ -31,8 +33,14 @@ const tinyCommit = "89abcdef0123456789abcdef0123456789abcdef"
 // as an LFS file (checked by sha256), the others as git blobs (checked by
 // blob id). It counts the requests.
 func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
+	return tinyHubAs(t, "mteb-tiny", "mteb/tiny", tinyCommit)
+}
+
+// tinyHubAs serves testdata/hub/DIR as the dataset repository repo at
+// commit, as tinyHub does.
+func tinyHubAs(t testing.TB, dir, repo, commit string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	root := filepath.Join("testdata", "hub", "mteb-tiny")
+	root := filepath.Join("testdata", "hub", dir)
 	files := map[string][]byte{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -47,16 +55,16 @@ func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
 		t.Fatal(err)
 	}
 	var requests atomic.Int64
-	const api, resolve = "/api/datasets/mteb/tiny/", "/datasets/mteb/tiny/resolve/"
+	api, resolve := "/api/datasets/"+repo+"/", "/datasets/"+repo+"/resolve/"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
 		switch p := r.URL.Path; {
-		case p == api+"revision/main" || p == api+"revision/"+tinyCommit:
-			json.NewEncoder(w).Encode(map[string]string{"id": "mteb/tiny", "sha": tinyCommit})
-		case p == api+"tree/"+tinyCommit && r.URL.Query().Get("recursive") == "true":
+		case p == api+"revision/main" || p == api+"revision/"+commit:
+			json.NewEncoder(w).Encode(map[string]string{"id": repo, "sha": commit})
+		case p == api+"tree/"+commit && r.URL.Query().Get("recursive") == "true":
 			json.NewEncoder(w).Encode(tinyListing(files))
-		case strings.HasPrefix(p, resolve+tinyCommit+"/") && files[strings.TrimPrefix(p, resolve+tinyCommit+"/")] != nil:
-			w.Write(files[strings.TrimPrefix(p, resolve+tinyCommit+"/")])
+		case strings.HasPrefix(p, resolve+commit+"/") && files[strings.TrimPrefix(p, resolve+commit+"/")] != nil:
+			w.Write(files[strings.TrimPrefix(p, resolve+commit+"/")])
 		default:
 			w.Header().Set("X-Error-Code", "RepoNotFound")
 			http.NotFound(w, r)
@@ -141,6 +149,8 @@ func TestDataFetchErrors(t *testing.T) {
 	}{
 		{"no name", srv.URL, nil, exitUsage, "name at least one dataset"},
 		{"not an mteb dataset", srv.URL, []string{"hf:someone/tiny@main"}, exitUsage, "want hf:mteb/NAME"},
+		{"no such task", srv.URL, []string{"mteb:NoSuchTask"}, exitUsage, "unknown MTEB retrieval task"},
+		{"a task msrag cannot lay out", srv.URL, []string{"mteb:LEMBQMSumRetrieval"}, exitUsage, "dwzhu/LongEmbed"},
 		{"no pinned revision", srv.URL, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
 		{"a bad name after a good one fetches nothing", srv.URL, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
 		{"malformed endpoint", "localhost:8080", []string{"hf:mteb/tiny@main"}, exitUsage, "$" + hub.EnvEndpoint},
@@ -206,4 +216,66 @@ func TestDataFetchDefaultHub(t *testing.T) {
 	if es, _ := os.ReadDir(root); len(es) != 0 || stdout.Len() != 0 {
 		t.Errorf("a failed fetch printed %q and left %d entries", stdout.String(), len(es))
 	}
+}
+
+// TestEvalMTEBTask runs msrag eval --dataset mteb:SciFact from a hub that
+// serves mteb/scifact (a tiny stand-in of its files) at the revision mteb's
+// SciFact task pins: the dataset is fetched into the cache on first use,
+// evaluated on the task's split, and named as the task in the MTEB result
+// files with the commit; a second run, offline, asks the hub nothing.
+func TestEvalMTEBTask(t *testing.T) {
+	task, _ := mteb.Get("SciFact")
+	srv, requests := tinyHubAs(t, "mteb-tiny", "mteb/scifact", task.Revision)
+	t.Setenv(hub.EnvEndpoint, srv.URL)
+	hashTokenizer(t)
+	scratchCache(t)
+	args := []string{"eval", "--quiet", "--dataset", "mteb:SciFact", "--model", "hash-test-embedder", "--windows", "8", "--k", "10", "--window-k", "10"}
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "", append(args, "--out", out)...)
+	if code != exitOK {
+		t.Fatalf("eval: code %d\n%s", code, stderr)
+	}
+	e := readEval(t, out)
+	if e.Split != "test" || e.MTEB == nil || e.MTEB.Task != "SciFact" || e.MTEB.DatasetRevision != task.Revision || e.Queries != 2 {
+		t.Errorf("split %s, mteb %+v, %d queries", e.Split, e.MTEB, e.Queries)
+	}
+	asked := requests.Load()
+	code, _, stderr = runCLI(t, "", append(args, "--offline", "--out", t.TempDir())...)
+	if code != exitOK || requests.Load() != asked {
+		t.Errorf("offline, present: code %d, %d requests\n%s", code, requests.Load()-asked, stderr)
+	}
+}
+
+// TestEvalMTEBTaskRule runs msrag eval --dataset mteb:ArguAna, whose task
+// drops a retrieved document whose id is the query's (every query here is
+// also a document, found first): the rule is applied and said to be the
+// task's.
+func TestEvalMTEBTaskRule(t *testing.T) {
+	task, _ := mteb.Get("ArguAna")
+	srv, _ := tinyHubAs(t, "mteb-arguana-tiny", "mteb/arguana", task.Revision)
+	t.Setenv(hub.EnvEndpoint, srv.URL)
+	hashTokenizer(t)
+	scratchCache(t)
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "", "eval", "--quiet", "--dataset", "mteb:ArguAna", "--model", "hash-test-embedder",
+		"--windows", "8", "--k", "10", "--window-k", "10", "--out", out)
+	if code != exitOK {
+		t.Fatalf("eval: code %d\n%s", code, stderr)
+	}
+	e := readEval(t, out)
+	if !e.Scoring.IgnoreIdenticalIDs || !strings.Contains(e.Scoring.Source, "task ArguAna") || e.Scoring.Dropped == 0 || e.MTEB.Task != "ArguAna" {
+		t.Errorf("scoring %+v, mteb %+v", e.Scoring, e.MTEB)
+	}
+}
+
+// scratchCache points the cache at an empty directory for the test, with
+// the models of the cache it had.
+func scratchCache(t *testing.T) {
+	t.Helper()
+	models := onnx.ModelsDir()
+	cache := t.TempDir()
+	if err := os.Symlink(models, filepath.Join(cache, "models")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(hub.EnvCache, cache)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/store"
 )
 
 func init() {
@@ -56,10 +57,14 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if c.NArg() != 0 {
 		return msrag.Config{}, corpus.Options{}, usagef("index: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "index"); err != nil {
+	out, err := outFlag(c, "index")
+	if err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
-	if err := checkReplace(c, "index", c.String("out")); err != nil {
+	if err := store.CheckReplaceable(out); err != nil { // checked again once the lock is held
+		return msrag.Config{}, corpus.Options{}, usagef("index: --out: %w", err)
+	}
+	if err := checkReplace(c, "index", out); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
 	shard, err := parseShard(c.String("shard"))
@@ -83,7 +88,10 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
 	}
-	copts := corpusOptions(c)
+	copts, err := corpusOptions(c, "index")
+	if err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	return cfg, copts, nil
 }

@@ -125,7 +125,7 @@ func runNames(paths []string) []string {
 // writeScores prints the tables and writes --json.
 func writeScores(c *cli.Context, cmd string, s *report.Scores) error {
 	if p := c.String("json"); p != "" {
-		err := writeOutput(p, nil, func(w io.Writer) error {
+		err := writeOutput(c, p, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(s)

@@ -47,7 +47,7 @@ func init() {
 			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion; " + tune.TransferName + ": the built-in fusion model, as --fusion " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
-			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
+			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; a file is written whole, then renamed into place; a link is followed; a device, FIFO or socket is written as it is)"},
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
 			&cli.BoolFlag{Name: "text", Usage: "jsonl and parquet: each chunk's text in its evidence (\"text\"), read from --corpus"},
 			&cli.StringFlag{Name: "corpus", Usage: "with --text: the corpus the index was built from (default: the one file the index records having read)"},
@@ -115,7 +115,7 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if err != nil {
 		return opts, 0, usagef("search: --format: %w", err)
 	}
-	if _, err := outFlag(c, "search"); err != nil {
+	if _, err := outFileFlag(c, "search"); err != nil {
 		return opts, 0, err
 	}
 	if st, err := os.Stat(c.String("queries")); c.IsSet("split") && (err != nil || !st.IsDir()) {
@@ -175,7 +175,7 @@ func searchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
+	return writeOutput(c, c.String("out"), func(w io.Writer) error {
 		return searchAll(c, ix, queries, qpath, opts, texts, output.NewRunWriter(w, format, c.String("tag")))
 	})
 }
@@ -323,6 +323,20 @@ func outFlag(c *cli.Context, cmd string) (string, error) {
 	return c.String("out"), nil
 }
 
+// outFileFlag returns --out of a command that writes one file, checked
+// before any work (safefile.CheckOutput): not a directory, in a directory
+// that is there.
+func outFileFlag(c *cli.Context, cmd string) (string, error) {
+	out, err := outFlag(c, cmd)
+	if err != nil || out == "" {
+		return out, err
+	}
+	if err := safefile.CheckOutput(out); err != nil {
+		return "", usagef("%s: --out: %w", cmd, err)
+	}
+	return out, nil
+}
+
 // clampSearch clamps --k to the index's documents and --window-k to the most
 // chunks a window holds, saying so once, so that memory follows the index.
 func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msrag.SearchOptions {
@@ -336,16 +350,18 @@ func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msra
 	return cl
 }
 
-// writeOutput writes what fn writes to path atomically (nothing is left when
-// fn fails), or to stdout when path is empty.
-func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error {
+// writeOutput writes what fn writes to the output path a user named
+// (safefile.WriteOutput: a regular file replaced atomically, nothing left
+// when fn fails; a device, FIFO or socket written as it is; a link followed),
+// or to stdout when path is empty.
+func writeOutput(c *cli.Context, path string, fn func(io.Writer) error) error {
 	if path == "" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
+		bw := bufio.NewWriterSize(c.App.Writer, 1<<16)
 		if err := fn(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
-	_, err := safefile.Write(path, fn)
+	_, err := safefile.WriteOutput(c.Context, path, fn)
 	return err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/late"
 )
 
@@ -45,10 +46,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 // asUsage marks errors that reject the configuration itself (a window the
 // model cannot take, windows given twice, cross-validation groups that
-// group nothing) as usage errors; they are found before any document is
-// read or query embedded.
+// group nothing, a fusion model of channels left out, an MTEB task name
+// refused, an output directory that is not an index) as usage errors; they
+// are found before any document is read or query embedded.
 func asUsage(err error) error {
-	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) || errors.Is(err, experiment.ErrCVGroups) {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) || errors.Is(err, experiment.ErrCVGroups) ||
+		errors.Is(err, experiment.ErrLearnedChannels) || errors.Is(err, experiment.ErrTask) || errors.Is(err, experiment.ErrTaskName) ||
+		errors.Is(err, safefile.ErrNotReplaceable) {
 		return usageError{err}
 	}
 	return err
