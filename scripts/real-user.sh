@@ -37,8 +37,10 @@ fail() { echo "FAIL $* ($(($(now) - step_t)) s); everything is in $work" >&2; ex
 
 # ---- 1. what the stand-in serves ----------------------------------------------------------
 hub=$work/hub
-rev=$(sed -n 's/^[[:space:]]*"scifact": "\([0-9a-f]\{40\}\)",.*/\1/p' "$root/hub/revisions.go")
-[[ -n $rev ]] || fail "no pinned revision of scifact in hub/revisions.go"
+# The revision mteb's SciFact task pins (the generated table of package mteb), which
+# msrag data fetch hf:mteb/scifact asks for.
+rev=$(sed -n 's/.*Dataset: "mteb\/scifact", Revision: "\([0-9a-f]\{40\}\)".*/\1/p' "$root/mteb/tasks_gen.go" | sort -u)
+[[ $rev =~ ^[0-9a-f]{40}$ ]] || fail "no one revision of mteb/scifact in mteb/tasks_gen.go: $rev"
 ds=$hub/datasets/mteb/scifact/$rev
 mkdir -p "$ds/qrels" "$hub/datasets/mteb/scifact/refs" "$hub/files"
 gunzip -c "$data_mirror/scifact/corpus.jsonl.gz" >"$ds/corpus.jsonl"
