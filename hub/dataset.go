@@ -17,8 +17,8 @@ import (
 )
 
 // DatasetOptions configure [FetchDataset]. The zero value fetches into
-// DataDir() from the hub at $MSRAG_HF_ENDPOINT, with the token in $HF_TOKEN if
-// any, and keeps a dataset that is already present.
+// DataDir() from the hub the environment names (https://huggingface.co when
+// none does; see [Options]), and keeps a dataset that is already present.
 type DatasetOptions struct {
 	// Options configure the hub client: endpoint, token, HTTP client, log.
 	Options
@@ -28,7 +28,8 @@ type DatasetOptions struct {
 	// Force fetches again even when the dataset is present.
 	Force bool
 	// Offline refuses to fetch a dataset that is not present, with an
-	// error wrapping [ErrOffline].
+	// error wrapping [ErrOffline] (as Options.Offline and $HF_HUB_OFFLINE
+	// do).
 	Offline bool
 }
 
@@ -144,9 +145,9 @@ func FetchDataset(ctx context.Context, name string, opts DatasetOptions) (string
 	if err := checkReplaceable(dir, ref, opts.Force); err != nil {
 		return "", err
 	}
-	if opts.Offline {
-		return "", fmt.Errorf("hub: dataset %s is not in %s and fetching is off (--offline): %w; fetch it with: msrag data fetch %s",
-			name, dir, ErrOffline, name)
+	if opts.Offline || opts.Options.Offline || OfflineEnv() {
+		return "", fmt.Errorf("hub: dataset %s is not in %s and fetching is off (--offline or %s): %w; fetch it with: msrag data fetch %s",
+			name, dir, EnvOffline, ErrOffline, name)
 	}
 	c, err := NewClient(opts.Options)
 	if err != nil {

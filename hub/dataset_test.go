@@ -311,6 +311,7 @@ func flip(b []byte) []byte {
 // with a wrong one (which shows nowhere), and with the right one.
 func TestFetchDatasetToken(t *testing.T) {
 	const secret, wrong = "hf_SeCrEt0123456789", "hf_WrOnG9876543210"
+	clearHubEnv(t)
 	h := newFakeHub(t, "mteb/small", parquetRepo(t))
 	h.token = secret
 	fetch := func(token string) (string, string, error) {
@@ -421,14 +422,23 @@ func TestFetchDatasetNames(t *testing.T) {
 // TestFetchDatasetEndpoint checks where the endpoint and the directory come
 // from when the options leave them empty.
 func TestFetchDatasetEndpoint(t *testing.T) {
-	t.Run("none", func(t *testing.T) {
-		t.Setenv(hub.EnvEndpoint, "")
-		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", hub.DatasetOptions{Dir: t.TempDir()})
-		if !errors.Is(err, hub.ErrEndpoint) || !strings.Contains(err.Error(), hub.EnvEndpoint) {
-			t.Errorf("error %v, want ErrEndpoint naming %s", err, hub.EnvEndpoint)
+	t.Run("none: the Hugging Face hub", func(t *testing.T) {
+		clearHubEnv(t)
+		rec := &recorder{}
+		dir := t.TempDir()
+		opts := hub.DatasetOptions{Options: hub.Options{HTTPClient: &http.Client{Transport: rec}}, Dir: dir}
+		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", opts)
+		rev, _ := hub.PinnedRevision("scifact")
+		want := "https://huggingface.co/api/datasets/mteb/scifact/tree/" + rev + "?recursive=true"
+		if len(rec.urls) != 1 || rec.urls[0] != want || !errors.Is(err, hub.ErrTransfer) || !strings.Contains(err.Error(), want) {
+			t.Errorf("asked %q, error %v; want one request for %s, named by the error", rec.urls, err, want)
+		}
+		if got := entries(t, dir); len(got) != 0 {
+			t.Errorf("a failed fetch left %v", got)
 		}
 	})
 	t.Run("malformed", func(t *testing.T) {
+		clearHubEnv(t)
 		t.Setenv(hub.EnvEndpoint, "localhost:8080")
 		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", hub.DatasetOptions{Dir: t.TempDir()})
 		if !errors.Is(err, hub.ErrEndpoint) {
@@ -436,6 +446,7 @@ func TestFetchDatasetEndpoint(t *testing.T) {
 		}
 	})
 	t.Run("from the environment, pinned revision, default directory", func(t *testing.T) {
+		clearHubEnv(t)
 		h := newFakeHub(t, "mteb/scifact", jsonlRepo())
 		rev, _ := hub.PinnedRevision("scifact")
 		h.commit = rev

@@ -4,13 +4,20 @@
 //
 // # The client
 //
-// A [Client] talks to one hub. Its base URL comes from [Options.Endpoint] or
-// $MSRAG_HF_ENDPOINT; there is no default, and a missing endpoint is an error
-// wrapping [ErrEndpoint] that names the variable. A token from [Options.Token]
-// or $HF_TOKEN is sent as "Authorization: Bearer ..."; it appears in no log
-// line and no error. It uses three of the hub's HTTP endpoints, as the
-// huggingface_hub library does (hf_api.py: list_repo_tree, repo_info;
-// file_download.py: hf_hub_url):
+// A [Client] talks to one hub: [Options.Endpoint], else $MSRAG_HF_ENDPOINT
+// (msrag's own), else $HF_ENDPOINT, else [DefaultEndpoint],
+// https://huggingface.co, as huggingface_hub chooses it; a malformed one is an
+// error wrapping [ErrEndpoint] that names where it came from. A token from
+// [Options.Token], else $HF_TOKEN, $HUGGING_FACE_HUB_TOKEN or the file
+// `hf auth login` writes ([TokenPath]; none of these with
+// $HF_HUB_DISABLE_IMPLICIT_TOKEN) is sent as "Authorization: Bearer ..."; it
+// appears in no log line and no error. With [Options.Offline] or
+// $HF_HUB_OFFLINE (1, on, yes, true) no request is made: what is asked for
+// must be present, else the error wraps [ErrOffline].
+//
+// The client uses three of the hub's HTTP endpoints, as the huggingface_hub
+// library does (hf_api.py: list_repo_tree, repo_info; file_download.py:
+// hf_hub_url):
 //
 //   - [Client.List]: GET {endpoint}/api/{models,datasets}/ORG/NAME/tree/REV?recursive=true,
 //     a JSON array of entries {"type": "file"|"directory", "path", "size",

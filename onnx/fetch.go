@@ -15,12 +15,13 @@ import (
 )
 
 // FetchOptions configure Fetch. The zero value fetches into ModelsDir() and takes
-// the hub's address from $MSRAG_HF_ENDPOINT.
+// the hub's address as package hub does ($MSRAG_HF_ENDPOINT, $HF_ENDPOINT, else
+// https://huggingface.co).
 type FetchOptions struct {
 	// Dir is the directory that holds the models; empty means ModelsDir().
 	Dir string
 	// Endpoint is the base URL of a Hugging Face hub for "hf:" names; empty means
-	// $MSRAG_HF_ENDPOINT.
+	// $MSRAG_HF_ENDPOINT, else $HF_ENDPOINT, else https://huggingface.co.
 	Endpoint string
 	// Client does the HTTP requests; nil means http.DefaultClient.
 	Client *http.Client

@@ -39,10 +39,11 @@ func TestLoadSeed(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("runs %v, want %v", names, want)
 	}
-	// Paths are relative to the suite file: the data is ../shared/data from
-	// the repository root, the output out/suite-seed.
+	// Paths are relative to the suite file: the data is .cache/data in the
+	// repository (make suite-seed links the cache's sets there), the output
+	// out/suite-seed.
 	r := p.Runs[4]
-	if r.Dataset.Dir != filepath.Join("..", "..", "shared", "data", "qmsum") || r.Dataset.Split != "dev" || r.MTEB.Task != "qmsum" {
+	if r.Dataset.Dir != filepath.Join("..", ".cache", "data", "qmsum") || r.Dataset.Split != "dev" || r.MTEB.Task != "qmsum" {
 		t.Errorf("qmsum run: dir %s, split %s, task %s", r.Dataset.Dir, r.Dataset.Split, r.MTEB.Task)
 	}
 	if p.Out != filepath.Join("..", "out", "suite-seed") ||

