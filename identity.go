@@ -49,7 +49,11 @@ func IdentityOf(m *Manifest) (Identity, error) {
 		id.Embedding, id.Batching = embeddingOf(m), recordedBatching(m)
 	}
 	for _, k := range kinds {
-		id.Params[k.Name()] = k.Settings(m)
+		r, err := k.Recorded(m)
+		if err != nil {
+			return Identity{}, fmt.Errorf("%s channels: %w", k.Name(), err)
+		}
+		id.Params[k.Name()] = r.Settings
 	}
 	return id, nil
 }

@@ -202,14 +202,14 @@ func (s Spec) indexWindows() []chunk.Window {
 func (s Spec) Layout() msrag.Layout {
 	var kinds []msrag.ChannelKind
 	for _, c := range s.channels() {
-		kinds = append(kinds, c.Kind)
+		kinds = append(kinds, c.Kind())
 	}
 	return msrag.LayoutOf(s.indexWindows(), kinds...)
 }
 
 // channels are the kinds of channel the evaluation index has:
 // Build.Channels, or those a build makes by default.
-func (s Spec) channels() []msrag.ChannelConfig {
+func (s Spec) channels() []channel.Params {
 	if len(s.Build.Channels) > 0 {
 		return s.Build.Channels
 	}
@@ -222,7 +222,7 @@ func (s Spec) channels() []msrag.ChannelConfig {
 func EvalLayout(windows []chunk.Window, kinds ...msrag.ChannelKind) msrag.Layout {
 	if len(kinds) == 0 {
 		for _, c := range channel.Defaults(true) {
-			kinds = append(kinds, c.Kind)
+			kinds = append(kinds, c.Kind())
 		}
 	}
 	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), kinds...)

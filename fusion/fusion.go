@@ -306,7 +306,7 @@ func (f Fusion) KindsNamed(layout channel.Layout) []channel.Kind {
 func (f Fusion) Select(layout channel.Layout) ([]int, error) {
 	for _, k := range f.KindsNamed(layout) {
 		if !layout.Has(k) {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Absent())
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Traits().Absent)
 		}
 	}
 	group := ""

@@ -19,7 +19,7 @@ import (
 func CheckServes(f Fusion, l channel.Layout, dims int, where string, searchable func(channel.Kind) error) error {
 	for _, k := range f.KindsNamed(l) {
 		if !l.Has(k) {
-			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, where, k.Name(), k.Absent())
+			return fmt.Errorf("msrag: fusion %s: index %s has no %s windows: %w", f, where, k.Name(), k.Traits().Absent)
 		}
 	}
 	sel, err := f.Select(l)

@@ -147,7 +147,7 @@ func (s *shardSet) kindsSearched(o Options) ([]channel.Kind, error) {
 	}
 	for _, k := range o.Kinds {
 		if !slices.Contains(s.allKinds, k) {
-			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.Dirs[0], k.Name(), k.Absent())
+			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.Dirs[0], k.Name(), k.Traits().Absent)
 		}
 	}
 	return o.Kinds, nil

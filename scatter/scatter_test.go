@@ -26,7 +26,7 @@ import (
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
 	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, msrag.Config{Embedder: testEmbedder(t), Windows: testWindows,
-		Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
+		Channels: withLexical(defaultLexical(), testkind.Kind.Params())})
 }
 
 // runPhases runs every task of the statistics and scatter phases in
@@ -202,7 +202,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	// A shard of other windows (or model, or analyzer) beside the others.
 	path := writeJSONL(t, docs[:20])
 	otherWin := filepath.Join(t.TempDir(), "w")
-	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
+	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), testkind.Kind.Params())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
@@ -184,10 +185,10 @@ func defaultLexical() *bm25.Config {
 
 // withLexical is the channels of a build with a model: dense, and lexical
 // with lex unless it is nil.
-func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
-	out := []msrag.ChannelConfig{dense.Params{}.Channel()}
+func withLexical(lex *bm25.Config) []channel.Params {
+	out := []channel.Params{dense.Params{}}
 	if lex != nil {
-		out = append(out, lex.Channel())
+		out = append(out, *lex)
 	}
 	return out
 }

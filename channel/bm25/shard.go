@@ -106,7 +106,7 @@ func (sh *shard) Search(ctx context.Context, q *channel.Queries, st channel.Stat
 			return res.Rows, res.Scores, err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("msrag: channel %s: %w", Kind.ChannelName(sh.window(ci)), err)
+			return nil, fmt.Errorf("msrag: channel %s: %w", Kind.Traits().ChannelName(sh.window(ci)), err)
 		}
 		out[ci] = h
 	}
