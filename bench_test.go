@@ -295,7 +295,7 @@ func benchRules(tb testing.TB, ix *Index) []benchRule {
 	lin := out[len(out)-1].f
 	names := []string{"w100", "w200", "w500"}
 	in := benchDims + len(names)*fuse.NumFeatures
-	m := &router.Model{Windows: names, Inputs: in, Mean: make([]float64, in), Std: make([]float64, in), W: make([]float64, (in+1)*len(names))}
+	m := &router.Model{Channels: names, Inputs: in, Mean: make([]float64, in), Std: make([]float64, in), W: make([]float64, (in+1)*len(names))}
 	for i := range m.Std {
 		m.Std[i] = 1
 	}

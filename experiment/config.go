@@ -100,7 +100,7 @@ func FusionConfig(f fusion.Fusion) Config {
 	switch {
 	case f.String() == "full":
 		c.Kind = KindFull
-	case len(f.Windows) == 1 && f.Method == fuse.MethodMaxP:
+	case len(f.Channels) == 1 && f.Method == fuse.MethodMaxP:
 		c.Kind = KindWindow
 	}
 	return c
@@ -282,7 +282,7 @@ var cvConfigs = []Config{
 // --no-lexical over an index with lexical channels) would evaluate another
 // rule under its name.
 func checkFused(layout msrag.Layout, name string, m *tune.FusionModel) error {
-	d := layout.Diff(m.Windows)
+	d := layout.Diff(m.Channels)
 	if d.Covers() {
 		return nil
 	}

@@ -130,7 +130,7 @@ func pair(e *report.Eval) error {
 // the full window and for every window of the index).
 func windowSizes(c Config) []int {
 	var out []int
-	for _, w := range c.Fusion.Windows {
+	for _, w := range c.Fusion.Channels {
 		var n int
 		if _, err := fmt.Sscanf(w, "w%d", &n); err == nil {
 			out = append(out, n)

@@ -19,10 +19,10 @@ import (
 // (docs/results.md, "Fusion across kinds"). Its text form is DefaultHybrid.
 func Hybrid() Fusion {
 	return Fusion{
-		Rule:    fuse.Rule{Method: fuse.MethodRRF, Adapt: &fuse.Adapt{Scope: fuse.AdaptKinds, Feature: fuse.KindTop, T: 1}},
-		Windows: []string{channel.All},
-		Weights: map[string]float64{"lexical": 1.5},
-		parsed:  true,
+		Rule:     fuse.Rule{Method: fuse.MethodRRF, Adapt: &fuse.Adapt{Scope: fuse.AdaptKinds, Feature: fuse.KindTop, T: 1}},
+		Channels: []string{channel.All},
+		Weights:  map[string]float64{"lexical": 1.5},
+		parsed:   true,
 	}
 }
 
@@ -57,10 +57,10 @@ func Default(l channel.Layout) Fusion {
 // Group returns RRF over the channels of a group: a kind's name, or
 // channel.All ("rrf:windows=NAME").
 func Group(name string) Fusion {
-	return Fusion{Windows: []string{name}, parsed: true}
+	return Fusion{Channels: []string{name}, parsed: true}
 }
 
 // Single returns the fusion that ranks by one channel alone.
 func Single(name string) Fusion {
-	return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{name}, parsed: true}
+	return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Channels: []string{name}, parsed: true}
 }

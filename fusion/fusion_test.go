@@ -78,7 +78,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%q: the canonical form %q does not read back (%v)", tc.in, f.String(), err)
 		}
 	}
-	if f, _ := fusion.Parse("w100"); f.Method != fuse.MethodMaxP || len(f.Windows) != 1 || f.Windows[0] != "w100" {
+	if f, _ := fusion.Parse("w100"); f.Method != fuse.MethodMaxP || len(f.Channels) != 1 || f.Channels[0] != "w100" {
 		t.Errorf("w100 is %+v", f)
 	}
 }

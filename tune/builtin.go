@@ -61,7 +61,7 @@ func Builtin(name string, ix msrag.Searcher) (*FusionModel, error) {
 }
 
 // BuiltinModels returns every built-in fusion model called name, in file
-// order: one per set of channels it was fitted for (FusionModel.Windows),
+// order: one per set of channels it was fitted for (FusionModel.Channels),
 // so that what an evaluation fuses can be checked before any index is open.
 func BuiltinModels(name string) ([]*FusionModel, error) {
 	return modelsFrom(builtins, "builtin", name)
@@ -103,7 +103,7 @@ func builtinFrom(fsys fs.FS, dir, name string, ix msrag.Searcher) (*FusionModel,
 		if CheckFusionModel(ix, m) == nil {
 			return m, nil
 		}
-		needs = append(needs, fmt.Sprintf("%s (fitted on indices of %s)", m.Windows, m.Model.Name))
+		needs = append(needs, fmt.Sprintf("%s (fitted on indices of %s)", m.Channels, m.Model.Name))
 	}
 	return nil, fmt.Errorf("tune: built-in fusion %s serves indices with the channels %s; index %s has %s: %w",
 		name, strings.Join(needs, ", or "), ix.Dir(), ix.Layout(), msrag.ErrIndexMismatch)

@@ -104,7 +104,7 @@ func ascend(obj *objective, windows []string, theta []float64) (*Linear, error) 
 
 // linearFusion is the linear rule with coefficients theta over windows.
 func linearFusion(windows []string, theta []float64) fusion.Fusion {
-	f := fusion.Fusion{Rule: fuse.Rule{Method: fuse.MethodLinear}, Windows: windows,
+	f := fusion.Fusion{Rule: fuse.Rule{Method: fuse.MethodLinear}, Channels: windows,
 		Score: map[string]float64{}, Rank: map[string]float64{}, Votes: map[string]float64{}}
 	for w, name := range windows {
 		for m, v := range map[*map[string]float64]float64{

@@ -36,12 +36,12 @@ type FusionModel struct {
 	SHA256 string `json:"sha256"`
 	// Model is the embedding model of the index it was trained on.
 	Model msrag.ModelInfo `json:"model"`
-	// Windows are the index channels the rule fuses, in order, in the
+	// Channels are the index channels the rule fuses, in order, in the
 	// layout's serialised form.
-	Windows msrag.Layout `json:"windows"`
+	Channels msrag.Layout `json:"windows"`
 	// Rule is the learned static rule in fusion.Parse's form.
 	Rule string `json:"rule"`
-	// Router weighs the windows per query; nil when none was fitted.
+	// Router weighs the channels per query; nil when none was fitted.
 	Router *router.Model `json:"router,omitempty"`
 	// Training says which queries of which datasets it saw.
 	Training []Training `json:"training"`
@@ -133,7 +133,7 @@ func CheckFusionModel(ix msrag.Searcher, m *FusionModel) error {
 			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
 	}
 	have := ix.Layout()
-	if d := have.Diff(m.Windows); !d.Covers() {
+	if d := have.Diff(m.Channels); !d.Covers() {
 		w := d.Missing[0]
 		return fmt.Errorf("tune: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
 			w.Name(), w.Window.Size, have, msrag.ErrIndexMismatch)
@@ -156,7 +156,7 @@ func NewFusionModel(ix msrag.Searcher, rule fusion.Fusion, fused msrag.Layout, t
 	}
 	static := rule
 	static.Router = nil
-	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Windows: slices.Clone(fused), Rule: static.String(),
+	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Channels: slices.Clone(fused), Rule: static.String(),
 		Router: rule.Router, Training: trs, Created: time.Now().UTC().Truncate(time.Second)}
 }
 
@@ -269,11 +269,11 @@ func (m *FusionModel) validate() error {
 	case !m.Model.None() && (m.Model.Dims <= 0 || m.Model.Dims > maxDims):
 		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
 	}
-	if len(m.Windows) == 0 {
+	if len(m.Channels) == 0 {
 		return fmt.Errorf("windows: none: %w", ErrBadFusionModel)
 	}
-	for i, c := range m.Windows {
-		if m.Windows[:i].Index(c.Name()) >= 0 {
+	for i, c := range m.Channels {
+		if m.Channels[:i].Index(c.Name()) >= 0 {
 			return fmt.Errorf("windows[%d]: %s is repeated: %w", i, c.Name(), ErrBadFusionModel)
 		}
 	}
@@ -290,11 +290,11 @@ func (m *FusionModel) validate() error {
 		}
 		f.Router = m.Router
 	}
-	if w := lacking(f, m.Windows); w != "" {
-		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Windows, ErrBadFusionModel)
+	if w := lacking(f, m.Channels); w != "" {
+		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Channels, ErrBadFusionModel)
 	}
-	if _, err := f.Select(m.Windows); err != nil {
-		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Windows, err)
+	if _, err := f.Select(m.Channels); err != nil {
+		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Channels, err)
 	}
 	return nil
 }
@@ -308,13 +308,13 @@ func (m *FusionModel) checkRouterInputs() error {
 		return r.CheckInputs(m.Model.Dims, fuse.NumFeatures)
 	}
 	kinds := map[msrag.ChannelKind]bool{}
-	for _, w := range r.Windows {
-		if i := m.Windows.Index(w); i >= 0 {
-			kinds[m.Windows[i].Kind] = true
+	for _, w := range r.Channels {
+		if i := m.Channels.Index(w); i >= 0 {
+			kinds[m.Channels[i].Kind] = true
 		}
 	}
-	if want := len(kinds)*fuse.NumKindFeatures + len(r.Windows); r.Inputs != want {
-		return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d windows)", router.ErrShape, r.Inputs, want, len(kinds), fuse.NumKindFeatures, len(r.Windows))
+	if want := len(kinds)*fuse.NumKindFeatures + len(r.Channels); r.Inputs != want {
+		return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d windows)", router.ErrShape, r.Inputs, want, len(kinds), fuse.NumKindFeatures, len(r.Channels))
 	}
 	return nil
 }
@@ -322,12 +322,12 @@ func (m *FusionModel) checkRouterInputs() error {
 // lacking returns the first channel f names, weighs or routes that windows
 // lacks, in f's order (weights by name), or "".
 func lacking(f fusion.Fusion, windows msrag.Layout) string {
-	names := slices.Clone(f.Windows)
+	names := slices.Clone(f.Channels)
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		names = append(names, slices.Sorted(maps.Keys(m))...)
 	}
 	if f.Router != nil {
-		names = append(names, f.Router.Windows...)
+		names = append(names, f.Router.Channels...)
 	}
 	for _, w := range names {
 		if !channel.IsGroup(w) && windows.Index(w) < 0 {
