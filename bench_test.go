@@ -221,7 +221,7 @@ func benchSciFactIndex(b *testing.B, cfg Config) (*Index, Embedder) {
 func BenchmarkSearch(b *testing.B) {
 	ix, emb := benchSciFactIndex(b, Config{Windows: chunk.Sizes(100, 200, 500)})
 	vecs := benchQueryVectors(b, emb, benchQueries)
-	opts := SearchOptions{K: 10, WindowK: 100}
+	opts := SearchOptions{K: 10, ChannelK: 100}
 	ctx := context.Background()
 	qps := func(b *testing.B) {
 		b.ReportMetric(float64(benchQueries)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
@@ -230,7 +230,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.ReportAllocs()
 		var fuseTime time.Duration
 		for b.Loop() {
-			ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+			ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -247,14 +247,14 @@ func BenchmarkSearch(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, w := range ix.shards[0].windows() {
-				if _, _, err := w.index.Search(vecs, int(min(int64(opts.WindowK+channel.TieMargin), w.index.Ntotal()))); err != nil {
+				if _, _, err := w.index.Search(vecs, int(min(int64(opts.ChannelK+channel.TieMargin), w.index.Ntotal()))); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
 		qps(b)
 	})
-	ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+	ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -323,10 +323,10 @@ func BenchmarkSearchHybrid(b *testing.B) {
 	rules = append(rules, benchRule{"default+terms", rules[1].f})
 	for _, rule := range rules {
 		b.Run("rule="+rule.name, func(b *testing.B) {
-			opts := SearchOptions{K: 10, WindowK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
+			opts := SearchOptions{K: 10, ChannelK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
 			var fuseTime time.Duration
 			for b.Loop() {
-				_, err := ix.SearchBatches(context.Background(), texts, BatchOptions{WindowK: opts.WindowK}, func(_ int, ch *ChunkHits) error {
+				_, err := ix.SearchBatches(context.Background(), texts, BatchOptions{ChannelK: opts.ChannelK}, func(_ int, ch *ChunkHits) error {
 					t0 := time.Now()
 					_, err := ix.Fuse(ch, opts)
 					fuseTime += time.Since(t0)

@@ -223,11 +223,11 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 			queries, fusion = queries[:7], "rrf"
 		}
 		f := mustFusion(t, fusion)
-		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, ChannelK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, ChannelK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}

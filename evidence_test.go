@@ -33,7 +33,7 @@ func TestExplainErrorFailsSearch(t *testing.T) {
 	defer func() { ix.shards[0].parts[k] = part }()
 
 	queries := lexicalQueries(docs, 5)
-	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, ChannelK: 20}
 	_, err := ix.Search(context.Background(), queries, opts)
 	if !errors.Is(err, errExplain) || !strings.Contains(err.Error(), "bm25-") {
 		t.Fatalf("search with a failing Explain: %v, want %v naming the lexical channel", err, errExplain)

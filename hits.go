@@ -164,8 +164,9 @@ func (ix *Index) explains(k channel.Kind) bool {
 type SearchOptions struct {
 	// K is the number of documents returned per query; default 10.
 	K int
-	// WindowK is the number of chunks each window's index returns; default 100.
-	WindowK int
+	// ChannelK is the number of chunks each channel returns (its k, the
+	// command line's --window-k); default 100.
+	ChannelK int
 	// Fusion is the rule that turns the windows' chunk lists into
 	// documents; the zero value is the index's default (fusion.Default
 	// of its layout). fusion.Parse("rrf") is RRF over the first kind's
@@ -182,14 +183,14 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	if o.K <= 0 {
 		o.K = 10
 	}
-	if o.WindowK <= 0 {
-		o.WindowK = 100
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
 	}
 	return o
 }
 
 // Clamp returns opts with its defaults filled in, K at most the number of
-// documents and WindowK at most the rows any channel holds, so that what a search allocates
+// documents and ChannelK at most the rows any channel holds, so that what a search allocates
 // follows the index, not the numbers asked for.
 func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
 	opts = opts.withDefaults()
@@ -197,7 +198,7 @@ func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
 		opts.Fusion = fusion.Default(ix.layout)
 	}
 	opts.K = min(opts.K, max(ix.NumDocs(), 1))
-	opts.WindowK = min(opts.WindowK, ix.maxWindowK())
+	opts.ChannelK = min(opts.ChannelK, ix.maxChannelK())
 	return opts
 }
 

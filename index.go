@@ -181,20 +181,20 @@ func (ix *Index) DocID(i int) string { return ix.ids[i] }
 // Dir returns the directory the index was opened from or written to.
 func (ix *Index) Dir() string { return ix.dir }
 
-// maxWindowK returns the most rows any channel holds over all shards (a
+// maxChannelK returns the most rows any channel holds over all shards (a
 // window's chunks, or the documents; at least 1): no channel's list can be
 // longer.
-func (ix *Index) maxWindowK() int {
+func (ix *Index) maxChannelK() int {
 	mans := make([]*Manifest, len(ix.shards))
 	for i, sh := range ix.shards {
 		mans[i] = sh.man
 	}
-	return maxWindowK(mans)
+	return maxChannelK(mans)
 }
 
-// maxWindowK is Index.maxWindowK of the shards whose manifests are mans (which
+// maxChannelK is Index.maxChannelK of the shards whose manifests are mans (which
 // the shards' files were checked against when they were opened).
-func maxWindowK(mans []*Manifest) int {
+func maxChannelK(mans []*Manifest) int {
 	var most, docs int64
 	for _, m := range mans {
 		docs += m.Docs

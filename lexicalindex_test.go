@@ -231,8 +231,8 @@ func TestLexicalChannelSearch(t *testing.T) {
 	docs := scifactDocs(t, 80)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	queries := lexicalQueries(docs, 12)
-	const windowK = 20
-	ch, err := searchChunks(context.Background(), ix, queries, windowK)
+	const channelK = 20
+	ch, err := searchChunks(context.Background(), ix, queries, channelK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,28 +259,28 @@ func TestLexicalChannelSearch(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatalf("query %d matches no chunk", q)
 		}
-		for len(want) < windowK {
+		for len(want) < channelK {
 			want = append(want, channel.Hit{Doc: -1})
 		}
-		for r := range windowK {
-			i := q*windowK + r
+		for r := range channelK {
+			i := q*channelK + r
 			got := channel.Hit{Doc: ch.Hits[ci].Docs[i], Score: ch.Hits[ci].Scores[i], Start: ch.Start[ci][i], End: ch.End[ci][i]}
 			if got != want[r] {
 				t.Fatalf("query %d rank %d: %+v, want %+v", q, r, got, want[r])
 			}
 		}
 	}
-	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, WindowK: windowK})
+	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, ChannelK: channelK})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for q := range queries {
-		best := ch.Hits[ci].Docs[q*windowK]
+		best := ch.Hits[ci].Docs[q*channelK]
 		if len(hits[q]) == 0 || hits[q][0].Doc != int(best) {
 			t.Fatalf("query %d: first document %v, the best chunk's is %d", q, hits[q], best)
 		}
 		ev := hits[q][0].Evidence[0]
-		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*windowK] {
+		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*channelK] {
 			t.Errorf("query %d: evidence %+v", q, ev)
 		}
 		var text string
@@ -302,7 +302,7 @@ func TestLexicalChannelSearch(t *testing.T) {
 	}
 	// The whole-document channel's evidence spans the document's text up to
 	// the end of its last token (the text has no trailing white space).
-	hits, err = ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-doc"), K: 5, WindowK: windowK})
+	hits, err = ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-doc"), K: 5, ChannelK: channelK})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestLexicalTiesPastTheList(t *testing.T) {
 	want := []string{"d001", "d002", "d003", "d004", "d005"}
 	for _, ix := range []*Index{one, sharded} {
 		for _, f := range []string{"bm25-doc", "bm25-w16"} {
-			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, WindowK: 5})
+			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, ChannelK: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -557,11 +557,11 @@ func TestKindWeights(t *testing.T) {
 func sameSearch(t *testing.T, one, sharded *Index, queries []string, fusion string) {
 	t.Helper()
 	f := mustFusion(t, fusion)
-	a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, ChannelK: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, ChannelK: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

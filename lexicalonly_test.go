@@ -85,11 +85,11 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 	ctx := context.Background()
 	queries := lexicalQueries(docs, 20)
 	for _, f := range []struct{ only, dense string }{{"rrf", "rrf:windows=lexical"}, {"bm25-w32", "bm25-w32"}, {"combsum:norm=zscore", "combsum:norm=zscore,windows=lexical"}} {
-		got, err := ix.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.only), K: 10, WindowK: 30})
+		got, err := ix.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.only), K: 10, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := dense.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.dense), K: 10, WindowK: 30})
+		want, err := dense.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.dense), K: 10, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,12 +100,12 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 		}
 	}
 	var batched [][]Hit
-	_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 7, WindowK: 30}, func(lo int, ch *ChunkHits) error {
-		h, err := ix.Fuse(ch, SearchOptions{K: 10, WindowK: 30})
+	_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 7, ChannelK: 30}, func(lo int, ch *ChunkHits) error {
+		h, err := ix.Fuse(ch, SearchOptions{K: 10, ChannelK: 30})
 		batched = append(batched, h...)
 		return err
 	})
-	one, _ := ix.Search(ctx, queries, SearchOptions{K: 10, WindowK: 30})
+	one, _ := ix.Search(ctx, queries, SearchOptions{K: 10, ChannelK: 30})
 	if err != nil || len(batched) != len(one) || !slices.EqualFunc(batched, one, sameRanking) {
 		t.Errorf("SearchBatches: %v, or its rankings differ from Search's", err)
 	}
@@ -258,7 +258,7 @@ func TestSkipTerms(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	queries := lexicalQueries(docs, 10)
-	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, ChannelK: 20}
 	with, err := ix.Search(context.Background(), queries, opts)
 	if err != nil {
 		t.Fatal(err)

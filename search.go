@@ -26,7 +26,7 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 	if err != nil {
 		return nil, err
 	}
-	ch, err := ix.searchQueries(ctx, q, opts.WindowK, ix.fusionKinds(opts.Fusion))
+	ch, err := ix.searchQueries(ctx, q, opts.ChannelK, ix.fusionKinds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 // SearchVectors searches the channels that need nothing but the queries'
 // vectors with already embedded queries, NQ rows of
 // the model's dims; the other channels are left unsearched.
-func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
+func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, channelK int) (*ChunkHits, error) {
 	if !ix.HasModel() {
 		return nil, fmt.Errorf("msrag: index %s has no model, so no channel searched by vector (built with --model none): %w", ix.where(), ErrNoModel)
 	}
@@ -50,7 +50,7 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 			kinds = append(kinds, k)
 		}
 	}
-	return ix.searchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, windowK, kinds)
+	return ix.searchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, channelK, kinds)
 }
 
 // embedQueries embeds queries with e, or the index's model when e is nil.
@@ -133,13 +133,13 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 }
 
 // searchQueries searches the kinds of channel given (nil: every kind the
-// index can search) for each query's windowK best rows per channel: the
+// index can search) for each query's channelK best rows per channel: the
 // statistics of every shard are added (stats), each shard is searched with
 // them, and the shards' lists of each channel are merged exactly
-// (channel.Merge), so a sharded index ranks as one. windowK is clamped as
-// Clamp clamps SearchOptions.WindowK.
-func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
-	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
+// (channel.Merge), so a sharded index ranks as one. channelK is clamped as
+// Clamp clamps SearchOptions.ChannelK.
+func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, channelK int, kinds []channel.Kind) (*ChunkHits, error) {
+	channelK = ix.Clamp(SearchOptions{ChannelK: channelK}).ChannelK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, windowK 
 	}
 	lists := make([][]channel.Hits, len(ix.shards))
 	for s, sh := range ix.shards {
-		if lists[s], err = ix.searchShard(ctx, sh, q, st, windowK, kinds); err != nil {
+		if lists[s], err = ix.searchShard(ctx, sh, q, st, channelK, kinds); err != nil {
 			return nil, err
 		}
 	}
@@ -167,7 +167,7 @@ func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, windowK 
 		for s := range lists {
 			per[s] = lists[s][ci]
 		}
-		h, err := channel.Merge(per, windowK)
+		h, err := channel.Merge(per, channelK)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: channel %s: %w", ix.layout[ci].Name(), err)
 		}
@@ -254,7 +254,7 @@ type Searcher interface {
 	// CheckFusion fails unless the lists handed over hold every channel f
 	// fuses (Index.CheckFusion).
 	CheckFusion(f fusion.Fusion) error
-	// Clamp fills in opts's defaults, K at most the documents and WindowK
+	// Clamp fills in opts's defaults, K at most the documents and ChannelK
 	// at most the rows any channel holds (Index.Clamp).
 	Clamp(opts SearchOptions) SearchOptions
 	// Fuse turns a batch's lists into documents (Index.Fuse).
@@ -274,8 +274,9 @@ type BatchOptions struct {
 	// Batch is the number of queries embedded and searched at once;
 	// default 1024.
 	Batch int
-	// WindowK is the number of chunks each window returns; default 100.
-	WindowK int
+	// ChannelK is the number of chunks each channel returns (its k, the
+	// command line's --window-k); default 100.
+	ChannelK int
 	// Queries, when set, embeds the queries instead of the index's model:
 	// the same model behind a cache of earlier vectors, say
 	// (embed.QueryCache). Nil: the index's.
@@ -288,7 +289,7 @@ type BatchTimes struct {
 }
 
 // maxBatchHits bounds the chunk lists one batch of SearchBatches holds
-// (queries x channels x window k slots, about 40 bytes each, 20 MiB): a
+// (queries x channels x each channel's k slots, about 40 bytes each, 20 MiB): a
 // larger batch is searched in parts of at most this many slots, or of
 // minBatch queries when those hold more, so that memory follows the work
 // and not the batch asked for.
@@ -311,11 +312,11 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 	if o.Batch <= 0 {
 		o.Batch = 1024
 	}
-	if o.WindowK <= 0 {
-		o.WindowK = 100
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
 	}
-	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
-	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
+	o.ChannelK = ix.Clamp(SearchOptions{ChannelK: o.ChannelK}).ChannelK
+	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.ChannelK)))
 	kinds, err := ix.searchable(nil)
 	if err != nil {
 		return tm, err
@@ -333,7 +334,7 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 				return err
 			}
 			t1 := time.Now()
-			ch, err := ix.searchQueries(ctx, q, o.WindowK, kinds)
+			ch, err := ix.searchQueries(ctx, q, o.ChannelK, kinds)
 			if err != nil {
 				return err
 			}

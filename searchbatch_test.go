@@ -43,7 +43,7 @@ func TestSearchBatches(t *testing.T) {
 	cache := NewQueryCache(count)
 	for run := range 2 {
 		var starts []int
-		_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 3, WindowK: 20, Queries: cache}, func(lo int, ch *ChunkHits) error {
+		_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 3, ChannelK: 20, Queries: cache}, func(lo int, ch *ChunkHits) error {
 			starts = append(starts, lo)
 			for w := range ch.Hits {
 				k := all.Hits[w].K
@@ -69,13 +69,13 @@ func TestSearchBatches(t *testing.T) {
 }
 
 // searchChunks embeds the queries (when the index has a model) and returns
-// the windowK best rows of every channel the index can search.
-func searchChunks(ctx context.Context, ix *Index, queries []string, windowK int) (*ChunkHits, error) {
+// the channelK best rows of every channel the index can search.
+func searchChunks(ctx context.Context, ix *Index, queries []string, channelK int) (*ChunkHits, error) {
 	q, err := ix.queries(ctx, queries, nil, ix.layout.Needs(allOf(ix.layout)))
 	if err != nil {
 		return nil, err
 	}
-	return ix.searchQueries(ctx, q, windowK, nil)
+	return ix.searchQueries(ctx, q, channelK, nil)
 }
 
 // TestSearchBatchesOfKindsOpened: an index opened for a kind that searches
@@ -95,7 +95,7 @@ func TestSearchBatchesOfKindsOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	_, err = ix.SearchBatches(context.Background(), queries, BatchOptions{WindowK: 10}, func(_ int, ch *ChunkHits) error {
+	_, err = ix.SearchBatches(context.Background(), queries, BatchOptions{ChannelK: 10}, func(_ int, ch *ChunkHits) error {
 		for c, l := range ch.Layout {
 			if l.Kind != Lexical {
 				if ch.Hits[c].K != 0 {

@@ -21,7 +21,7 @@ import (
 // package scatter: every kind of the index searched, the blocks of Batch, the
 // channels that search on GPUs there (which only a scatter task opens).
 func (s Spec) scatterOptions() scatter.Options {
-	return scatter.Options{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
+	return scatter.Options{Work: s.Work, ChannelK: s.ChannelK, Batch: s.Batch,
 		Open: msrag.OpenOptions{Embedder: s.Build.Embedder, GPUs: s.GPUs}}
 }
 

@@ -82,9 +82,9 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
-	if c := ix.Clamp(msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK}); c.K < spec.K || c.WindowK < spec.WindowK {
+	if c := ix.Clamp(msrag.SearchOptions{K: spec.K, ChannelK: spec.ChannelK}); c.K < spec.K || c.ChannelK < spec.ChannelK {
 		fmt.Fprintf(spec.Log, "eval: k %d and window k %d are more than the index holds: ranking %d documents from at most %d chunks a window\n",
-			spec.K, spec.WindowK, c.K, c.WindowK)
+			spec.K, spec.ChannelK, c.K, c.ChannelK)
 	}
 	runs, batches, err := search(ctx, spec, ix, queries, &tm)
 	if err != nil {
@@ -145,7 +145,7 @@ func search(ctx context.Context, spec Spec, ix msrag.Searcher, queries []corpus.
 	}
 	var batches []*fusion.Lists
 	var fuseTime time.Duration
-	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
+	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, ChannelK: spec.ChannelK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
 		t0 := time.Now()
 		if err := fuseBatch(spec, ix, ch, ids[lo:lo+ch.NQ], runs); err != nil {
 			return err
@@ -175,7 +175,7 @@ func fuseBatch(spec Spec, ix msrag.Searcher, ch *msrag.ChunkHits, ids []string, 
 		}
 		// A run ranks documents: the terms each chunk holds, which cost more
 		// than the fusion itself, are not needed.
-		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion, SkipTerms: true})
+		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, ChannelK: spec.ChannelK, Fusion: c.Fusion, SkipTerms: true})
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
@@ -323,7 +323,7 @@ func newReport(spec Spec, ds *corpus.Dataset, ix msrag.Searcher, info report.Ind
 		Dataset: filepath.Base(filepath.Clean(ds.Dir)), DatasetDir: ds.Dir, Split: spec.Split,
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
 			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens, Precision: m.Model.Precision},
-		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
+		K: spec.K, ChannelK: spec.ChannelK, Docs: ix.NumDocs(), Queries: queries, Index: info,
 		Embedding: spec.Build.Embedding.String(),
 	}
 	if spec.Build.Tokenizer != nil {

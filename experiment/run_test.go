@@ -53,7 +53,7 @@ func TestRunLearnedAndPaired(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 160); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, WindowK: 30}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, ChannelK: 30}
 	res, err := experiment.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestRunCrossValidated(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := experiment.Spec{Dataset: data, Split: "train", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
-		K: 20, WindowK: 30, Configs: []experiment.Config{experiment.FusionConfig(fusion.Single("w8"))},
+		K: 20, ChannelK: 30, Configs: []experiment.Config{experiment.FusionConfig(fusion.Single("w8"))},
 		CVFolds: 3, CVGroup: regexp.MustCompile(`^q(\d)`)}
 	res, err := experiment.Run(context.Background(), spec)
 	if err != nil {

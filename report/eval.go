@@ -72,14 +72,14 @@ type Eval struct {
 	// tokens of the full-document window (0: none).
 	Windows    []int `json:"windows"`
 	FullWindow int   `json:"full_window,omitempty"`
-	// K is the number of documents ranked per query, WindowK the number of
-	// chunks each window's index returns.
+	// K is the number of documents ranked per query, ChannelK the number of
+	// chunks each channel returns.
 	// Embedding is how the index embedded its windows: "independent" or
 	// "late"; Late describes a late index's segments.
 	Embedding string `json:"embedding,omitempty"`
 	Late      *Late  `json:"late,omitempty"`
 	K         int    `json:"k"`
-	WindowK   int    `json:"window_k"`
+	ChannelK  int    `json:"window_k"`
 	Docs      int    `json:"docs"`
 	// Queries is the number of queries searched: those of the split's qrels
 	// found in the queries file.

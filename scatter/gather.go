@@ -64,7 +64,7 @@ func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 	if err := removeTemps(o.Work, len(dirs)); err != nil {
 		return nil, err
 	}
-	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, set.MaxWindowK())}
+	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.ChannelK, set.MaxChannelK())}
 	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.Manifests[0].Model.None() {
 		g.vecs = newQueryVectors(set, o.Work, fp)
 		if err := g.vecs.check(len(qs.IDs)); err != nil {
@@ -87,7 +87,7 @@ func (g *Gather) Fuse(ch *msrag.ChunkHits, opts msrag.SearchOptions) ([][]msrag.
 }
 
 // Clamp fills in opts's defaults, K at most the shards' documents and
-// WindowK at most the rows any channel of them holds (msrag.Index.Clamp).
+// ChannelK at most the rows any channel of them holds (msrag.Index.Clamp).
 func (g *Gather) Clamp(opts msrag.SearchOptions) msrag.SearchOptions { return g.ix.Clamp(opts) }
 
 // Layout returns the index's channels.
@@ -128,15 +128,15 @@ func (g *Gather) Close() error {
 // SearchBatches hands the merged lists of every block of the search's
 // queries to fn with the position of its first query, as
 // Index.SearchBatches does after a search of every shard in one process.
-// queries must be the search's texts and o.WindowK its window k (0: its
+// queries must be the search's texts and o.ChannelK its channel k (0: its
 // own); the blocks are the scatter's.
 func (g *Gather) SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error) {
 	var tm msrag.BatchTimes
 	if !slices.Equal(queries, g.qs.Texts) {
 		return tm, fmt.Errorf("msrag: the gather of %s was given other queries than it searched", g.o.Work)
 	}
-	if o.WindowK > 0 && o.WindowK != g.o.WindowK {
-		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.WindowK, g.o.WindowK)
+	if o.ChannelK > 0 && o.ChannelK != g.o.ChannelK {
+		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.ChannelK, g.o.ChannelK)
 	}
 	readers := make([]*scatterfile.Reader, len(g.set.Dirs))
 	defer func() {

@@ -63,8 +63,8 @@ func QuerySetOf(queries []corpus.Query) QuerySet {
 type Options struct {
 	// Work is the directory the phases share.
 	Work string
-	// WindowK is the rows each channel returns per query; default 100.
-	WindowK int
+	// ChannelK is the rows each channel returns per query; default 100.
+	ChannelK int
 	// Batch is the queries searched at once, a block of the lists files;
 	// default 1024.
 	Batch int
@@ -80,8 +80,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.WindowK <= 0 {
-		o.WindowK = 100
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
 	}
 	if o.Batch <= 0 {
 		o.Batch = 1024
@@ -162,12 +162,12 @@ func queryNeeds(kinds []channel.Kind) channel.Needs {
 	return n
 }
 
-// fingerprint identifies a search: its queries (ids and texts), window k,
+// fingerprint identifies a search: its queries (ids and texts), channel k,
 // blocks, kinds and whether it keeps evidence terms. Every file of one
 // search records it.
 func fingerprint(qs QuerySet, o Options, kinds []channel.Kind) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "msrag scatter-gather %d\nwindow_k %d batch %d terms %v kinds", scatterfile.Format, o.WindowK, o.Batch, o.Terms)
+	fmt.Fprintf(h, "msrag scatter-gather %d\nwindow_k %d batch %d terms %v kinds", scatterfile.Format, o.ChannelK, o.Batch, o.Terms)
 	for _, k := range kinds {
 		fmt.Fprintf(h, " %s", k.Name())
 	}
@@ -482,7 +482,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) 
 		return err
 	}
 	defer sh.Close()
-	k := min(o.WindowK, set.MaxWindowK())
+	k := min(o.ChannelK, set.MaxChannelK())
 	path := scatterfile.Path(o.Work, scatterfile.PhaseLists, i, ".arrow")
 	w, err := scatterfile.CreateLists(path)
 	if err != nil {

@@ -55,7 +55,7 @@ func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Opti
 	}
 	defer g.Close()
 	out := make([][]msrag.Hit, len(qs.Texts))
-	opts := msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, WindowK: o.WindowK}
+	opts := msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, ChannelK: o.ChannelK}
 	_, err = g.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := g.Fuse(ch, opts)
 		copy(out[lo:], hits)
@@ -75,7 +75,7 @@ func tiesAtK(t *testing.T, dir string, qs scatter.QuerySet, ch string, k int) bo
 	}
 	defer ix.Close()
 	var h *msrag.ChunkHits
-	_, err = ix.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{WindowK: k + 1}, func(_ int, ch *msrag.ChunkHits) error {
+	_, err = ix.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{ChannelK: k + 1}, func(_ int, ch *msrag.ChunkHits) error {
 		h = ch
 		return nil
 	})
@@ -118,13 +118,13 @@ func TestScatterGatherIsOneProcess(t *testing.T) {
 	}
 	defer one.Close()
 	qs := querySet(lexicalQueries(docs, 25))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: msrag.OpenOptions{Embedder: emb}}
-	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.WindowK) {
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 30, Batch: 7, Terms: true, Open: msrag.OpenOptions{Embedder: emb}}
+	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.ChannelK) {
 		t.Fatal("no query of shard 0 has a tie at the k-th place of ovl-w16: the case is not the one built")
 	}
 	runPhases(t, dirs, qs, o)
 	for _, rule := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", fusion.DefaultHybrid, "rrf:windows=all"} {
-		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, WindowK: 30})
+		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	docs := scifactDocs(t, 90)
 	dirs := scatterShards(t, docs, 3)
 	qs := querySet(lexicalQueries(docs, 8))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 20, Batch: 5, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 20, Batch: 5, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	lists := scatterfile.Path(o.Work, scatterfile.PhaseLists, 1, ".arrow")
 	good, err := os.ReadFile(lists)
@@ -257,7 +257,7 @@ func TestScatterStatisticsChanged(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	for i := range dirs {
 		if err := scatter.Statistics(context.Background(), dirs, i, qs, o); err != nil {
 			t.Fatal(err)
@@ -306,7 +306,7 @@ func TestScatterRemovesLeftovers(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	leave := func(phase string, i int, ext string) string {
 		p := scatterfile.Path(o.Work, phase, i, ext)
@@ -354,7 +354,7 @@ func TestScatterWorkLink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	o := scatter.Options{Work: link, WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	o := scatter.Options{Work: link, ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	err := scatter.Statistics(context.Background(), dirs, 0, qs, o)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link to "+target) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("a link to nothing: %v", err)
@@ -389,7 +389,7 @@ func TestGatherChecksFusion(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 4))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {

@@ -21,7 +21,7 @@ type Set struct {
 }
 
 // Load searches the judged queries of a dataset's split in ix.
-func Load(ctx context.Context, ix msrag.Searcher, dataset, split string, batch, windowK int) (*Set, error) {
+func Load(ctx context.Context, ix msrag.Searcher, dataset, split string, batch, channelK int) (*Set, error) {
 	ds, err := corpus.OpenDataset(dataset)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func Load(ctx context.Context, ix msrag.Searcher, dataset, split string, batch, 
 	if err := CheckJudged(ix, eval.Qrels(j), fmt.Sprintf("%s split %s", ds.Dir, split)); err != nil {
 		return nil, err
 	}
-	return Search(ctx, ix, queries, eval.Qrels(j), batch, windowK)
+	return Search(ctx, ix, queries, eval.Qrels(j), batch, channelK)
 }
 
 // ErrNothingToLearn reports training queries none of whose relevant
@@ -60,15 +60,15 @@ func CheckJudged(ix msrag.Searcher, qrels eval.Qrels, what string) error {
 }
 
 // Search embeds and searches queries in batches of batch and gathers the
-// chunk lists of every window (windowK chunks each) into one Set.
-func Search(ctx context.Context, ix msrag.Searcher, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
+// chunk lists of every window (channelK chunks each) into one Set.
+func Search(ctx context.Context, ix msrag.Searcher, queries []corpus.Query, qrels eval.Qrels, batch, channelK int) (*Set, error) {
 	set := &Set{Index: ix, Qrels: qrels}
 	texts := make([]string, len(queries))
 	for i, q := range queries {
 		texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
 	}
 	var parts []*fusion.Lists
-	_, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: batch, WindowK: windowK}, func(_ int, ch *msrag.ChunkHits) error {
+	_, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: batch, ChannelK: channelK}, func(_ int, ch *msrag.ChunkHits) error {
 		parts = append(parts, &ch.Lists)
 		return nil
 	})

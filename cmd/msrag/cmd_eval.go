@@ -128,7 +128,7 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	}
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
-		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
+		K: c.Int("k"), ChannelK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
 		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), ForceTask: c.Bool("force-mteb-task"), Revision: c.String("mteb-revision"),
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}

@@ -88,7 +88,7 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if c.NArg() != 0 {
 		return msrag.SearchOptions{}, 0, usagef("search: unexpected arguments %v", c.Args().Slice())
 	}
-	opts := msrag.SearchOptions{K: c.Int("k"), WindowK: c.Int("window-k")}
+	opts := msrag.SearchOptions{K: c.Int("k"), ChannelK: c.Int("window-k")}
 	if err := atLeastOne(c, "search", "k", "window-k", "batch"); err != nil {
 		return opts, 0, err
 	}
@@ -246,7 +246,7 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 	for i, q := range queries {
 		qtexts[i] = q.Text
 	}
-	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), ChannelK: opts.ChannelK}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := ix.Fuse(ch, opts)
 		if err != nil {
 			return err
@@ -345,8 +345,8 @@ func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msra
 	if cl.K < opts.K && c.IsSet("k") {
 		fmt.Fprintf(c.App.ErrWriter, "search: --k %d is more than the index's %d documents: returning at most %d\n", opts.K, ix.NumDocs(), cl.K)
 	}
-	if cl.WindowK < opts.WindowK && c.IsSet("window-k") {
-		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.WindowK, cl.WindowK, cl.WindowK)
+	if cl.ChannelK < opts.ChannelK && c.IsSet("window-k") {
+		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.ChannelK, cl.ChannelK, cl.ChannelK)
 	}
 	return cl
 }

@@ -203,7 +203,7 @@ func phaseKinds(c *cli.Context, layout msrag.Layout, f fusion.Fusion) ([]msrag.C
 // options (searchModelOptions).
 func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, eo embed.Options, terms bool) (scatter.Options, error) {
 	var err error
-	so := scatter.Options{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
+	so := scatter.Options{Work: t.work, ChannelK: opts.ChannelK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
 		Open: msrag.OpenOptions{SkipVerify: c.Bool("skip-verify"), EmbedderOptions: eo}}
 	if t.phase == phaseScatter {
 		if so.Open.GPUs, err = faissGPUs(c); err != nil {
@@ -232,7 +232,7 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 	opts.SkipTerms = !so.Terms
 	return writeOutput(c, c.String("out"), func(w io.Writer) error {
 		rw := output.NewRunWriter(w, format, c.String("tag"))
-		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{WindowK: so.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{ChannelK: so.ChannelK}, func(lo int, ch *msrag.ChunkHits) error {
 			hits, err := g.Fuse(ch, opts)
 			if err != nil {
 				return err
