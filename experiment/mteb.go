@@ -181,7 +181,7 @@ func MTEBScoreName(m string) (string, bool) {
 	if err != nil || !slices.Contains(eval.MTEBCutoffs, pm.K) {
 		return "", false
 	}
-	prefix := pm.Kind.MTEBName()
+	prefix := pm.Family.MTEBName()
 	if prefix == "" {
 		return "", false
 	}

@@ -66,13 +66,13 @@ func (e *Eval) cdrMetrics() []string {
 	return out
 }
 
-// metricLabel turns ndcg_cut_10 into nDCG@10 and the like (eval.Kind.Label).
+// metricLabel turns ndcg_cut_10 into nDCG@10 and the like (eval.Family.Label).
 func metricLabel(m string) string {
 	pm, err := eval.ParseMetric(m)
-	if err != nil || pm.Kind == eval.RecipRank {
+	if err != nil || pm.Family == eval.RecipRank {
 		return m
 	}
-	return pm.Kind.Label() + "@" + strconv.Itoa(pm.K)
+	return pm.Family.Label() + "@" + strconv.Itoa(pm.K)
 }
 
 type table struct {
