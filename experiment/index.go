@@ -84,7 +84,7 @@ func unserved(configs []Config, ix msrag.Searcher) []string {
 	var names []string
 	layout, dims := ix.Layout(), ix.Manifest().Model.Dims
 	for _, c := range configs {
-		if !c.Kind.fused() {
+		if !c.Ranking.fused() {
 			continue
 		}
 		if err := fusion.CheckServes(c.Fusion, layout, dims, ix.Dir(), nil); err != nil {

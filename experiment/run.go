@@ -78,7 +78,7 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range spec.Configs {
-		if err := ix.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
+		if err := ix.CheckFusion(c.Fusion); c.Ranking.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
@@ -135,7 +135,7 @@ func applyRules(spec Spec, res *Result) {
 func search(ctx context.Context, spec Spec, ix msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*fusion.Lists, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
-		if c.Kind.fused() {
+		if c.Ranking.fused() {
 			runs[c.Name] = eval.Run{}
 		}
 	}
@@ -170,7 +170,7 @@ func search(ctx context.Context, spec Spec, ix msrag.Searcher, queries []corpus.
 // run.
 func fuseBatch(spec Spec, ix msrag.Searcher, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
 	for _, c := range spec.Configs {
-		if !c.Kind.fused() {
+		if !c.Ranking.fused() {
 			continue
 		}
 		// A run ranks documents: the terms each chunk holds, which cost more
@@ -216,7 +216,7 @@ func addLearned(spec Spec, ix msrag.Searcher, queries []corpus.Query) ([]Config,
 		if err != nil {
 			return nil, err
 		}
-		configs = append(configs, Config{Name: spec.Builtin, Kind: KindLearned, Fusion: f})
+		configs = append(configs, Config{Name: spec.Builtin, Ranking: ByLearned, Fusion: f})
 	}
 	if spec.CVFolds > 1 {
 		configs = append(configs, cvConfigs...)
