@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func (failingExplainer) Explain(*channel.Queries, int, int, []int32) ([][]string
 func TestExplainErrorFailsSearch(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
-	k := kindIndex(ix.kinds, Lexical)
+	k := slices.Index(ix.kinds, Lexical)
 	part := ix.shards[0].parts[k]
 	ix.shards[0].parts[k] = failingExplainer{part}
 	defer func() { ix.shards[0].parts[k] = part }()
@@ -50,7 +51,7 @@ func TestExplainErrorFailsSearch(t *testing.T) {
 func TestScatterExplainError(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
-	kind := kindIndex(ix.kinds, Lexical)
+	kind := slices.Index(ix.kinds, Lexical)
 	q := &channel.Queries{Texts: lexicalQueries(docs, 3)}
 	sh := &ShardSearcher{ix: ix, kinds: []channel.Kind{Lexical}}
 	st, err := sh.Stats(q)

@@ -2,6 +2,7 @@ package msrag
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
@@ -119,7 +120,7 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) er
 		groups[g] = append(groups[g], i)
 	}
 	for g, list := range groups {
-		kind := kindIndex(ix.kinds, ch.Layout[g.ci].Kind)
+		kind := slices.Index(ix.kinds, ch.Layout[g.ci].Kind)
 		if kind < 0 || int(g.shard) >= len(ix.shards) {
 			continue
 		}
@@ -148,7 +149,7 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) er
 // explains reports whether channels of kind k show the terms a chunk holds
 // (their part of a shard is a channel.Explainer).
 func (ix *Index) explains(k channel.Kind) bool {
-	i := kindIndex(ix.kinds, k)
+	i := slices.Index(ix.kinds, k)
 	if i < 0 || len(ix.shards) == 0 {
 		return false
 	}

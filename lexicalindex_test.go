@@ -157,7 +157,7 @@ func TestLexicalOpenChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if err := ix.usable(kindIndex(ix.kinds, Lexical)); !errors.Is(err, lexical.ErrAnalyzer) || !errors.Is(err, ErrIndexMismatch) {
+		if err := ix.usable(slices.Index(ix.kinds, Lexical)); !errors.Is(err, lexical.ErrAnalyzer) || !errors.Is(err, ErrIndexMismatch) {
 			t.Fatalf("analyzer of another version: %v", err)
 		}
 	})

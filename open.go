@@ -166,7 +166,7 @@ func OpenShards(opts OpenOptions, s *Shards) (ix *Index, err error) {
 func (ix *Index) openKinds(opts OpenOptions) []bool {
 	out := make([]bool, len(ix.kinds))
 	for i, k := range ix.kinds {
-		out[i] = opts.Kinds == nil || containsKind(opts.Kinds, k)
+		out[i] = opts.Kinds == nil || slices.Contains(opts.Kinds, k)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,7 +119,7 @@ func (ix *Index) stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsS
 func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channel.StatsSet, error) {
 	out := channel.StatsSet{}
 	for i, k := range kinds {
-		if !containsKind(wanted, k) {
+		if !slices.Contains(wanted, k) {
 			continue
 		}
 		st, err := sh.parts[i].Stats(q)
@@ -185,7 +186,7 @@ func (ix *Index) searchable(kinds []channel.Kind) ([]channel.Kind, error) {
 		switch {
 		case kinds == nil && err == nil:
 			out = append(out, k)
-		case kinds != nil && containsKind(kinds, k):
+		case kinds != nil && slices.Contains(kinds, k):
 			if err != nil {
 				return nil, err
 			}
@@ -201,7 +202,7 @@ func (ix *Index) searchable(kinds []channel.Kind) ([]channel.Kind, error) {
 func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
 	out := make([]channel.Hits, len(ix.layout))
 	for i, kind := range ix.kinds {
-		if !containsKind(wanted, kind) {
+		if !slices.Contains(wanted, kind) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -221,7 +222,7 @@ func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries,
 // before any query is embedded (fusion.CheckServes).
 func (ix *Index) CheckFusion(f fusion.Fusion) error {
 	return fusion.CheckServes(f, ix.layout, ix.man.Model.Dims, ix.where(), func(k ChannelKind) error {
-		return ix.usable(kindIndex(ix.kinds, k))
+		return ix.usable(slices.Index(ix.kinds, k))
 	})
 }
 

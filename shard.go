@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/msrag/msrag/channel"
 )
@@ -69,7 +70,7 @@ func (s *ShardSearcher) Search(ctx context.Context, q *channel.Queries, st chann
 // the evidence in silence.
 func (s *ShardSearcher) Explain(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
 	ix := s.ix
-	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
+	kind := slices.Index(ix.kinds, ix.layout[ci].Kind)
 	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
 	if !ok {
 		return nil, nil

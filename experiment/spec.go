@@ -204,7 +204,7 @@ func (s Spec) Layout() msrag.Layout {
 	for _, c := range s.channels() {
 		kinds = append(kinds, c.Kind())
 	}
-	return msrag.LayoutOf(s.indexWindows(), kinds...)
+	return channel.LayoutOf(kinds, s.indexWindows())
 }
 
 // channels are the kinds of channel the evaluation index has:
@@ -225,5 +225,5 @@ func EvalLayout(windows []chunk.Window, kinds ...msrag.ChannelKind) msrag.Layout
 			kinds = append(kinds, c.Kind())
 		}
 	}
-	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), kinds...)
+	return channel.LayoutOf(kinds, append(slices.Clone(windows), chunk.Full))
 }
