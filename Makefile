@@ -7,21 +7,25 @@ CACHE := $(or $(MSRAG_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/msrag)
 # make install puts msrag in $(PREFIX)/bin and the ONNX Runtime library it
 # loads in $(PREFIX)/lib/msrag.
 PREFIX ?= /usr/local
-# Packages that must build without cgo (DESIGN.md: pure Go).
-PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical
+# Packages that must build without cgo (docs/architecture.md: the pure packages).
+PURE_PKGS := chunk tokenizer fuse eval corpus embed remote hub router lexical mteb
 PURE_DIRS = $(foreach p,$(PURE_PKGS),$(if $(wildcard $(p)/*.go),./$(p)/...))
 
-.PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick
+.PHONY: setup check build install test cgocheck fuzz vet fmt bench docker-cuda demo check-gpu-build suite-seed suite-quick go-env
 
-# GPU=1: make setup and make build for GPUs (docs/gpu.md). setup also installs, into
-# CACHE/gpu, FAISS 1.15.0's GPU library with its CUDA 12 runtime and cuBLAS, FAISS's and
-# CUDA's headers, and the GPU ONNX Runtime (scripts/setup-gpu.sh, from PyPI wheels pinned
-# by sha256); build links bin/msrag with the tag gpu against them and copies the libraries
-# into bin/lib (bin/msrag's rpath), so it runs from any directory.
-# FAISS=wheel: the CPU build against the faiss-cpu 1.15.0 wheel's library instead of
-# Debian's libfaiss-dev 1.7.3 (docs/gpu.md, "One FAISS for the CPU build?").
+# FAISS, which make setup installs and make build links:
+#   default     FAISS 1.15.0's CPU library from the faiss-cpu wheel (sha256-pinned), with the
+#               OpenBLAS and libgomp it was built with, in CACHE/faiss-cpu/lib, and FAISS
+#               1.15.0's headers from its release archive, checked header by header against
+#               scripts/faiss-headers-v1.15.0.sha256 (scripts/setup-gpu.sh --cpu-wheel)
+#   GPU=1       FAISS 1.15.0's GPU library from the faiss-gpu wheel with CUDA 12's runtime and
+#               cuBLAS, CUDA's headers and the GPU ONNX Runtime, into CACHE/gpu (docs/gpu.md);
+#               build links bin/msrag with the tag gpu
+#   FAISS=debian  Debian's libfaiss-dev 1.7.3 and OpenBLAS (apt-get, root or sudo), from the
+#               system's directories
+# A wheel's libraries are copied into bin/lib (bin/msrag's rpath), so it runs from any directory.
 GPU ?=
-FAISS ?= debian
+FAISS ?= wheel
 BIN ?= bin
 ifeq ($(GPU),1)
 SETUP_FLAGS := --gpu
@@ -29,31 +33,42 @@ BUILD_TAGS := -tags gpu
 WHEEL_LIB := $(CACHE)/gpu/lib
 ORT_DIR := $(CACHE)/gpu/onnxruntime
 else ifeq ($(FAISS),wheel)
-SETUP_FLAGS := --faiss-wheel
 WHEEL_LIB := $(CACHE)/faiss-cpu/lib
 ORT_DIR := $(CACHE)/onnxruntime
 else ifeq ($(FAISS),debian)
+SETUP_FLAGS := --faiss-debian
 ORT_DIR := $(CACHE)/onnxruntime
 else
-$(error FAISS=$(FAISS): want debian or wheel)
+$(error FAISS=$(FAISS): want wheel (the default) or debian)
 endif
 # A wheel's libfaiss.so and the OpenBLAS and libgomp it was built with are linked by their
 # link-time names in WHEEL_LIB (scripts/setup-gpu.sh makes them), so the -lopenblas and
 # -fopenmp of faiss/index.go take the wheel's copies and the process holds one of each.
 # DT_RPATH (--disable-new-dtags), not DT_RUNPATH, so that the libraries these load find
 # theirs beside them too: bin/lib after make build, PREFIX/lib/msrag after make install.
+# Test binaries (make test, cgocheck, fuzz, bench) run from go's temporary directories and
+# find the libraries in WHEEL_LIB itself.
 HEADERS := $(CACHE)/gpu/headers
 # The wheels' library was compiled with FAISS_ENABLE_DD (its compile options say "DD":
 # kernels chosen at run time), a macro FAISS's headers read: the binding sees them as the
 # library did.
 WHEEL_CPPFLAGS = -I$(HEADERS)/faiss$(if $(BUILD_TAGS), -I$(HEADERS)/cuda) -DFAISS_ENABLE_DD
-WHEEL_LDFLAGS = -L$(WHEEL_LIB) -Wl,-rpath-link,$(WHEEL_LIB) -Wl,--disable-new-dtags -Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib/msrag
+WHEEL_LINK = -L$(WHEEL_LIB) -Wl,-rpath-link,$(WHEEL_LIB) -Wl,--disable-new-dtags
+WHEEL_LDFLAGS = $(WHEEL_LINK) -Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib/msrag
 BUILD_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_LDFLAGS)')
+WHEEL_TEST_LDFLAGS = $(WHEEL_LINK) -Wl,-rpath,$(WHEEL_LIB)
+TEST_ENV = $(if $(WHEEL_LIB),CGO_CPPFLAGS='$(WHEEL_CPPFLAGS)' CGO_LDFLAGS='$(WHEEL_TEST_LDFLAGS)')
 # The ONNX Runtime files copied beside bin/msrag: the library, and a GPU build's providers.
 ORT_FILES = libonnxruntime.so.1 $(if $(BUILD_TAGS),libonnxruntime_providers_shared.so libonnxruntime_providers_cuda.so)
 
 setup:
 	@scripts/setup.sh $(SETUP_FLAGS)
+
+# The cgo flags that link FAISS as make build does, for go build and go test run by hand or
+# by a script (binaries find the wheel's libraries by their path in the cache):
+#   eval "$(make -s go-env)" && go test ./faiss
+go-env:
+	@echo "export CGO_CPPFLAGS='$(if $(WHEEL_LIB),$(WHEEL_CPPFLAGS))' CGO_LDFLAGS='$(if $(WHEEL_LIB),$(WHEEL_TEST_LDFLAGS))'"
 
 check:
 	@scripts/setup.sh --check $(SETUP_FLAGS)
@@ -85,9 +100,9 @@ install: build
 # -timeout 30m: cmd/msrag's real processes under the race detector take 9 minutes alone on 2 shared
 # cores, past go test's default 10 minutes once other packages run beside it.
 test: setup
-	$(GO) vet ./...
+	$(TEST_ENV) $(GO) vet ./...
 	@out=$$(gofmt -l .); if [[ -n "$$out" ]]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
-	$(GO) test -race -timeout 30m ./...
+	$(TEST_ENV) $(GO) test -race -timeout 30m ./...
 	@if [[ -n "$(PURE_DIRS)" ]]; then echo "CGO_ENABLED=0 go test $(PURE_DIRS)"; CGO_ENABLED=0 $(GO) test $(PURE_DIRS); fi
 	$(MAKE) cgocheck
 
@@ -97,14 +112,14 @@ test: setup
 # before Go 1.21). The first run compiles the standard library once more that way.
 CGOCHECK_TESTS := TestConcurrentEmbed|TestSessionsHandStatesInOrder|TestSingleBatchingExact|TestBatchIndependence|TestCloseWhileEmbedding|TestSessionFailsMidRun|TestPoolSharesBatches|TestEmbedTokenStatesErrors|TestDroppedEmbedderIsClosed
 cgocheck: setup
-	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -run '^($(CGOCHECK_TESTS))$$' ./onnx/
+	$(TEST_ENV) GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -run '^($(CGOCHECK_TESTS))$$' ./onnx/
 
 # Every fuzz target for FUZZTIME each (default 10s), one after another (CI runs it).
 fuzz: setup
-	scripts/fuzz-short.sh
+	$(TEST_ENV) scripts/fuzz-short.sh
 
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
 
 # The GPU code (build tag gpu) vetted against the headers make build GPU=1 compiles it
 # with: FAISS 1.15.0's and CUDA 12.9's (scripts/setup-gpu.sh --headers); go vet runs cgo and
@@ -113,10 +128,11 @@ check-gpu-build: setup
 	scripts/setup-gpu.sh --headers
 	CGO_CPPFLAGS="-I$(HEADERS)/faiss -I$(HEADERS)/cuda -DFAISS_ENABLE_DD" $(GO) vet -tags gpu ./...
 
-# The image takes FAISS's headers from a named build context (the wheels have none).
-FAISS_HEADERS_DIR ?= $(or $(MSRAG_FAISS_HEADERS),../shared/faiss-headers/v1.15.0)
+# The image takes FAISS's headers from a named build context (the wheels have none): the
+# headers make setup installed, checked against scripts/faiss-headers-v1.15.0.sha256.
 docker-cuda:
-	docker build -f Dockerfile.cuda --build-context faiss-headers=$(FAISS_HEADERS_DIR) -t msrag:cuda .
+	scripts/setup-gpu.sh --faiss-headers
+	docker build -f Dockerfile.cuda --build-context faiss-headers=$(HEADERS)/faiss -t msrag:cuda .
 
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test
 # split (index built once into DEMO_OUT/index and reused), then the summary. The model is
@@ -158,14 +174,19 @@ demo: build
 # NFCorpus (50 queries, 1,347 documents) with all-MiniLM-L6-v2 int8 at 64,128,254: 2 min measured
 # on 2 idle cores (docs/suites.md).
 SUITE_FLAGS ?=
-SHARED_DATA ?= ../shared/data
+SUITE_DATA := .cache/data
 
+# The seed suite's data sets, from the cache (scripts/fetch-data.sh: QMSum's sets need a
+# local mirror, MSRAG_DATA_MIRROR), linked where suites/seed.json names them.
 suite-seed: build
 	scripts/fetch-model.sh e5-small-v2 all-minilm-l6-v2
+	scripts/fetch-data.sh scifact nfcorpus qmsum qmsum-lembed
+	mkdir -p $(SUITE_DATA) && for d in scifact nfcorpus qmsum qmsum-lembed; do ln -sfn $(abspath $(CACHE))/data/$$d $(SUITE_DATA)/$$d; done
 	bin/msrag bench --suite suites/seed.json $(SUITE_FLAGS)
 
 suite-quick: build
 	scripts/fetch-model.sh all-minilm-l6-v2-int8
-	scripts/subset-dataset.sh $(SHARED_DATA)/scifact .cache/data/scifact-quick1000 test 1000
-	scripts/subset-dataset.sh $(SHARED_DATA)/nfcorpus .cache/data/nfcorpus-quick300-q50 test 300 50
+	scripts/fetch-data.sh scifact nfcorpus
+	scripts/subset-dataset.sh $(CACHE)/data/scifact $(SUITE_DATA)/scifact-quick1000 test 1000
+	scripts/subset-dataset.sh $(CACHE)/data/nfcorpus $(SUITE_DATA)/nfcorpus-quick300-q50 test 300 50
 	bin/msrag bench --suite suites/quick.json $(SUITE_FLAGS)

@@ -20,21 +20,15 @@ import (
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/hashembed"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tokenizer"
 )
 
 // Benchmarks of the whole pipeline and of search over real data. They need the
-// evaluation data ($MSRAG_DATA, default ../shared/data) and the all-MiniLM-L6-v2
+// evaluation data (SciFact and QMSum in the cache: testfiles.Dataset) and the all-MiniLM-L6-v2
 // tokenizer (CACHE/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
 // and skip without them. See docs/performance.md, "Pipeline and search".
-
-func benchDataDir() string {
-	if d := os.Getenv("MSRAG_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "shared", "data")
-}
 
 func benchTokenizerPath(tb testing.TB) string {
 	tb.Helper()
@@ -50,11 +44,7 @@ func benchTokenizerPath(tb testing.TB) string {
 
 func benchCorpusPath(tb testing.TB, name string) string {
 	tb.Helper()
-	p := filepath.Join(benchDataDir(), name, "corpus.jsonl.gz")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("no %s corpus: %v", name, err)
-	}
-	return p
+	return filepath.Join(testfiles.Dataset(tb, name), "corpus.jsonl.gz")
 }
 
 // nopEmbedder returns zero vectors without looking at the tokens: with it a
@@ -161,7 +151,7 @@ const (
 // benchQueryTexts reads SciFact's query texts.
 func benchQueryTexts(tb testing.TB) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(benchDataDir(), "scifact", "queries.jsonl.gz"))
+	f, err := os.Open(filepath.Join(testfiles.Dataset(tb, "scifact"), "queries.jsonl.gz"))
 	if err != nil {
 		tb.Skipf("no SciFact queries: %v", err)
 	}

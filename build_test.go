@@ -46,12 +46,12 @@ type testDoc struct {
 	Text  string `json:"text"`
 }
 
-// scifactDocs reads the first n SciFact documents from ../shared/data, or makes
-// synthetic ones where that folder is absent.
+// scifactDocs reads the first n SciFact documents from the cache
+// (testfiles.DataDir), or makes synthetic ones where SciFact is absent.
 func scifactDocs(tb testing.TB, n int) []testDoc {
 	tb.Helper()
 	var docs []testDoc
-	f, err := os.Open("../shared/data/scifact/corpus.jsonl.gz")
+	f, err := os.Open(filepath.Join(testfiles.DataDir("scifact"), "corpus.jsonl.gz"))
 	if err != nil {
 		words := strings.Fields("cell protein gene expression tumour mice patients risk study trial dose effect blood brain signal pathway receptor")
 		for i := range n {

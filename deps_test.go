@@ -32,6 +32,8 @@ var pureImports = map[string][]string{
 	// indexfile is the on-disk schema: plain data and the standard library.
 	"indexfile": {"github.com/msrag/msrag"},
 	"eval":      {"github.com/msrag/msrag"},
+	// mteb is a table of MTEB's tasks; it names their rules with eval's type.
+	"mteb": {"github.com/msrag/msrag"},
 	// lexical stems with the Snowball English stemmer and returns hits in
 	// fuse's layout.
 	"lexical": {"github.com/msrag/msrag", "github.com/kljensen/snowball"},
@@ -54,6 +56,9 @@ var ourPackages = map[string]bool{
 	"github.com/msrag/msrag/internal/cache":    true,
 	"github.com/msrag/msrag/fuse":              true,
 	"github.com/msrag/msrag/chunk":             true,
+	"github.com/msrag/msrag/eval":              true,
+	// hub reads the pinned mteb's tasks: their datasets and revisions.
+	"github.com/msrag/msrag/mteb": true,
 	// fusion's Fusion names the channels it fuses (channel's Layout, whose
 	// windows indexfile records) and holds a router.
 	"github.com/msrag/msrag/channel":   true,

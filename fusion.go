@@ -16,6 +16,10 @@ import (
 // coefficients, an optional router); ParseFusion reads its text form.
 type Fusion = fusion.Fusion
 
+// ErrUnknownRule is wrapped by ParseFusion's error for a rule that is
+// neither a method nor a channel's name (fusion.ErrUnknownRule).
+var ErrUnknownRule = fusion.ErrUnknownRule
+
 // ParseFusion reads a fusion rule (fusion.Parse: "rrf",
 // "combsum:norm=zscore,windows=all", "w100", a channel of any kind, ...).
 func ParseFusion(s string) (Fusion, error) { return fusion.Parse(s) }
@@ -82,11 +86,14 @@ func hybridOf(l Layout, text string) string {
 	return rule + ":" + strings.Join(keep, ",")
 }
 
-// FuseHits fuses ch by f into k documents per query (document indices below
-// ndocs) without an index: it returns the positions of the channels fused,
+// FuseHits fuses ch by f (the zero Fusion: DefaultFusionOf ch.Layout) into
+// k documents per query (document indices below ndocs) without an index: it returns the positions of the channels fused,
 // in ch.Layout, and the ranking. Index.Fuse adds the documents' ids and
 // evidence.
 func FuseHits(f Fusion, ch *ChunkHits, ndocs, k int) ([]int, *fuse.Ranking, error) {
+	if f.IsZero() {
+		f = DefaultFusionOf(ch.Layout)
+	}
 	sel, err := f.Select(ch.Layout)
 	if err != nil {
 		return nil, nil, err
@@ -325,14 +332,18 @@ func (ix *Index) fusionNeeds(f Fusion) channel.Needs {
 func (ix *Index) DefaultFusion() Fusion { return DefaultFusionOf(ix.layout) }
 
 // SearchOptions says how to search. The zero value searches every window for
-// its top 100 chunks and fuses them with RRF (c = 1, ranks from 0) into 10
+// its top 100 chunks and fuses them by the index's default fusion
+// (Index.DefaultFusion: DefaultHybrid over channels of several kinds, RRF
+// over one kind's), as msrag search does without --fusion, into 10
 // documents.
 type SearchOptions struct {
 	// K is the number of documents returned per query; default 10.
 	K int
 	// WindowK is the number of chunks each window's index returns; default 100.
 	WindowK int
-	// Fusion is the rule that turns the windows' chunk lists into documents.
+	// Fusion is the rule that turns the windows' chunk lists into
+	// documents; the zero value is the index's default (DefaultFusionOf
+	// its layout). ParseFusion("rrf") is RRF over the first kind's group.
 	Fusion Fusion
 	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
 	// chunk holds (channel.Explainer) searches its terms again, which can
@@ -356,6 +367,9 @@ func (o SearchOptions) withDefaults() SearchOptions {
 // follows the index, not the numbers asked for.
 func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
 	opts = opts.withDefaults()
+	if opts.Fusion.IsZero() {
+		opts.Fusion = ix.DefaultFusion()
+	}
 	opts.K = min(opts.K, max(ix.NumDocs(), 1))
 	opts.WindowK = min(opts.WindowK, ix.MaxWindowK())
 	return opts

@@ -15,6 +15,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -109,15 +110,12 @@ func fetchedEmbedder(t *testing.T, name string) Embedder {
 	return e
 }
 
-// sharedDocs reads the documents with the given ids of a dataset in
-// ../shared/data, in the order of the ids.
+// sharedDocs reads the documents with the given ids of a dataset in the
+// cache (testfiles.Dataset), in the order of the ids.
 func sharedDocs(t *testing.T, dataset string, ids []string) []testDoc {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "shared", "data", dataset, "corpus.jsonl.gz"))
+	f, err := os.Open(filepath.Join(testfiles.Dataset(t, dataset), "corpus.jsonl.gz"))
 	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("no %s corpus: %v", dataset, err)
-		}
 		t.Fatal(err)
 	}
 	defer f.Close()

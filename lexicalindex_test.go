@@ -389,7 +389,7 @@ func TestLexicalFusionRefused(t *testing.T) {
 	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "bm25-doc")}); !errors.Is(err, lexical.ErrAnalyzer) {
 		t.Errorf("another analyzer version: %v", err)
 	}
-	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{}); err != nil {
+	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "rrf")}); err != nil {
 		t.Errorf("dense search of an index whose analyzer is of another version: %v", err)
 	}
 	if _, err := other.SearchChunks(ctx, []string{"protein"}, 10); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -154,11 +155,41 @@ func (cfg *Config) check(i int) error {
 	}
 	if cfg.MaxTokens > 0 {
 		if total := w.Size + cfg.PrefixTokens + cfg.SpecialTokens; total > cfg.MaxTokens {
-			return fmt.Errorf("chunk: window %d + %d prefix tokens + %d special tokens = %d exceeds the model's maximum of %d tokens: %w",
-				w.Size, cfg.PrefixTokens, cfg.SpecialTokens, total, cfg.MaxTokens, ErrTooLong)
+			room := cfg.MaxTokens - cfg.PrefixTokens - cfg.SpecialTokens
+			var sizes []int
+			for _, o := range cfg.Windows {
+				if !o.Truncate {
+					sizes = append(sizes, o.Size)
+				}
+			}
+			return fmt.Errorf("chunk: window %d + %d prefix tokens + %d special tokens = %d exceeds the model's maximum of %d tokens (%d of content; windows that fit: %s): %w",
+				w.Size, cfg.PrefixTokens, cfg.SpecialTokens, total, cfg.MaxTokens, room, joinSizes(Fit(sizes, room)), ErrTooLong)
 		}
 	}
 	return nil
+}
+
+// Fit returns the window sizes of sizes that are at most room content
+// tokens, with room itself in place of those that are larger, in
+// ascending order, each once: a set of windows that fits a model with that
+// room (100,200,500 for all-MiniLM-L6-v2's 254 tokens of content:
+// 100,200,254).
+func Fit(sizes []int, room int) []int {
+	var out []int
+	for _, s := range sizes {
+		out = append(out, min(s, room))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// joinSizes writes sizes as 100,200,254.
+func joinSizes(sizes []int) string {
+	s := make([]string, len(sizes))
+	for i, v := range sizes {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
 }
 
 // Config returns a copy of the configuration, Truncate sizes resolved.

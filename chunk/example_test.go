@@ -32,5 +32,5 @@ func Example() {
 	// chunk 2 tokens {3 5} bytes {14 23} "four five"
 	// chunk 3 tokens {0 5} bytes {0 23} "one two three four five"
 	// w=2: [0 1 2] w=8: [3]
-	// chunk: window 600 + 2 prefix tokens + 2 special tokens = 604 exceeds the model's maximum of 512 tokens: window exceeds the model's maximum length
+	// chunk: window 600 + 2 prefix tokens + 2 special tokens = 604 exceeds the model's maximum of 512 tokens (508 of content; windows that fit: 508): window exceeds the model's maximum length
 }

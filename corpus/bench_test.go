@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
 // BenchmarkReadSciFact reads the SciFact corpus (5,183 documents, 7.9 MB of
@@ -14,7 +15,7 @@ import (
 // Parquet copy with row groups of 1,024 rows. MB/s counts title and text
 // bytes returned.
 func BenchmarkReadSciFact(b *testing.B) {
-	src := filepath.Join(repoData(b, "scifact"), "corpus.jsonl.gz")
+	src := filepath.Join(testfiles.Dataset(b, "scifact"), "corpus.jsonl.gz")
 	docs, _, err := readAll(b, src, corpus.Options{})
 	if err != nil {
 		b.Fatal(err)

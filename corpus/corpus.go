@@ -99,6 +99,11 @@ type Options struct {
 	Shard Shard
 	// BlockLines is the number of lines of one JSONL unit. Default 10,000.
 	BlockLines int
+	// MaxDocBytes is the most bytes one line of a JSONL corpus (one
+	// document) may hold: a longer line is an error when it is read,
+	// before its document is tokenized. Default DefaultMaxDocBytes; at
+	// most 256 MiB.
+	MaxDocBytes int
 	// Allocator allocates the Arrow buffers of Parquet and Arrow inputs.
 	// Nil means memory.DefaultAllocator. Documents never point into these
 	// buffers: their strings are copied out before a record is released.
@@ -109,6 +114,12 @@ const (
 	defaultBatch      = 1024
 	defaultBlockLines = 10000
 )
+
+// DefaultMaxDocBytes is Options.MaxDocBytes's default, 8 MiB: a build's
+// memory peaks at some 25 times the largest document's size (its tokens,
+// windows and terms), so a document of 8 MiB takes a few hundred MB and
+// one of 100 MB took 3 GB (docs/reliability.md).
+const DefaultMaxDocBytes = 8 << 20
 
 func (o Options) withDefaults() (Options, error) {
 	if o.IDColumn == "" {
@@ -129,11 +140,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.BlockLines == 0 {
 		o.BlockLines = defaultBlockLines
 	}
+	if o.MaxDocBytes == 0 {
+		o.MaxDocBytes = min(DefaultMaxDocBytes, maxLineBytes)
+	}
 	switch {
 	case o.BatchSize < 0:
 		return o, fmt.Errorf("corpus: batch size %d is negative: %w", o.BatchSize, ErrOption)
 	case o.BlockLines < 0:
 		return o, fmt.Errorf("corpus: block of %d lines is negative: %w", o.BlockLines, ErrOption)
+	case o.MaxDocBytes < 0 || o.MaxDocBytes > maxLineBytes:
+		return o, fmt.Errorf("corpus: a document of at most %d bytes: want 1 to %d: %w", o.MaxDocBytes, maxLineBytes, ErrOption)
 	case o.Shard.N < 0 || (o.Shard.N > 0 && (o.Shard.I < 0 || o.Shard.I >= o.Shard.N)) || (o.Shard.N == 0 && o.Shard.I != 0):
 		return o, fmt.Errorf("corpus: shard %d of %d: want 0 <= I < N: %w", o.Shard.I, o.Shard.N, ErrOption)
 	}
@@ -282,7 +298,7 @@ func (b *builder) errAt(p pos, id string, err error) error {
 func (b *builder) add(p pos, id, title, text string) error {
 	b.stats.Rows++
 	if id == "" {
-		return b.errAt(p, "", fmt.Errorf("missing or empty id: %w", ErrRecord))
+		return b.errAt(p, "", fmt.Errorf("missing or empty id (a record names its id %q and its text %q, as BEIR's {\"_id\": ..., \"text\": ...}): %w", b.opts.IDColumn, b.opts.TextColumn, ErrRecord))
 	}
 	if strings.TrimSpace(text) == "" {
 		if b.strict {

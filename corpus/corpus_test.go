@@ -398,7 +398,9 @@ func TestDirectory(t *testing.T) {
 }
 
 // TestHugeDocument reads one 100 MB document: longer than any line buffer,
-// it must come back whole.
+// it must come back whole when Options.MaxDocBytes allows it. By default
+// (8 MiB) its line is refused once 8 MiB of it are read, naming the line:
+// before, it was read, and a build of it took 3 to 7 GB.
 func TestHugeDocument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 100 MB")
@@ -418,7 +420,18 @@ func TestHugeDocument(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := corpus.Open(path, corpus.Options{BatchSize: 1})
+	def, err := corpus.Open(path, corpus.Options{BatchSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	if b, err := def.Next(context.Background()); err != nil || len(b) != 1 || b[0].ID != "small" {
+		t.Fatalf("first document: %v, %v", b, err)
+	}
+	if _, err := def.Next(context.Background()); !errors.Is(err, corpus.ErrRecord) || !strings.Contains(err.Error(), "big.jsonl line 2: more than 8388608 bytes") {
+		t.Fatalf("a 100 MB document by default: %v, want it refused", err)
+	}
+	r, err := corpus.Open(path, corpus.Options{BatchSize: 1, MaxDocBytes: size + 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,5 +547,43 @@ func TestCountUnits(t *testing.T) {
 				t.Errorf("CountUnits = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMaxDocBytes checks the limit on a document's line at its edge: a line
+// of exactly Options.MaxDocBytes bytes (with "\n" or "\r\n" after it) is
+// read, one more byte is refused naming the line; the limit may be at most
+// 256 MiB.
+func TestMaxDocBytes(t *testing.T) {
+	dir := t.TempDir()
+	line := func(n int) string {
+		s := `{"_id":"d","text":"`
+		return s + strings.Repeat("x", n-len(s)-2) + `"}`
+	}
+	for _, tc := range []struct {
+		name, body string
+		err        bool
+	}{
+		{"at the limit", line(100) + "\n", false},
+		{"at the limit, CRLF", line(100) + "\r\n", false},
+		{"at the limit, no end", line(100), false},
+		{"one byte over", line(101) + "\n", true},
+		{"one byte over, CRLF", line(101) + "\r\n", true},
+		{"one byte over, no end", line(101), true},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
+		os.WriteFile(path, []byte(tc.body), 0o644)
+		r, err := corpus.Open(path, corpus.Options{MaxDocBytes: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Next(context.Background())
+		r.Close()
+		if tc.err != (err != nil) || tc.err && (!errors.Is(err, corpus.ErrRecord) || !strings.Contains(err.Error(), "line 1: more than 100 bytes")) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if _, err := corpus.Open(filepath.Join(dir, "at_the_limit.jsonl"), corpus.Options{MaxDocBytes: 257 << 20}); !errors.Is(err, corpus.ErrOption) {
+		t.Errorf("MaxDocBytes of 257 MiB: %v, want ErrOption", err)
 	}
 }

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -103,15 +104,20 @@ func detectContent(path, name string, head []byte) (Format, error) {
 			return fm.name, nil
 		}
 	}
-	return "", fmt.Errorf("corpus: %s: cannot tell the format from its content or extension (want %s): %w", path, readable(), ErrFormat)
+	return "", fmt.Errorf("corpus: %s: cannot tell the format from its content or extension (want %s): %w%w", path, readable(), ErrFormat, errUndetected)
 }
 
+// errUndetected marks the error of a file whose format detection cannot
+// tell, so that ReadQueries can list what it reads instead.
+var errUndetected = errors.New("")
+
 // readable lists what Open reads: each corpus format's first extension,
-// and a directory.
-func readable() string {
+// and a directory; with queries, what ReadQueries reads besides (TSV, plain
+// lines).
+func readable(queries ...bool) string {
 	var names []string
 	for _, fm := range formats {
-		if fm.open == nil || len(fm.exts) == 0 {
+		if fm.open == nil && (len(queries) == 0 || fm.queries == nil) || len(fm.exts) == 0 {
 			continue
 		}
 		n := fm.exts[0]

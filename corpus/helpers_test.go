@@ -242,17 +242,6 @@ func readAll(t testing.TB, path string, opts corpus.Options) ([]corpus.Doc, corp
 	}
 }
 
-// repoData returns ../shared/data/NAME relative to the repository root, or
-// skips the test when it is absent.
-func repoData(t testing.TB, name string) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no %s: %v", dir, err)
-	}
-	return dir
-}
-
 func gzipBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var z bytes.Buffer

@@ -33,7 +33,7 @@ var jsonlFormat = format{
 // jsonlUnits counts the blocks of Options.BlockLines lines of a JSONL file,
 // reading it through.
 func jsonlUnits(path string, opts Options) (int, error) {
-	lr, err := openLines(path)
+	lr, err := openLines(path, opts.MaxDocBytes)
 	if err != nil {
 		return 0, err
 	}
@@ -49,7 +49,7 @@ func jsonlUnits(path string, opts Options) (int, error) {
 }
 
 func openJSONL(path string, opts Options) (*jsonlReader, error) {
-	lr, err := openLines(path)
+	lr, err := openLines(path, opts.MaxDocBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ type lineReader struct {
 	gz   *gzip.Reader
 	br   *bufio.Reader
 	long []byte
+	max  int   // the longest line read (bytes, without its end)
 	line int64 // 1-based number of the last line returned
 	size int64 // the file's size when opened
 }
@@ -30,17 +31,22 @@ const (
 	keepLong    = 8 << 20 // side buffers larger than this are not kept
 )
 
-// maxLineBytes bounds one line of a line-based file: a document of a
-// quarter of a GiB is far beyond any corpus, and a file without line breaks
-// (a gzip bomb of zeros) would otherwise be read into memory whole.
+// maxLineBytes bounds one line of a line-based file (a queries or qrels
+// file, and the most Options.MaxDocBytes may be): a file without line
+// breaks (a gzip bomb of zeros) would otherwise be read into memory whole.
 var maxLineBytes = 256 << 20
 
-func openLines(path string) (*lineReader, error) {
+// openLines opens the line-based file path, whose lines may hold at most
+// max bytes (0: maxLineBytes).
+func openLines(path string, max int) (*lineReader, error) {
+	if max <= 0 || max > maxLineBytes {
+		max = maxLineBytes
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	lr := &lineReader{path: path, f: f, hf: newHashingFile(f)}
+	lr := &lineReader{path: path, f: f, hf: newHashingFile(f), max: max}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		lr.size = st.Size()
 	}
@@ -62,36 +68,45 @@ func openLines(path string) (*lineReader, error) {
 // next call, or io.EOF. A last line without "\n" is returned too.
 func (lr *lineReader) next() ([]byte, error) {
 	lr.long = lr.long[:0]
+	if cap(lr.long) > keepLong {
+		lr.long = nil // the last line was of megabytes: not kept for the next ones
+	}
 	for {
 		frag, err := lr.br.ReadSlice('\n')
-		if err == nil {
-			lr.line++
-			if len(lr.long) > 0 {
+		switch {
+		case err == nil || err == io.EOF:
+			line := frag
+			if len(lr.long) > 0 || err == io.EOF {
 				lr.long = append(lr.long, frag...)
-				return trimEOL(lr.long), nil
+				line = lr.long
 			}
-			return trimEOL(frag), nil
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(lr.long)+len(frag) > maxLineBytes {
-				return nil, fmt.Errorf("corpus: %s line %d: longer than %d bytes without a line break: %w", lr.path, lr.line+1, maxLineBytes, ErrRecord)
+			if err == io.EOF && len(line) == 0 {
+				return nil, io.EOF
 			}
-			if cap(lr.long) > keepLong && len(lr.long) == 0 {
-				lr.long = nil
+			if line = trimEOL(line); len(line) > lr.max {
+				return nil, lr.tooLong()
+			}
+			lr.line++
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(lr.long)+len(frag) > lr.max+2 { // +2: its end, "\r\n", may follow
+				return nil, lr.tooLong()
 			}
 			lr.long = append(lr.long, frag...)
 			continue
 		}
-		if err == io.EOF {
-			lr.long = append(lr.long, frag...)
-			if len(lr.long) == 0 {
-				return nil, io.EOF
-			}
-			lr.line++
-			return trimEOL(lr.long), nil
-		}
 		return nil, fmt.Errorf("corpus: %s after line %d: %v: %w", lr.path, lr.line, err, ErrFormat)
 	}
+}
+
+// tooLong is the error of the line after the last one returned, longer than
+// lr.max: read no further than the limit.
+func (lr *lineReader) tooLong() error {
+	if lr.max < maxLineBytes {
+		return fmt.Errorf("corpus: %s line %d: more than %d bytes, the most a document's line may hold (Options.MaxDocBytes, msrag's --max-doc-bytes): "+
+			"its tokens, windows and terms would take some 25 times that in memory; split the document, or raise the limit: %w", lr.path, lr.line+1, lr.max, ErrRecord)
+	}
+	return fmt.Errorf("corpus: %s line %d: longer than %d bytes without a line break: %w", lr.path, lr.line+1, lr.max, ErrRecord)
 }
 
 // read returns the bytes of the file read so far, as stored, and its size

@@ -76,7 +76,7 @@ func readQrelsParquetPath(path string, opts Options) ([]Qrel, error) {
 }
 
 func readQrelsTSV(path string) ([]Qrel, error) {
-	lr, err := openLines(path)
+	lr, err := openLines(path, 0)
 	if err != nil {
 		return nil, err
 	}

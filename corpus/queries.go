@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,6 +36,9 @@ func ReadQueries(path string, opts Options) ([]Query, error) {
 		return nil, err
 	}
 	f, err := detect(path, opts.Format)
+	if errors.Is(err, errUndetected) {
+		return nil, fmt.Errorf("corpus: queries %s: cannot tell the format from its content or extension (want %s): %w", path, readable(true), ErrFormat)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +93,7 @@ var (
 )
 
 func readQueryLines(path string, tsv bool) ([]Query, error) {
-	lr, err := openLines(path)
+	lr, err := openLines(path, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
 // TestSciFact reads the real SciFact set and checks the counts published
 // with it (5,183 documents, 1,109 queries, 339 test pairs over 300 queries).
 func TestSciFact(t *testing.T) {
-	dir := repoData(t, "scifact")
+	dir := testfiles.Dataset(t, "scifact")
 	ds, err := corpus.OpenDataset(dir)
 	if err != nil {
 		t.Fatal(err)

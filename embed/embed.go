@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/msrag/msrag/tokenizer"
 )
@@ -40,11 +41,28 @@ func ParseRole(s string) (Role, error) {
 // Pooling names how a model turns its per-token output into one vector.
 type Pooling string
 
+// The poolings carry sentence-transformers' names (its Pooling module's
+// pooling_mode), each computed as that module computes it over a sequence
+// padded on the right.
 const (
 	PoolMean Pooling = "mean" // the mean of the token vectors under the attention mask
 	PoolCLS  Pooling = "cls"  // the first token's vector
 	PoolNone Pooling = "none" // the model outputs one vector per text
+	// PoolMax is the largest value of each dimension over the tokens under
+	// the attention mask.
+	PoolMax Pooling = "max"
+	// PoolMeanSqrtLen is the sum of the token vectors under the mask over
+	// the square root of their count.
+	PoolMeanSqrtLen Pooling = "mean_sqrt_len_tokens"
+	// PoolLastToken is the vector of the last token under the mask.
+	PoolLastToken Pooling = "lasttoken"
 )
+
+// Poolings lists the poolings an embedder can be described with.
+var Poolings = []Pooling{PoolMean, PoolCLS, PoolMax, PoolMeanSqrtLen, PoolLastToken, PoolNone}
+
+// Valid reports whether p is one of Poolings.
+func (p Pooling) Valid() bool { return slices.Contains(Poolings, p) }
 
 // Spec describes a model as plain data.
 type Spec struct {

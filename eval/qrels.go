@@ -69,3 +69,38 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Judgement counts what qrels judge relevant (a score above 0) against a
+// corpus: Relevant judgements, Found of them in the corpus, Queries with at
+// least one relevant document found, and Missing, the smallest id of a
+// relevant document not found ("" when all are).
+type Judgement struct {
+	Relevant, Found, Queries int
+	Missing                  string
+}
+
+// Judged counts q's relevant judgements against the corpus whose ids has
+// reports. Every metric of a query is 0 unless Queries > 0: qrels that
+// judge nothing relevant, or only documents of another corpus.
+func Judged(q Qrels, has func(doc string) bool) Judgement {
+	var j Judgement
+	for _, docs := range q {
+		hit := false
+		for d, rel := range docs {
+			if rel <= 0 {
+				continue
+			}
+			j.Relevant++
+			if has(d) {
+				j.Found++
+				hit = true
+			} else if j.Missing == "" || d < j.Missing {
+				j.Missing = d
+			}
+		}
+		if hit {
+			j.Queries++
+		}
+	}
+	return j
+}

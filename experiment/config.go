@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,9 +67,22 @@ func (c Config) reportKind() string {
 	return c.Fusion.Method.String()
 }
 
-// fileName is the configuration's run file name, without the directory.
+// fileName is the configuration's run file name, without the directory:
+// its name with each run of characters other than letters, digits, '.',
+// '+' and '-' written '_', so that a shell takes it as it is
+// (rrf:windows=all,weights=lexical:1.5 is rrf_windows_all_weights_lexical_1.5.trec).
+// The name itself is in results.json and is the run's TREC tag.
 func (c Config) fileName() string {
-	return strings.NewReplacer(":", "_", "/", "_").Replace(c.Name) + ".trec"
+	var b strings.Builder
+	for _, r := range c.Name {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '+' || r == '-'):
+			b.WriteRune(r)
+		case !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	return strings.TrimLeft(b.String(), ".-") + ".trec"
 }
 
 // fusionText is the rule in msrag's text form, "" when there is not one.
@@ -259,4 +273,48 @@ func learnedConfigs(m *tune.FusionModel) ([]Config, error) {
 var cvConfigs = []Config{
 	{Name: "learned-cv", Kind: KindLearnedCV},
 	{Name: "learned+router-cv", Kind: KindLearnedCV},
+}
+
+// checkFused fails unless layout, the channels an evaluation fuses, has
+// every channel the fusion model m (called name) fuses. Its rule was
+// fitted with them all: fusing the others alone (an evaluation with
+// --no-lexical over an index with lexical channels) would evaluate another
+// rule under its name.
+func checkFused(layout msrag.Layout, name string, m *tune.FusionModel) error {
+	d := layout.Diff(m.Windows)
+	if d.Covers() {
+		return nil
+	}
+	return fmt.Errorf("experiment: %s fuses %s, which this evaluation does not fuse (its channels: %s): its rule was fitted with them, "+
+		"and the others alone would be another rule: evaluate the channels it fuses (without --no-lexical), or leave it out: %w",
+		name, d.Missing, layout, ErrLearnedChannels)
+}
+
+// ErrLearnedChannels reports a fusion model (a file, or a built-in one)
+// that fuses channels the evaluation leaves out.
+var ErrLearnedChannels = errors.New("the fusion model's channels are not evaluated")
+
+// checkLearned checks, before any work, that the evaluation's channels
+// (Spec.Layout) include those of Spec.FusionModel, and those of one of the
+// built-in models called Spec.Builtin.
+func (s Spec) checkLearned() error {
+	layout := s.Layout()
+	if s.FusionModel != nil {
+		if err := checkFused(layout, "the fusion model", s.FusionModel); err != nil {
+			return err
+		}
+	}
+	if s.Builtin == "" {
+		return nil
+	}
+	ms, err := tune.BuiltinModels(s.Builtin)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err = checkFused(layout, "the built-in fusion "+s.Builtin, m); err == nil {
+			return nil
+		}
+	}
+	return err
 }

@@ -15,16 +15,17 @@ import (
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/hub"
 	"github.com/msrag/msrag/internal/provenance"
+	"github.com/msrag/msrag/mteb"
 	"github.com/msrag/msrag/report"
 )
 
-// MTEBVersion is the release of the mteb Python package whose result format
-// and metric definitions the MTEB files follow: its TaskResult loads them,
-// and msrag's metrics agree with its retrieval evaluator
-// (scripts/check_metrics.py --mteb). It is written as the files'
+// MTEBVersion is the release of the mteb Python package whose result format,
+// metric definitions and task table (package mteb) the MTEB files follow: its
+// TaskResult loads them, and msrag's metrics agree with its retrieval
+// evaluator (scripts/check_metrics.py --mteb). It is written as the files'
 // mteb_version, which MTEB needs to be a version it can parse; MTEB did not
 // run.
-const MTEBVersion = "2.26.24"
+const MTEBVersion = mteb.Version
 
 // ErrMainScore reports MTEB result files that cannot be written because
 // the main score is not one of the scores: it is not a metric MTEB reports,
@@ -34,8 +35,13 @@ var ErrMainScore = errors.New("no main score")
 // MTEBOptions name a run in MTEB's result files. The zero value derives
 // every field.
 type MTEBOptions struct {
-	// Task is the MTEB task name; default TaskName(the dataset directory).
+	// Task is the MTEB task name, checked and respelled by CheckTask
+	// before any work; default TaskName(the dataset directory).
 	Task string
+	// ForceTask takes a Task that CheckTask refuses without it: another
+	// task than the dataset's, or a name of no MTEB task (still a plain
+	// name).
+	ForceTask bool
 	// Revision is the dataset_revision; default the commit of a dataset
 	// fetched from a hub (hub.Fetched), else the dataset's fingerprint
 	// (report.Eval.DatasetFingerprint).
@@ -55,19 +61,22 @@ type MTEBOptions struct {
 }
 
 // MTEBRules returns the scoring rules MTEB applies to the runs of task (an
-// MTEB task name: ArguAna drops a query's own document), as the task
-// definitions of the mteb release MTEBRulesVersion set them; none for a task
-// MTEB does not know.
-func MTEBRules(task string) eval.Rules { return mtebRules[task] }
-
-// MTEBRulesVersion is the mteb release MTEBRules was read from
-// (scripts/gen_mteb_rules.py).
-const MTEBRulesVersion = mtebRulesVersion
+// MTEB task name in mteb's spelling: ArguAna drops a query's own document),
+// as package mteb's table has them; none for a task MTEB does not know.
+func MTEBRules(task string) eval.Rules {
+	t, _ := mteb.Get(task)
+	return t.Rules
+}
 
 // scoring returns the rules the runs of task are scored with: the task's,
-// with the rules o forces.
+// with the rules o forces. The source names the task only when it is one of
+// the pinned mteb's; a dataset that is no MTEB task is scored by no rule
+// unless o forces one.
 func (o MTEBOptions) scoring(task string) report.Scoring {
-	s := report.Scoring{Rules: MTEBRules(task), Source: fmt.Sprintf("mteb %s task %s", MTEBRulesVersion, task)}
+	s := report.Scoring{Rules: MTEBRules(task), Source: fmt.Sprintf("mteb %s task %s", MTEBVersion, task)}
+	if _, ok := mteb.Get(task); !ok {
+		s.Source = fmt.Sprintf("none: %s is no task of mteb %s", task, MTEBVersion)
+	}
 	if o.IgnoreIdenticalIDs != nil || o.SkipFirstResult != nil {
 		s.Source = "given, over " + s.Source
 	}
@@ -288,6 +297,9 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 		model := e.MTEB.Model
 		if model == "" {
 			model = e.Model.Name
+		}
+		if !isFileName(e.MTEB.Task) {
+			return nil, fmt.Errorf("experiment: MTEB task %q of %s is no file name: %w", e.MTEB.Task, e.Dataset, ErrTaskName)
 		}
 		name := "msrag/" + pathSafe(model) + "-" + configFileName(c)
 		f := MTEBFile{Model: name, Revision: rev,

@@ -45,12 +45,12 @@ func TestMTEBScoreName(t *testing.T) {
 
 func TestTaskName(t *testing.T) {
 	for in, want := range map[string]string{
-		"../shared/data/scifact":    "SciFact",
-		"data/nfcorpus/":            "NFCorpus",
-		"qmsum-lembed":              "LEMBQMSumRetrieval",
-		"cache/hf--mteb--fiqa@main": "FiQA2018",
+		"~/.cache/msrag/data/scifact": "SciFact",
+		"data/nfcorpus/":              "NFCorpus",
+		"qmsum-lembed":                "LEMBQMSumRetrieval",
+		"cache/hf--mteb--fiqa@main":   "FiQA2018",
 		"hf--mteb--scifact@d56462d0e63a25450459c4f213e49ffdb866f7f9": "SciFact",
-		"../shared/data/qmsum":          "qmsum",
+		"/srv/data/qmsum":               "qmsum",
 		".cache/data/scifact-quick1000": "scifact-quick1000",
 	} {
 		if got := experiment.TaskName(in); got != want {

@@ -58,6 +58,9 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	qrels := eval.Qrels(j)
+	if err := checkRelevant(ds, spec.Split, qrels); err != nil {
+		return nil, err
+	}
 	if err := checkGroups(spec, ds, queries); err != nil {
 		return nil, err
 	}
@@ -67,6 +70,9 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
+	if err := checkJudged(ds, spec.Split, qrels, ix); err != nil {
+		return nil, err
+	}
 	spec.Configs = leaveOut(spec, ix)
 	if spec.Configs, err = addLearned(spec, ix, queries); err != nil {
 		return nil, err
@@ -186,6 +192,9 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 		if err := checkUnseen(spec, ix, m, queries); err != nil {
 			return nil, err
 		}
+		if err := checkFused(served(spec, ix), "the fusion model", m); err != nil {
+			return nil, err
+		}
 		lc, err := learnedConfigs(m)
 		if err != nil {
 			return nil, err
@@ -199,6 +208,9 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 		}
 		if err := checkUnseen(spec, ix, m, queries); err != nil {
 			return nil, fmt.Errorf("built-in fusion %s: %w", spec.Builtin, err)
+		}
+		if err := checkFused(served(spec, ix), "the built-in fusion "+spec.Builtin, m); err != nil {
+			return nil, err
 		}
 		f, _, err := m.Chosen()
 		if err != nil {

@@ -133,7 +133,7 @@ func TestRunMTEBOptions(t *testing.T) {
 	}
 	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
 		K: 20, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16),
-		MTEB: experiment.MTEBOptions{Task: "MyTask", Languages: []string{"eng-Latn", "deu-Latn"}}})
+		MTEB: experiment.MTEBOptions{Task: "MyTask", ForceTask: true, Languages: []string{"eng-Latn", "deu-Latn"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

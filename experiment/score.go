@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -17,6 +18,7 @@ import (
 // single channels of layout, the channels the evaluation fuses.
 func score(spec Spec, layout msrag.Layout, res *Result) error {
 	var singles []single
+	files := map[string]bool{}
 	for _, c := range spec.Configs {
 		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}
 		if c.Kind == KindOracle {
@@ -28,7 +30,7 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
-		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), filepath.Join("runs", c.fileName()), r
+		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), runFile(c, files), r
 		res.Report.Configs = append(res.Report.Configs, rc)
 		if c.Kind == KindWindow {
 			singles = append(singles, single{name: c.Name, kind: layout[layout.Index(c.Name)].Kind, results: r})
@@ -45,6 +47,19 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 	return pair(res.Report)
 }
 
+// runFile is the run file of c, runs/NAME.trec (Config.fileName), with
+// -2, -3, ... before .trec when another configuration's name is written the
+// same; taken records the names given.
+func runFile(c Config, taken map[string]bool) string {
+	name := c.fileName()
+	base := strings.TrimSuffix(name, ".trec")
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d.trec", base, i)
+	}
+	taken[name] = true
+	return filepath.Join("runs", name)
+}
+
 // single is one channel alone, scored.
 type single struct {
 	name    string
@@ -56,7 +71,8 @@ type single struct {
 const PairedMetric = "ndcg_cut_10"
 
 // pair compares every configuration with the report's baselines
-// (report.Eval.PairedBaselines).
+// (report.Eval.PairedBaselines), the p-values Holm-adjusted over the
+// configurations each baseline meets.
 func pair(e *report.Eval) error {
 	e.PairedMetric = PairedMetric
 	base := e.PairedBaselines(PairedMetric)
@@ -89,6 +105,17 @@ func pair(e *report.Eval) error {
 	}
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	// One baseline meets every configuration but the upper bounds: Holm
+	// adjusts the p-values over them.
+	families := map[string][]*eval.Paired{}
+	for _, j := range jobs {
+		if !j.c.UpperBound {
+			families[j.name] = append(families[j.name], &j.p)
+		}
+	}
+	for _, f := range families {
+		eval.AdjustHolm(f)
 	}
 	for _, j := range jobs {
 		if j.c.Paired == nil {

@@ -151,8 +151,18 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
+	task, respelled, err := CheckTask(s.MTEB.Task, s.Dataset, s.MTEB.ForceTask)
+	if err != nil {
+		return s, err
+	}
+	if respelled {
+		fmt.Fprintf(s.Log, "experiment: MTEB task %q is %s in mteb's spelling\n", s.MTEB.Task, task)
+	}
+	s.MTEB.Task = task
 	s.Build.Channels = s.channels()
-	var err error
+	if err := s.checkLearned(); err != nil {
+		return s, err
+	}
 	if len(s.Configs) == 0 {
 		def := DefaultConfigs
 		if s.Build.Tokenizer != nil {

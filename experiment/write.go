@@ -16,6 +16,7 @@ import (
 	"github.com/msrag/msrag/eval"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/report"
+	"github.com/msrag/msrag/scripts"
 )
 
 // Files are the files Run wrote.
@@ -24,8 +25,11 @@ type Files struct {
 	Report  string   // report.md
 	Plots   []string // recall_at_k and oracle_best_window, PNG and SVG
 	Runs    []string // one TREC run per configuration (runs/NAME.trec)
-	Metrics string   // runs/metrics.json: the scores per configuration, for the check
+	Metrics string   // runs/metrics.json: the scores per run file (its name without .trec), for the check
 	Qrels   string   // the judgements as one TSV file
+	// Checker is runs/check_metrics.py (scripts/check_metrics.py), which
+	// CheckCommand runs.
+	Checker string
 	// MTEB are the MTEB result files, one per configuration, under
 	// mteb/results/ (WriteMTEB).
 	MTEB []string
@@ -33,20 +37,22 @@ type Files struct {
 
 // write writes every output file into spec.Out, each atomically, and
 // results.json last, listing the others with their sha256
-// (report.Eval.Files): the old results.json is removed first, so that a run
-// stopped while it writes leaves none, and one that stands beside files of
-// another run is found out by report.ReadFile.
+// (report.Eval.Files). The files the old results.json lists are removed
+// first, and it with them (cleanOut), so that the directory holds one run, a
+// run stopped while it writes leaves no results.json, and one that stands
+// beside files of another run is found out by report.ReadFile.
 func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	f := Files{
 		Results: filepath.Join(spec.Out, "results.json"),
 		Report:  filepath.Join(spec.Out, "report.md"),
 		Metrics: filepath.Join(spec.Out, "runs", "metrics.json"),
+		Checker: filepath.Join(spec.Out, "runs", "check_metrics.py"),
+	}
+	if err := cleanOut(filepath.Clean(spec.Out), filepath.Clean(spec.Build.Out), spec.Log); err != nil {
+		return f, err
 	}
 	if err := os.MkdirAll(filepath.Join(spec.Out, "runs"), 0o755); err != nil {
 		return f, fmt.Errorf("experiment: %w", err)
-	}
-	if err := removeFile(f.Results); err != nil {
-		return f, err
 	}
 	// The files are independent: each is written on a core of its own.
 	var g errgroup.Group
@@ -58,10 +64,10 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 		}
 		path := filepath.Join(spec.Out, c.RunFile)
 		g.Go(func() error {
-			return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], "msrag") })
+			return writeWith(path, func(w io.Writer) error { return eval.WriteRun(w, res.Runs[c.Name], c.Name) })
 		})
 		f.Runs = append(f.Runs, path)
-		scores[c.Name] = c.Results
+		scores[strings.TrimSuffix(filepath.Base(c.RunFile), ".trec")] = c.Results // as check_metrics.py names a run
 	}
 	mteb, err := MTEBFiles(res.Report)
 	if errors.Is(err, ErrMainScore) {
@@ -74,6 +80,9 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 	// From here on res.Report is only read, until every other file is
 	// written and results.json lists them.
 	g.Go(func() error { return writeJSON(f.Metrics, scores) })
+	g.Go(func() error {
+		return writeWith(f.Checker, func(w io.Writer) error { _, err := w.Write(scripts.CheckMetrics); return err })
+	})
 	g.Go(func() error {
 		return writeWith(f.Report, func(w io.Writer) error { return report.WriteMarkdown(w, res.Report) })
 	})
@@ -102,7 +111,7 @@ func write(spec Spec, ds *corpus.Dataset, res *Result) (Files, error) {
 // result files with the model_meta.json beside each, and the qrels file
 // when it is not the dataset's.
 func (f Files) written(out string) []string {
-	paths := append([]string{f.Report, f.Metrics}, f.Runs...)
+	paths := append([]string{f.Report, f.Metrics, f.Checker}, f.Runs...)
 	paths = append(paths, f.Plots...)
 	for _, m := range f.MTEB {
 		paths = append(paths, m, filepath.Join(filepath.Dir(m), "model_meta.json"))
@@ -151,15 +160,26 @@ func writeWith(path string, fn func(io.Writer) error) error {
 }
 
 // CheckCommand is the command line that checks every metric of the runs
-// against pytrec_eval and MTEB's evaluator (scripts/check_metrics.py, run
-// from the repository root in a Python environment that has them; the
-// script's header says how to make one).
+// against pytrec_eval: runs/check_metrics.py (a copy of
+// scripts/check_metrics.py, whose header says how to make a Python
+// environment that has pytrec_eval) over the qrels, runs/metrics.json and
+// the runs, each by its absolute path, so that it runs as printed from any
+// directory.
 func (f Files) CheckCommand() string {
-	args := []string{"python3", "scripts/check_metrics.py", "--qrels", shellQuote(f.Qrels), "--results", shellQuote(f.Metrics)}
+	args := []string{"python3", absQuoted(f.Checker), "--qrels", absQuoted(f.Qrels), "--results", absQuoted(f.Metrics)}
 	for _, r := range f.Runs {
-		args = append(args, shellQuote(r))
+		args = append(args, absQuoted(r))
 	}
 	return strings.Join(args, " ")
+}
+
+// absQuoted is path made absolute (as it is when that fails) and quoted for
+// a POSIX shell.
+func absQuoted(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		path = a
+	}
+	return shellQuote(path)
 }
 
 func shellQuote(s string) string {

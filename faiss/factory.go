@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Limits on a factory string's parameters. The lower ones are what FAISS
@@ -49,7 +50,12 @@ func CheckFactory(factory string, dim int) error {
 }
 
 func checkFactory(factory string, dim int) error {
-	parts := strings.Split(strings.TrimSpace(factory), ",")
+	// FAISS matches each comma-separated part whole, as it is: " Flat" and
+	// "IVF8, Flat" are no forms it knows.
+	if i := strings.IndexFunc(factory, unicode.IsSpace); i >= 0 {
+		return fmt.Errorf("white space at byte %d: FAISS reads the string as it is, and no part of one holds white space (%s)", i, FactoryForms)
+	}
+	parts := strings.Split(factory, ",")
 	i := 0
 	for ; i < len(parts)-1; i++ {
 		d, ok, err := checkPreprocessing(parts[i], dim)
@@ -188,4 +194,16 @@ func checkEncoding(p string, dim int) error {
 		return fmt.Errorf("PQ%d: %d sub-quantizers do not divide the dimension %d", sub, sub, dim)
 	}
 	return nil
+}
+
+// CheckBuild checks a factory string as New takes it for vectors of
+// dimension dim: CheckFactory, then FAISS itself builds the empty index
+// and frees it, so that what FAISS would refuse is found before any vector
+// is embedded.
+func CheckBuild(dim int, factory string, metric Metric) error {
+	ix, err := New(dim, factory, metric)
+	if err != nil {
+		return err
+	}
+	return ix.Close()
 }

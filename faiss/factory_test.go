@@ -50,6 +50,11 @@ func TestCheckFactory(t *testing.T) {
 		{"IVF4,LSH", 8, "unknown encoding"},
 		{"NoSuchIndex", 8, "unknown form"},
 		{"", 8, "unknown form"},
+		// FAISS matches each part whole: white space passed, trimmed, and
+		// failed in FAISS once the build began.
+		{" Flat ", 8, "white space at byte 0"},
+		{"IVF4, Flat", 8, "white space at byte 5"},
+		{"Flat\n", 8, "white space at byte 4"},
 	} {
 		err := faiss.CheckFactory(tc.factory, tc.dim)
 		switch {
@@ -57,6 +62,31 @@ func TestCheckFactory(t *testing.T) {
 			t.Errorf("%q (dim %d): %v", tc.factory, tc.dim, err)
 		case tc.want != "" && (!errors.Is(err, faiss.ErrArgument) || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%q (dim %d): got %v, want ErrArgument with %q", tc.factory, tc.dim, err, tc.want)
+		}
+	}
+}
+
+// TestCheckBuild: strings the parser takes and FAISS refuses (an IVF PQ of
+// other than 8 bits in FAISS 1.7.3, an LSH behind a transform) are refused
+// by FAISS's own parse, before any vector; the forms in use build.
+func TestCheckBuild(t *testing.T) {
+	for _, f := range []string{"Flat", "IVF4,Flat", "HNSW4,SQ8", "PQ8", "OPQ4_8,IVF4,PQ4"} {
+		if err := faiss.CheckBuild(16, f, faiss.InnerProduct); err != nil {
+			t.Errorf("%q: %v", f, err)
+		}
+	}
+	if err := faiss.CheckBuild(16, " Flat", faiss.InnerProduct); !errors.Is(err, faiss.ErrArgument) {
+		t.Errorf(`" Flat": %v, want the parser's refusal`, err)
+	}
+	if !strings.HasPrefix(faiss.Version(), "1.7.") {
+		t.Skipf("the strings FAISS refuses here are FAISS 1.7's; this is %s", faiss.Version())
+	}
+	for _, f := range []string{"L2norm,LSH", "PCA8,LSH", "IVF2,PQ8x10"} {
+		if err := faiss.CheckFactory(f, 16); err != nil {
+			t.Fatalf("%q: the parser refuses it (%v): the case tests nothing", f, err)
+		}
+		if err := faiss.CheckBuild(16, f, faiss.InnerProduct); !errors.Is(err, faiss.ErrNative) {
+			t.Errorf("%q: %v, want FAISS's refusal", f, err)
 		}
 	}
 }

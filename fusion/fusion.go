@@ -10,6 +10,7 @@ package fusion
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -24,9 +25,12 @@ import (
 // Fusion says how the index's channels become one document ranking per
 // query: a rule (fuse.Rule: the method and its own parameters), the channels
 // it fuses with their weights or coefficients, and an optional
-// router. The zero value is RRF (c = 1, ranks from 0, every chunk voting)
-// over every sliding window. Parse reads the one text form, which
-// String writes back.
+// router. The zero value stands for an index's default fusion wherever a
+// fusion is optional (msrag.SearchOptions: DefaultFusionOf the index's
+// layout; IsZero); Parse never returns it: "rrf" parses to RRF (c = 1,
+// ranks from 0, every chunk voting) over the group of the index's first
+// kind, which the zero value also is as a rule alone. Parse reads the one
+// text form, which String writes back.
 type Fusion struct {
 	// Rule is the method and its parameters: MethodRRF,
 	// MethodDocRRF, MethodCombSUM, MethodCombMNZ, MethodLinear or
@@ -56,7 +60,24 @@ type Fusion struct {
 	// query's embedding and the lists' features (msrag tune writes one in a
 	// fusion model file); it cannot be written in the text form.
 	Router *router.Model
+
+	// parsed marks a Fusion Parse returned, so that "rrf" is not the zero
+	// value.
+	parsed bool
 }
+
+// IsZero reports whether f is the zero Fusion, which a search reads as
+// the index's default fusion. A Fusion Parse returned, or one with any
+// field set, is not.
+func (f Fusion) IsZero() bool {
+	return !f.parsed && f.Rule == (fuse.Rule{}) && f.Windows == nil && f.Weights == nil && !f.Balance &&
+		f.Score == nil && f.Rank == nil && f.Votes == nil && f.Router == nil
+}
+
+// ErrUnknownRule is wrapped by Parse's error for a rule that is neither a
+// method nor a channel's name, so that a caller that knows the index can
+// list its channels.
+var ErrUnknownRule = errors.New("unknown rule")
 
 // single reports whether f is one window alone.
 func (f Fusion) single() bool {
@@ -82,7 +103,7 @@ func (f Fusion) single() bool {
 func Parse(s string) (Fusion, error) {
 	text := strings.ToLower(strings.TrimSpace(s))
 	if w, ok := singleWindow(text); ok {
-		return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{w}}, nil
+		return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{w}, parsed: true}, nil
 	}
 	name, params, _ := strings.Cut(text, ":")
 	if rule, list, ok := strings.Cut(name, "="); ok && params == "" {
@@ -94,7 +115,7 @@ func Parse(s string) (Fusion, error) {
 		if strings.HasSuffix(name, "+router") {
 			return Fusion{}, fmt.Errorf("msrag: fusion %q: a router comes from a fusion model file (--fusion-model)", s)
 		}
-		return Fusion{}, fmt.Errorf("msrag: fusion %q: unknown rule %q (want %s, wSIZE or full)", s, name, strings.Join(fuse.MethodNames(), ", "))
+		return Fusion{}, fmt.Errorf("msrag: fusion %q: %w %q (want %s, wSIZE or full)", s, ErrUnknownRule, name, strings.Join(fuse.MethodNames(), ", "))
 	}
 	if params != "" {
 		for _, p := range strings.Split(params, ",") {
@@ -106,6 +127,7 @@ func Parse(s string) (Fusion, error) {
 	if err := f.validate(); err != nil {
 		return Fusion{}, fmt.Errorf("msrag: fusion %q: %w", s, err)
 	}
+	f.parsed = true
 	return f, nil
 }
 

@@ -6,31 +6,28 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 )
 
-// Environment variables the client reads when [Options] leave a field empty.
-const (
-	// EnvEndpoint is the base URL of the hub. There is no default: a missing
-	// endpoint is an error wrapping [ErrEndpoint].
-	EnvEndpoint = "MSRAG_HF_ENDPOINT"
-	// EnvToken is an access token, sent as "Authorization: Bearer ...". It is
-	// never logged and never part of an error.
-	EnvToken = "HF_TOKEN"
-)
-
-// Options configure a [Client]. The zero value reads the endpoint from
-// $MSRAG_HF_ENDPOINT and the token from $HF_TOKEN, uses http.DefaultClient and
-// logs nothing.
+// Options configure a [Client]. The zero value talks to the hub that
+// $MSRAG_HF_ENDPOINT, $HF_ENDPOINT or [DefaultEndpoint] names, with the token
+// of $HF_TOKEN (or huggingface_hub's other sources, env.go), offline when
+// $HF_HUB_OFFLINE says so, through http.DefaultClient, logging nothing.
 type Options struct {
 	// Endpoint is the hub's base URL, such as "http://127.0.0.1:8080" or a
-	// mirror with a path prefix; empty means $MSRAG_HF_ENDPOINT.
+	// mirror with a path prefix; empty means $MSRAG_HF_ENDPOINT, else
+	// $HF_ENDPOINT, else DefaultEndpoint.
 	Endpoint string
-	// Token is sent as a bearer token; empty means $HF_TOKEN, and when that
-	// is empty too no Authorization header is sent.
+	// Token is sent as a bearer token; empty means $HF_TOKEN, else
+	// $HUGGING_FACE_HUB_TOKEN, else the token file ([TokenPath]), none of
+	// them when $HF_HUB_DISABLE_IMPLICIT_TOKEN is true; with none, no
+	// Authorization header is sent.
 	Token string
+	// Offline refuses every request with an error wrapping [ErrOffline]
+	// ($HF_HUB_OFFLINE=1 does too): a fetch then serves only what is
+	// present.
+	Offline bool
 	// HTTPClient does the requests; nil means http.DefaultClient. Its
 	// timeout, if any, bounds whole downloads: prefer a context.
 	HTTPClient *http.Client
@@ -88,30 +85,25 @@ func (r Repo) prefix() string {
 type Client struct {
 	endpoint string // without a trailing slash
 	token    string
+	offline  bool
 	http     *http.Client
 	log      io.Writer
 	timeout  time.Duration
 }
 
-// NewClient returns a client for the hub at o.Endpoint (or $MSRAG_HF_ENDPOINT).
-// A missing or malformed endpoint is an error wrapping [ErrEndpoint] that names
-// the variable.
+// NewClient returns a client for the hub at o.Endpoint, $MSRAG_HF_ENDPOINT,
+// $HF_ENDPOINT or DefaultEndpoint. A malformed endpoint is an error wrapping
+// [ErrEndpoint] that names where it came from.
 func NewClient(o Options) (*Client, error) {
-	ep := o.Endpoint
-	if ep == "" {
-		ep = os.Getenv(EnvEndpoint)
+	ep, err := endpoint(o.Endpoint)
+	if err != nil {
+		return nil, err
 	}
-	if ep == "" {
-		return nil, fmt.Errorf("hub: set %s to the base URL of a Hugging Face hub: %w", EnvEndpoint, ErrEndpoint)
+	tok, err := token(o.Token)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(ep)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-		return nil, fmt.Errorf("hub: endpoint %q (from the option or %s) is not an http(s) base URL: %w", ep, EnvEndpoint, ErrEndpoint)
-	}
-	c := &Client{endpoint: strings.TrimRight(ep, "/"), token: o.Token, http: o.HTTPClient, log: o.Log}
-	if c.token == "" {
-		c.token = os.Getenv(EnvToken)
-	}
+	c := &Client{endpoint: ep, token: tok, offline: o.Offline || OfflineEnv(), http: o.HTTPClient, log: o.Log}
 	if c.http == nil {
 		c.http = http.DefaultClient
 	}
@@ -123,6 +115,9 @@ func NewClient(o Options) (*Client, error) {
 	}
 	return c, nil
 }
+
+// Endpoint returns the hub's base URL, without a trailing slash.
+func (c *Client) Endpoint() string { return c.endpoint }
 
 // FileURL returns the URL that serves path of repo at rev:
 // ENDPOINT/[datasets/]ORG/NAME/resolve/REV/PATH.
@@ -139,10 +134,14 @@ func escapePath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// get sends GET u with the token, if any. A response other than 200 is
+// get sends GET u with the token, if any; offline, it sends nothing and
+// fails with [ErrOffline]. A response other than 200 is
 // returned as an error wrapping the sentinel for its status; the caller turns
 // both kinds of error into an [*Error].
 func (c *Client) get(ctx context.Context, u string) (*http.Response, error) {
+	if c.offline {
+		return nil, fmt.Errorf("%w: no request made (%s or the Offline option)", ErrOffline, EnvOffline)
+	}
 	rctx, wd := watch(ctx, c.timeout, "GET "+u)
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 	if err != nil {

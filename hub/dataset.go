@@ -13,11 +13,12 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag/internal/safefile"
+	"github.com/msrag/msrag/mteb"
 )
 
 // DatasetOptions configure [FetchDataset]. The zero value fetches into
-// DataDir() from the hub at $MSRAG_HF_ENDPOINT, with the token in $HF_TOKEN if
-// any, and keeps a dataset that is already present.
+// DataDir() from the hub the environment names (https://huggingface.co when
+// none does; see [Options]), and keeps a dataset that is already present.
 type DatasetOptions struct {
 	// Options configure the hub client: endpoint, token, HTTP client, log.
 	Options
@@ -26,43 +27,94 @@ type DatasetOptions struct {
 	Dir string
 	// Force fetches again even when the dataset is present.
 	Force bool
+	// Offline refuses to fetch a dataset that is not present, with an
+	// error wrapping [ErrOffline] (as Options.Offline and $HF_HUB_OFFLINE
+	// do).
+	Offline bool
 }
 
-// DatasetRef is a parsed dataset name: the repository mteb/NAME at a revision.
+// DatasetRef is a parsed dataset name: a dataset repository at a revision.
 type DatasetRef struct {
-	Repo     Repo   // mteb/NAME, a dataset repository
+	Repo     Repo   // ORG/NAME, a dataset repository (mteb/NAME for hf: names)
 	Name     string // NAME
 	Revision string // after "@", or the pinned one
-	Pinned   bool   // Revision came from the table of pinned revisions
+	Pinned   bool   // Revision came from the pinned mteb's task metadata
+	// Task is the MTEB task of a "mteb:TASK" name; nil for "hf:" names.
+	Task *mteb.Task
 }
 
-// DirName returns the name of the dataset's directory: hf--mteb--NAME@REVISION.
-func (d DatasetRef) DirName() string { return "hf--mteb--" + d.Name + "@" + d.Revision }
+// DirName returns the name of the dataset's directory:
+// hf--ORG--NAME@REVISION (hf--mteb--NAME@REVISION for MTEB's own).
+func (d DatasetRef) DirName() string {
+	return "hf--" + strings.ReplaceAll(d.Repo.ID, "/", "--") + "@" + d.Revision
+}
 
 var datasetName = regexp.MustCompile(`^hf:mteb/([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9][A-Za-z0-9._-]*))?$`)
 
-// ParseDatasetName parses "hf:mteb/NAME" or "hf:mteb/NAME@REVISION". Without
-// a revision, NAME must have a pinned one (see [PinnedRevision]); otherwise
-// the error wraps [ErrRevision]. A malformed name wraps [ErrName].
+// ParseDatasetName parses "hf:mteb/NAME", "hf:mteb/NAME@REVISION" or
+// "mteb:TASK". Without a revision, the pinned mteb's tasks must read
+// mteb/NAME at one revision (see [PinnedRevision]); otherwise the error
+// wraps [ErrRevision]. A task is looked up in package mteb's table (its
+// repository and revision), and must be one msrag can fetch (see
+// [ParseTask]). A malformed name wraps [ErrName].
 func ParseDatasetName(name string) (DatasetRef, error) {
+	if task, ok := strings.CutPrefix(name, "mteb:"); ok {
+		return ParseTask(task)
+	}
 	m := datasetName.FindStringSubmatch(name)
 	if m == nil || strings.Contains(name, "..") {
-		return DatasetRef{}, fmt.Errorf(`hub: dataset %q: want hf:mteb/NAME or hf:mteb/NAME@REVISION (a commit, branch or tag without "/"): %w`, name, ErrName)
+		return DatasetRef{}, fmt.Errorf(`hub: dataset %q: want hf:mteb/NAME or hf:mteb/NAME@REVISION (a commit, branch or tag without "/"), or mteb:TASK: %w`, name, ErrName)
 	}
 	ref := DatasetRef{Repo: Repo{ID: "mteb/" + m[1], Dataset: true}, Name: m[1], Revision: m[2]}
 	if ref.Revision == "" {
 		rev, ok := PinnedRevision(ref.Name)
 		if !ok {
-			return DatasetRef{}, fmt.Errorf("hub: dataset %q has no pinned revision (pinned: %s): name one as %s@REVISION: %w",
-				name, pinnedNames(), name, ErrRevision)
+			over := "no task of mteb " + mteb.Version + " reads it"
+			if tasks := tasksOver(ref.Repo.ID); len(tasks) > 0 {
+				over = "mteb " + mteb.Version + "'s tasks " + strings.Join(tasks, ", ") + " read it at different revisions"
+			}
+			return DatasetRef{}, fmt.Errorf("hub: dataset %q has no pinned revision (%s): name one as %s@REVISION, or the task as mteb:TASK: %w",
+				name, over, name, ErrRevision)
 		}
 		ref.Revision, ref.Pinned = rev, true
 	}
 	return ref, nil
 }
 
-// FetchDataset fetches the MTEB dataset named "hf:mteb/NAME[@REVISION]" into
-// opts.Dir/hf--mteb--NAME@REVISION and returns that directory, which
+// ParseTask returns the dataset of the MTEB task named name (mteb's
+// spelling, or one that differs in case), at the revision the task reads
+// it. A task msrag cannot fetch is an error wrapping [ErrTask] that says
+// why: its queries or documents are not text, it has several language
+// subsets, or it reads a config of a repository holding several data sets
+// (such as dwzhu/LongEmbed), which are not laid out as BEIR's corpus,
+// queries and qrels. An unknown name wraps [mteb.ErrUnknownTask] and
+// [ErrName].
+func ParseTask(name string) (DatasetRef, error) {
+	t, _, err := mteb.Lookup(name)
+	if err != nil {
+		return DatasetRef{}, fmt.Errorf("hub: %w: %w", err, ErrName)
+	}
+	why := ""
+	switch {
+	case !t.TextOnly():
+		why = fmt.Sprintf("its queries and documents are %s, and msrag retrieves text", strings.Join(t.Modalities, " and "))
+	case len(t.Subsets) > 0:
+		why = fmt.Sprintf("it has %d language subsets (%s, ...), and msrag fetches a data set of one", len(t.Subsets), t.Subsets[0])
+	case t.Config != "":
+		why = fmt.Sprintf("it reads config %q of %s, and msrag lays out repositories of one BEIR-style data set (corpus, queries, qrels) only", t.Config, t.Dataset)
+	case t.Revision == "":
+		why = "mteb pins no revision of its data"
+	}
+	if why != "" {
+		return DatasetRef{}, fmt.Errorf("hub: MTEB task %s (dataset %s): %s: %w", t.Name, t.Dataset, why, ErrTask)
+	}
+	_, repoName, _ := strings.Cut(t.Dataset, "/")
+	return DatasetRef{Repo: Repo{ID: t.Dataset, Dataset: true}, Name: repoName, Revision: t.Revision, Pinned: true, Task: &t}, nil
+}
+
+// FetchDataset fetches the MTEB dataset named "hf:mteb/NAME[@REVISION]" or
+// "mteb:TASK" (see [ParseDatasetName]) into opts.Dir/hf--ORG--NAME@REVISION
+// and returns that directory, which
 // corpus.OpenDataset opens. It lists the repository at the revision, picks
 // the corpus, the queries and the qrels of every split (see the package
 // documentation for the layouts), downloads them checked against the listing
@@ -92,6 +144,10 @@ func FetchDataset(ctx context.Context, name string, opts DatasetOptions) (string
 	}
 	if err := checkReplaceable(dir, ref, opts.Force); err != nil {
 		return "", err
+	}
+	if opts.Offline || opts.Options.Offline || OfflineEnv() {
+		return "", fmt.Errorf("hub: dataset %s is not in %s and fetching is off (--offline or %s): %w; fetch it with: msrag data fetch %s",
+			name, dir, EnvOffline, ErrOffline, name)
 	}
 	c, err := NewClient(opts.Options)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
 )
 
 // opened is what a fetched dataset directory holds, read back with corpus.
@@ -310,6 +311,7 @@ func flip(b []byte) []byte {
 // with a wrong one (which shows nowhere), and with the right one.
 func TestFetchDatasetToken(t *testing.T) {
 	const secret, wrong = "hf_SeCrEt0123456789", "hf_WrOnG9876543210"
+	clearHubEnv(t)
 	h := newFakeHub(t, "mteb/small", parquetRepo(t))
 	h.token = secret
 	fetch := func(token string) (string, string, error) {
@@ -393,7 +395,11 @@ func TestFetchDatasetNames(t *testing.T) {
 		want error
 		say  string
 	}{
-		{"hf:mteb/small", hub.ErrRevision, "hf:mteb/nfcorpus, hf:mteb/scifact"},
+		{"hf:mteb/small", hub.ErrRevision, "no task of mteb " + mteb.Version + " reads it"},
+		{"mteb:NoSuchTask", hub.ErrName, "unknown MTEB retrieval task"},
+		{"mteb:LEMBQMSumRetrieval", hub.ErrTask, `reads config "qmsum" of dwzhu/LongEmbed`},
+		{"mteb:BelebeleRetrieval", hub.ErrTask, "language subsets"},
+		{"mteb:ABOI2VRetrieval", hub.ErrTask, "msrag retrieves text"},
 		{"hf:mteb/small@", hub.ErrName, "hf:mteb/NAME@REVISION"},
 		{"mteb/small@" + commit, hub.ErrName, "hf:mteb/NAME"},
 		{"hf:other/small@" + commit, hub.ErrName, "hf:mteb/NAME"},
@@ -416,14 +422,23 @@ func TestFetchDatasetNames(t *testing.T) {
 // TestFetchDatasetEndpoint checks where the endpoint and the directory come
 // from when the options leave them empty.
 func TestFetchDatasetEndpoint(t *testing.T) {
-	t.Run("none", func(t *testing.T) {
-		t.Setenv(hub.EnvEndpoint, "")
-		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", hub.DatasetOptions{Dir: t.TempDir()})
-		if !errors.Is(err, hub.ErrEndpoint) || !strings.Contains(err.Error(), hub.EnvEndpoint) {
-			t.Errorf("error %v, want ErrEndpoint naming %s", err, hub.EnvEndpoint)
+	t.Run("none: the Hugging Face hub", func(t *testing.T) {
+		clearHubEnv(t)
+		rec := &recorder{}
+		dir := t.TempDir()
+		opts := hub.DatasetOptions{Options: hub.Options{HTTPClient: &http.Client{Transport: rec}}, Dir: dir}
+		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", opts)
+		rev, _ := hub.PinnedRevision("scifact")
+		want := "https://huggingface.co/api/datasets/mteb/scifact/tree/" + rev + "?recursive=true"
+		if len(rec.urls) != 1 || rec.urls[0] != want || !errors.Is(err, hub.ErrTransfer) || !strings.Contains(err.Error(), want) {
+			t.Errorf("asked %q, error %v; want one request for %s, named by the error", rec.urls, err, want)
+		}
+		if got := entries(t, dir); len(got) != 0 {
+			t.Errorf("a failed fetch left %v", got)
 		}
 	})
 	t.Run("malformed", func(t *testing.T) {
+		clearHubEnv(t)
 		t.Setenv(hub.EnvEndpoint, "localhost:8080")
 		_, err := hub.FetchDataset(context.Background(), "hf:mteb/scifact", hub.DatasetOptions{Dir: t.TempDir()})
 		if !errors.Is(err, hub.ErrEndpoint) {
@@ -431,6 +446,7 @@ func TestFetchDatasetEndpoint(t *testing.T) {
 		}
 	})
 	t.Run("from the environment, pinned revision, default directory", func(t *testing.T) {
+		clearHubEnv(t)
 		h := newFakeHub(t, "mteb/scifact", jsonlRepo())
 		rev, _ := hub.PinnedRevision("scifact")
 		h.commit = rev
@@ -445,4 +461,39 @@ func TestFetchDatasetEndpoint(t *testing.T) {
 			t.Errorf("dir %s, want %s", dir, want)
 		}
 	})
+}
+
+// TestFetchTask fetches mteb:SciFact (spelt in another case) from a hub
+// that serves mteb/scifact at the revision mteb 2.26.24's SciFact task
+// pins, and nothing else: the directory records that commit. Offline, a
+// task that is not present is refused without a request, and one that is
+// present is returned.
+func TestFetchTask(t *testing.T) {
+	task, ok := mteb.Get("SciFact")
+	if !ok {
+		t.Fatal("no SciFact task")
+	}
+	h := newFakeHub(t, "mteb/scifact", jsonlRepo())
+	h.commit = task.Revision
+	root := t.TempDir()
+	opts := hub.DatasetOptions{Options: hub.Options{Endpoint: h.URL()}, Dir: root, Offline: true}
+	if _, err := hub.FetchDataset(context.Background(), "mteb:SciFact", opts); !errors.Is(err, hub.ErrOffline) || len(h.Requests()) != 0 {
+		t.Fatalf("offline: %v after %d requests, want ErrOffline and none", err, len(h.Requests()))
+	}
+	opts.Offline = false
+	dir, err := hub.FetchDataset(context.Background(), "mteb:scifact", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "hf--mteb--scifact@"+task.Revision); dir != want {
+		t.Fatalf("dir %s, want %s", dir, want)
+	}
+	if repo, _, commit, ok := hub.Fetched(dir); !ok || repo != "mteb/scifact" || commit != task.Revision {
+		t.Fatalf("stamp: %s %s %v", repo, commit, ok)
+	}
+	n := len(h.Requests())
+	opts.Offline = true
+	if again, err := hub.FetchDataset(context.Background(), "mteb:SciFact", opts); err != nil || again != dir || len(h.Requests()) != n {
+		t.Fatalf("present, offline: %s, %v, %d more requests", again, err, len(h.Requests())-n)
+	}
 }

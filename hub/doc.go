@@ -4,13 +4,20 @@
 //
 // # The client
 //
-// A [Client] talks to one hub. Its base URL comes from [Options.Endpoint] or
-// $MSRAG_HF_ENDPOINT; there is no default, and a missing endpoint is an error
-// wrapping [ErrEndpoint] that names the variable. A token from [Options.Token]
-// or $HF_TOKEN is sent as "Authorization: Bearer ..."; it appears in no log
-// line and no error. It uses three of the hub's HTTP endpoints, as the
-// huggingface_hub library does (hf_api.py: list_repo_tree, repo_info;
-// file_download.py: hf_hub_url):
+// A [Client] talks to one hub: [Options.Endpoint], else $MSRAG_HF_ENDPOINT
+// (msrag's own), else $HF_ENDPOINT, else [DefaultEndpoint],
+// https://huggingface.co, as huggingface_hub chooses it; a malformed one is an
+// error wrapping [ErrEndpoint] that names where it came from. A token from
+// [Options.Token], else $HF_TOKEN, $HUGGING_FACE_HUB_TOKEN or the file
+// `hf auth login` writes ([TokenPath]; none of these with
+// $HF_HUB_DISABLE_IMPLICIT_TOKEN) is sent as "Authorization: Bearer ..."; it
+// appears in no log line and no error. With [Options.Offline] or
+// $HF_HUB_OFFLINE (1, on, yes, true) no request is made: what is asked for
+// must be present, else the error wraps [ErrOffline].
+//
+// The client uses three of the hub's HTTP endpoints, as the huggingface_hub
+// library does (hf_api.py: list_repo_tree, repo_info; file_download.py:
+// hf_hub_url):
 //
 //   - [Client.List]: GET {endpoint}/api/{models,datasets}/ORG/NAME/tree/REV?recursive=true,
 //     a JSON array of entries {"type": "file"|"directory", "path", "size",
@@ -33,11 +40,16 @@
 //
 // # Datasets
 //
-// [FetchDataset] takes "hf:mteb/NAME" or "hf:mteb/NAME@REVISION". Without a
-// revision, NAME must be one whose revision MTEB's task metadata pins
-// ([PinnedRevision]: scifact, nfcorpus); otherwise the error wraps
-// [ErrRevision]. A branch or tag is resolved to its commit first, so that the
-// listing and the downloads see the same files.
+// [FetchDataset] takes "mteb:TASK", "hf:mteb/NAME" or "hf:mteb/NAME@REVISION".
+// A task is one of the pinned mteb's retrieval tasks (package mteb's table,
+// generated from mteb's task metadata), fetched from the repository and at
+// the revision it reads; a task whose data is not text, that has language
+// subsets, or that reads a config of a repository of several data sets
+// (dwzhu/LongEmbed) is refused ([ErrTask]). Without a revision, mteb/NAME
+// must be read at one revision by the tasks over it ([PinnedRevision]);
+// otherwise the error wraps [ErrRevision]. A branch or tag is resolved to
+// its commit first, so that the listing and the downloads see the same
+// files. [DatasetOptions.Offline] refuses a dataset that is not present.
 //
 // MTEB's dataset repositories come in several layouts over their history,
 // and the listing decides which files are taken:
@@ -60,7 +72,7 @@
 // the target; the result is opened with the corpus package, which reads the
 // first documents of every corpus file (checking their columns), all the
 // queries and all the judgements, and only then is the directory renamed into
-// place as DIR/hf--mteb--NAME@REVISION ([DatasetRef.DirName]), with a
+// place as DIR/hf--ORG--NAME@REVISION ([DatasetRef.DirName]), with a
 // [StampFile] recording the repository, the revision, the commit and each
 // file's size and sha256. A later fetch that finds the stamp, the files at
 // their sizes and a directory that opens returns at once, without a request.

@@ -7,13 +7,19 @@ import (
 
 // Errors wrapped by everything this package returns, for use with [errors.Is].
 var (
-	// ErrEndpoint reports a missing or malformed hub endpoint.
+	// ErrEndpoint reports a malformed hub endpoint.
 	ErrEndpoint = errors.New("no usable hub endpoint")
+	// ErrOffline reports a request refused, or a dataset not present, while
+	// fetching is off (Options.Offline, DatasetOptions.Offline or
+	// $HF_HUB_OFFLINE).
+	ErrOffline = errors.New("offline")
 	// ErrName reports a malformed repository, dataset, revision or file name.
 	ErrName = errors.New("bad name")
 	// ErrRevision reports a dataset that has no pinned revision and was
 	// named without one.
 	ErrRevision = errors.New("no revision")
+	// ErrTask reports an MTEB task msrag cannot fetch (see ParseTask).
+	ErrTask = errors.New("task not supported")
 	// ErrNotFound reports an HTTP 404: no such repository, revision or file.
 	ErrNotFound = errors.New("not found")
 	// ErrUnauthorized reports an HTTP 401 or 403: the hub wants a token, or

@@ -150,6 +150,9 @@ func (c *Client) apiURL(repo Repo, verb, rev string) string {
 	return c.endpoint + "/api/" + kind + repo.prefix() + "/" + verb + "/" + url.PathEscape(rev)
 }
 
+// IsCommit reports a full commit id: 40 lowercase hex digits.
+func IsCommit(s string) bool { return isCommit(s) }
+
 // isCommit reports a full hex commit id.
 func isCommit(s string) bool {
 	if len(s) != 40 {

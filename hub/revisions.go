@@ -3,51 +3,55 @@ package hub
 import (
 	"slices"
 	"strings"
+
+	"github.com/msrag/msrag/mteb"
 )
 
-// pinned maps the name of an MTEB dataset repository (mteb/NAME) to the
-// revision MTEB's task metadata pins for it, so that "hf:mteb/NAME" fetches
-// the same data MTEB evaluates on. Each revision is the "revision" of the
-// task's TaskMetadata dataset={"path": ..., "revision": ...} in
-// embeddings-benchmark/mteb.
-//
-// LEMBQMSumRetrieval (mteb/tasks/retrieval/eng/lembqm_sum_retrieval.py,
-// earlier mteb/tasks/Retrieval/eng/LEMBQMSumRetrieval.py) is not here: it
-// reads dwzhu/LongEmbed, config "qmsum", at revision
-// 6e346642246bfb4928c560ee08640dc84d074e8c, a repository outside mteb/ whose
-// tables have columns qid/text, doc_id/text and qid/doc_id rather than the
-// BEIR columns this package lays out.
-var pinned = map[string]string{
-	// SciFact: mteb/tasks/retrieval/eng/sci_fact_retrieval.py (earlier
-	// mteb/tasks/Retrieval/eng/SciFactRetrieval.py), path "mteb/scifact".
-	"scifact": "d56462d0e63a25450459c4f213e49ffdb866f7f9",
-	// NFCorpus: mteb/tasks/retrieval/eng/nf_corpus_retrieval.py (earlier
-	// mteb/tasks/Retrieval/eng/NFCorpusRetrieval.py), path "mteb/nfcorpus".
-	"nfcorpus": "ec0fa4fe99da2ff19ca1214b7966684033a58814",
-}
+// pinnedRevisions maps the name of an MTEB dataset repository (mteb/NAME)
+// to the revisions the pinned mteb's retrieval tasks read it at, from
+// package mteb's table (generated from mteb's task metadata), so that
+// "hf:mteb/NAME" fetches the data MTEB evaluates on.
+var pinnedRevisions = func() map[string][]string {
+	out := map[string][]string{}
+	for _, t := range mteb.Tasks() {
+		name, ok := strings.CutPrefix(t.Dataset, "mteb/")
+		if ok && t.Revision != "" && !slices.Contains(out[name], t.Revision) {
+			out[name] = append(out[name], t.Revision)
+		}
+	}
+	return out
+}()
 
-// PinnedRevision returns the revision MTEB pins for the dataset repository
-// mteb/NAME, and whether there is one.
+// PinnedRevision returns the revision the pinned mteb's tasks read the
+// dataset repository mteb/NAME at, and whether there is exactly one.
 func PinnedRevision(name string) (string, bool) {
-	rev, ok := pinned[name]
-	return rev, ok
+	revs := pinnedRevisions[name]
+	if len(revs) != 1 {
+		return "", false
+	}
+	return revs[0], true
 }
 
-// Pinned returns the names (NAME of mteb/NAME) that have a pinned revision, sorted.
+// Pinned returns the names (NAME of mteb/NAME) that have one pinned
+// revision, sorted.
 func Pinned() []string {
 	var names []string
-	for n := range pinned {
-		names = append(names, n)
+	for n, revs := range pinnedRevisions {
+		if len(revs) == 1 {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names
 }
 
-// pinnedNames lists the names with a pinned revision as "hf:mteb/NAME", sorted.
-func pinnedNames() string {
-	names := Pinned()
-	for i, n := range names {
-		names[i] = "hf:mteb/" + n
+// tasksOver lists the tasks that read the dataset repository repo.
+func tasksOver(repo string) []string {
+	var names []string
+	for _, t := range mteb.Tasks() {
+		if t.Dataset == repo {
+			names = append(names, t.Name)
+		}
 	}
-	return strings.Join(names, ", ")
+	return names
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"strconv"
 	"testing"
+
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
 // benchTexts returns SciFact's documents (title + " " + text), or skips.
 func benchTexts(b *testing.B) []string {
-	docs := readDocs(b, sharedData(b, "scifact"))
+	docs := readDocs(b, testfiles.Dataset(b, "scifact"))
 	texts := make([]string, len(docs))
 	for i, d := range docs {
 		texts[i] = d.Full()
@@ -118,7 +120,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func benchQueries(b *testing.B) [][]string {
-	dir := sharedData(b, "scifact")
+	dir := testfiles.Dataset(b, "scifact")
 	qs := readQueries(b, dir)
 	out := make([][]string, len(qs))
 	for i, q := range qs {
@@ -130,7 +132,7 @@ func benchQueries(b *testing.B) [][]string {
 // BenchmarkSearchWindow searches QMSum's 1,332 queries over its window of 64
 // tokens (48,848 chunks), top 100, in one batch.
 func BenchmarkSearchWindow(b *testing.B) {
-	dir := sharedData(b, "qmsum")
+	dir := testfiles.Dataset(b, "qmsum")
 	wins := cutWindows(b, readDocs(b, dir), miniLMTokenizer(b))
 	ix := build(b, analysed(wins[0]))
 	texts := readQueries(b, dir)

@@ -15,6 +15,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/internal/cache"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -31,17 +32,6 @@ var (
 // goldenWindows are the windows of the goldens: all-MiniLM-L6-v2's 256 tokens
 // hold 254 of content.
 var goldenWindows = []int{64, 128, 254}
-
-// sharedData returns ../shared/data/<name> (the repository's evaluation
-// data), skipping the test when it is absent.
-func sharedData(tb testing.TB, name string) string {
-	tb.Helper()
-	dir := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("no %s: %v", dir, err)
-	}
-	return dir
-}
 
 // readDocs reads every document of a BEIR dataset directory.
 func readDocs(tb testing.TB, dir string) []corpus.Doc {
@@ -138,7 +128,7 @@ func TestExportChunks(t *testing.T) {
 	}
 	tok := miniLMTokenizer(t)
 	for _, name := range strings.Split(*exportSets, ",") {
-		wins := cutWindows(t, readDocs(t, sharedData(t, name)), tok)
+		wins := cutWindows(t, readDocs(t, testfiles.Dataset(t, name)), tok)
 		dir := filepath.Join(*exportChunks, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

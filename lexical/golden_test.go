@@ -13,6 +13,7 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
 // readGolden decodes a gzip-compressed JSON golden file of testdata.
@@ -98,7 +99,7 @@ func TestWindowsGolden(t *testing.T) {
 	readGolden(t, "windows.json.gz", &g)
 	tok := miniLMTokenizer(t)
 	for _, name := range goldenSets {
-		wins := cutWindows(t, readDocs(t, sharedData(t, name)), tok)
+		wins := cutWindows(t, readDocs(t, testfiles.Dataset(t, name)), tok)
 		for wi, texts := range wins {
 			wg, ok := g[name][strconv.Itoa(goldenWindows[wi])]
 			if !ok || len(wg.Queries) == 0 {
@@ -209,7 +210,7 @@ func TestDocLevelGolden(t *testing.T) {
 	}
 	for _, name := range []string{"scifact", "nfcorpus"} {
 		t.Run(name, func(t *testing.T) {
-			got, n := docLevelNDCG(t, sharedData(t, name))
+			got, n := docLevelNDCG(t, testfiles.Dataset(t, name))
 			t.Logf("%s: nDCG@10 %.4f over %d queries; bm25s + pytrec_eval %.4f over %d", name, got, n, g[name].NDCG, g[name].Queries)
 			if math.Abs(got-g[name].NDCG) > 0.01 || n != g[name].Queries {
 				t.Errorf("nDCG@10 %.4f over %d queries, bm25s + pytrec_eval %.4f over %d", got, n, g[name].NDCG, g[name].Queries)

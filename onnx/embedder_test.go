@@ -110,16 +110,17 @@ func TestPrefixIDs(t *testing.T) {
 	}
 }
 
-// sampleTexts reads n SciFact abstracts from the shared data, when present.
+// sampleTexts reads n SciFact abstracts from the cache, when present.
 func sampleTexts(tb testing.TB, n int) []string {
 	return readSciFact(tb, "corpus.jsonl.gz", n)
 }
 
 // readSciFact returns the text field of the first n records of a file of
-// SciFact in ../shared/data (corpus or queries), or nil when it is absent.
+// SciFact in the cache (corpus or queries; testfiles.DataDir), or nil when it
+// is absent.
 func readSciFact(tb testing.TB, file string, n int) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "shared", "data", "scifact", file))
+	f, err := os.Open(filepath.Join(testfiles.DataDir("scifact"), file))
 	if err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,6 +38,11 @@ const (
 	PoolCLS = embed.PoolCLS
 	// PoolNone means the model's output is already one vector per text.
 	PoolNone = embed.PoolNone
+	// PoolMax, PoolMeanSqrtLen and PoolLastToken are sentence-transformers'
+	// max, mean_sqrt_len_tokens and lasttoken poolings.
+	PoolMax         = embed.PoolMax
+	PoolMeanSqrtLen = embed.PoolMeanSqrtLen
+	PoolLastToken   = embed.PoolLastToken
 )
 
 // Role says what a text is for; models such as e5 and bge put a different
@@ -94,6 +100,32 @@ type ModelInfo struct {
 	License string            `json:"license,omitempty"`
 	// Notes says what a user must check in a description that was inferred.
 	Notes string `json:"notes,omitempty"`
+	// Revision is the commit of the hub repository the files came from.
+	Revision string `json:"revision,omitempty"`
+	// Sources says where each value and file came from, by its key in
+	// this file ("max_tokens", "pooling", ...) or its file name: a file of
+	// the sentence-transformers model and its key, "given (--FLAG)", or
+	// how the value was derived.
+	Sources map[string]string `json:"sources,omitempty"`
+	// Export describes the export of model.onnx from model.safetensors and
+	// its check against sentence-transformers, for a model that had no
+	// ONNX file.
+	Export *ExportInfo `json:"export,omitempty"`
+}
+
+// ExportInfo is how a model's ONNX file was made and checked.
+type ExportInfo struct {
+	// Exporter names the exporter and the versions of its packages.
+	Exporter string `json:"exporter"`
+	// Reference names what the export's vectors were compared with.
+	Reference string `json:"reference"`
+	// Texts is the number of texts compared, Longer those of them longer
+	// than the model's maximum sequence length (truncated by both).
+	Texts  int `json:"texts"`
+	Longer int `json:"longer"`
+	// MinCosine is the lowest cosine between msrag's vector of a text and
+	// the reference's; the export is refused below CheckMinCosine.
+	MinCosine float64 `json:"min_cosine"`
 }
 
 // Prefix returns the text put in front of texts of the given role.
@@ -119,10 +151,8 @@ func (m ModelInfo) validate(where string) error {
 	case m.Output == "":
 		return bad("no output tensor named")
 	}
-	switch m.Pooling {
-	case PoolMean, PoolCLS, PoolNone:
-	default:
-		return bad("pooling %q: want mean, cls or none", m.Pooling)
+	if !m.Pooling.Valid() {
+		return bad("pooling %q: want one of %v", m.Pooling, embed.Poolings)
 	}
 	return nil
 }
@@ -166,11 +196,15 @@ func Builtin(name string) (ModelInfo, bool) {
 }
 
 func (m ModelInfo) clone() ModelInfo {
-	sums := make(map[string]string, len(m.SHA256))
-	for k, v := range m.SHA256 {
-		sums[k] = v
+	m.SHA256 = maps.Clone(m.SHA256)
+	if m.SHA256 == nil {
+		m.SHA256 = map[string]string{}
 	}
-	m.SHA256 = sums
+	m.Sources = maps.Clone(m.Sources)
+	if m.Export != nil {
+		e := *m.Export
+		m.Export = &e
+	}
 	if m.Source != nil {
 		s := *m.Source
 		m.Source = &s

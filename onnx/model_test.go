@@ -125,7 +125,7 @@ func TestReadModelInfoErrors(t *testing.T) {
 	}{
 		{"not json", "{", "msrag-model.json"},
 		{"unknown field", `{"name":"x","dims":3,"max_tokens":8,"pooling":"mean","output":"o","colour":1}`, "colour"},
-		{"bad pooling", `{"name":"x","dims":3,"max_tokens":8,"pooling":"max","output":"o"}`, `pooling "max"`},
+		{"bad pooling", `{"name":"x","dims":3,"max_tokens":8,"pooling":"weightedmean","output":"o"}`, `pooling "weightedmean"`},
 		{"no max tokens", `{"name":"x","dims":3,"pooling":"mean","output":"o"}`, "max_tokens"},
 		{"no output", `{"name":"x","dims":3,"max_tokens":8,"pooling":"mean"}`, "output"},
 	} {

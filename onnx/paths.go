@@ -20,7 +20,9 @@ const (
 	// EnvORTLib names the ONNX Runtime shared library, overriding the default
 	// (see LibraryPath).
 	EnvORTLib = "MSRAG_ORT_LIB"
-	// EnvHFEndpoint is the base URL of a Hugging Face hub, for "hf:" models.
+	// EnvHFEndpoint is msrag's own base URL of a Hugging Face hub, for "hf:"
+	// models; it wins over $HF_ENDPOINT, and without either the hub is
+	// https://huggingface.co (package hub).
 	EnvHFEndpoint = "MSRAG_HF_ENDPOINT"
 	// EnvOffline, set to 1, keeps built-in models from being fetched on
 	// first use (see EnsureModel).

@@ -24,12 +24,13 @@ func init() {
 // origin is the kind's parameters: the model's name, and its precision
 // when it ran in fp16 (none: fp32, as in indices made before fp16 models).
 type origin struct {
-	Model     string `json:"model"`
-	Precision string `json:"precision,omitempty"`
+	Model     string   `json:"model"`
+	Precision string   `json:"precision,omitempty"`
+	Prompts   *Prompts `json:"prompts,omitempty"` // Options.Prompts, if given
 }
 
 // OptionsFrom maps kind-neutral options to this package's: the fields of an
-// Options in o.Extra (FP16, MaxBatch, SkipVerify) with o's device, threads,
+// Options in o.Extra (FP16, MaxBatch, SkipVerify, Prompts) with o's device, threads,
 // sessions, batch tokens, batching, log and offline over them.
 func OptionsFrom(o embed.Options) (Options, error) {
 	opts, _ := embed.ExtraOf[Options](o)
@@ -102,6 +103,11 @@ func reopenKind(ctx context.Context, or embed.Origin, o embed.Options) (embed.Em
 	if err := checkPrecision(p, opts.FP16); err != nil {
 		return nil, err
 	}
+	if p.Prompts != nil { // the prefixes the vectors were embedded with
+		extra, _ := embed.ExtraOf[Options](o)
+		extra.Prompts = p.Prompts
+		o.Extra = append([]any{extra}, o.Extra...)
+	}
 	return OpenModel(ctx, p.Model, o)
 }
 
@@ -124,20 +130,20 @@ func checkPrecision(p origin, fp16 bool) error {
 		p.Model, ModelFile, ErrPrecision)
 }
 
-// originOf is the origin of a model of the spec: its name, and its precision
-// unless that is full.
-func originOf(s embed.Spec) embed.Origin {
-	b, _ := json.Marshal(origin{Model: s.Name, Precision: s.Precision}) // a struct of strings always encodes
+// originOf is the origin of a model of the spec: its name, its precision
+// unless that is full, and the prompts given instead of its own.
+func originOf(s embed.Spec, prompts *Prompts) embed.Origin {
+	b, _ := json.Marshal(origin{Model: s.Name, Precision: s.Precision, Prompts: prompts}) // a struct of strings always encodes
 	return embed.Origin{Kind: KindName, Params: string(b)}
 }
 
-// Origin says how to open the model again: by its name, in its precision
-// (embed.Originer).
-func (e *Embedder) Origin() embed.Origin { return originOf(e.Spec()) }
+// Origin says how to open the model again: by its name, in its precision,
+// with the prompts it was given (embed.Originer).
+func (e *Embedder) Origin() embed.Origin { return originOf(e.Spec(), e.prompts) }
 
 // Origin says how to open the pool's model again: by its name, in its
-// precision (embed.Originer).
-func (p *Pool) Origin() embed.Origin { return originOf(p.Spec()) }
+// precision, with the prompts it was given (embed.Originer).
+func (p *Pool) Origin() embed.Origin { return originOf(p.Spec(), p.members[0].prompts) }
 
 // BatchingMode says how the model groups texts into runs: "padded" or
 // "single" (embed.BatchingReporter).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
 
@@ -46,24 +46,24 @@ func TestSessionThreads(t *testing.T) {
 }
 
 // sampleQueries returns the first n of SciFact's query texts, or fewer
-// (none) when SciFact is absent from ../shared/data.
+// (none) when SciFact is absent from the cache.
 func sampleQueries(tb testing.TB, n int) []string {
 	return readSciFact(tb, "queries.jsonl.gz", n)
 }
 
 // needTexts skips a test whose SciFact texts (every list of got) are
-// fewer than n, SciFact being absent from ../shared/data; under CI, where
-// the data is there, it fails instead.
+// fewer than n, SciFact being absent from the cache; under CI, where the
+// data is there, it fails instead.
 func needTexts(tb testing.TB, n int, got ...[]string) {
 	tb.Helper()
 	for _, texts := range got {
 		if len(texts) >= n {
 			continue
 		}
-		if os.Getenv("CI") == "" {
-			tb.Skipf("%d SciFact texts of %d: SciFact absent from ../shared/data", len(texts), n)
+		if !testfiles.UnderCI() {
+			tb.Skipf("%d SciFact texts of %d: SciFact absent from %s (make setup)", len(texts), n, testfiles.DataDir("scifact"))
 		}
-		tb.Fatalf("%d SciFact texts of %d under CI: ../shared/data/scifact is missing or short", len(texts), n)
+		tb.Fatalf("%d SciFact texts of %d under CI: %s is missing or short", len(texts), n, testfiles.DataDir("scifact"))
 	}
 }
 

@@ -24,9 +24,11 @@ const (
 	// TREC is trec_eval's run format: "qid Q0 docid rank score tag" per hit.
 	TREC RunFormat = iota
 	// JSONL is one line per query: {"query_id", "hits": [{"doc_id", "rank",
-	// "score", "evidence": [{"window", "full", "chunk_rank", "chunk_score",
-	// "start", "end"}]}]}, ranks from 1, byte spans into the document's
-	// title + " " + text; "full" marks the full window.
+	// "score", "evidence": [{"channel", "window", "full", "chunk_rank",
+	// "chunk_score", "start", "end", "terms", "text"}]}]}, ranks from 1, byte
+	// spans into the document's title + " " + text; "full" marks the full
+	// window, "terms" the query terms a lexical chunk holds, "text" the
+	// chunk's text (RunWriter.Texts).
 	JSONL
 	// Parquet is one row per hit: query_id, doc_id, rank, score, and the
 	// evidence as JSON text.
@@ -50,6 +52,11 @@ func ParseRunFormat(s string) (RunFormat, error) {
 // RunWriter writes search results, query by query. Parquet output is held
 // until Close.
 type RunWriter struct {
+	// Texts, when set, holds each document's text as its spans count
+	// (corpus.Doc.Full) by id: the JSONL and Parquet evidence then carry
+	// each chunk's text ("text").
+	Texts map[string]string
+
 	f   RunFormat
 	w   io.Writer
 	tag string
@@ -106,7 +113,7 @@ func (rw *RunWriter) Write(queryID string, hits []msrag.Hit) error {
 		return rw.writeJSONL(queryID, hits)
 	}
 	for _, h := range hits {
-		ev, err := json.Marshal(evidenceOf(h))
+		ev, err := json.Marshal(evidenceOf(h, rw.Texts))
 		if err != nil {
 			return err
 		}
@@ -145,12 +152,13 @@ type jsonEvidence struct {
 	ChunkScore float32 `json:"chunk_score"`
 	Start      int64   `json:"start"`
 	End        int64   `json:"end"`
-	// Channel is the chunk's channel, as its kind names it; absent for a
-	// channel named by its window alone ("w100", "full"), as the format
-	// was before other kinds (window and full say which). Terms are what
-	// explains the chunk (the query terms it holds).
+	// Channel is the chunk's channel, as its kind names it ("w100",
+	// "full", "bm25-w100", "bm25-doc"): every kind's evidence has it. Terms
+	// are what explains the chunk (the query terms it holds).
 	Channel string   `json:"channel,omitempty"`
 	Terms   []string `json:"terms,omitempty"`
+	// Text is the chunk's text, when the writer has the documents' texts.
+	Text string `json:"text,omitempty"`
 }
 
 type jsonHit struct {
@@ -160,12 +168,15 @@ type jsonHit struct {
 	Evidence []jsonEvidence `json:"evidence"`
 }
 
-func evidenceOf(h msrag.Hit) []jsonEvidence {
+// evidenceOf is h's evidence in the JSON form; texts, when set, give each
+// chunk's text.
+func evidenceOf(h msrag.Hit, texts map[string]string) []jsonEvidence {
 	ev := make([]jsonEvidence, len(h.Evidence))
 	for i, e := range h.Evidence {
-		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End, Terms: e.Terms}
-		if e.Channel.Name() != e.Channel.Window.Name() {
-			ev[i].Channel = e.Channel.Name()
+		ev[i] = jsonEvidence{Window: e.Window.Size, Full: e.Window.Truncate, ChunkRank: e.ChunkRank, ChunkScore: e.ChunkScore, Start: e.Start, End: e.End,
+			Channel: e.Channel.Name(), Terms: e.Terms}
+		if t, ok := texts[h.DocID]; ok && e.Start >= 0 && e.Start <= e.End && e.End <= int64(len(t)) {
+			ev[i].Text = t[e.Start:e.End]
 		}
 	}
 	return ev
@@ -177,7 +188,7 @@ func (rw *RunWriter) writeJSONL(queryID string, hits []msrag.Hit) error {
 		Hits    []jsonHit `json:"hits"`
 	}{QueryID: queryID, Hits: make([]jsonHit, len(hits))}
 	for i, h := range hits {
-		line.Hits[i] = jsonHit{DocID: h.DocID, Rank: h.Rank, Score: h.Score, Evidence: evidenceOf(h)}
+		line.Hits[i] = jsonHit{DocID: h.DocID, Rank: h.Rank, Score: h.Score, Evidence: evidenceOf(h, rw.Texts)}
 	}
 	b, err := json.Marshal(line)
 	if err != nil {

@@ -110,7 +110,8 @@ type Scoring struct {
 	// Source is where the rules come from: "mteb VERSION task TASK" (the
 	// task's definition in that release of the mteb package, rules or
 	// none), or "given, over mteb VERSION task TASK" when the caller forced
-	// one either way.
+	// one either way; "none: NAME is no task of mteb VERSION" for a dataset
+	// that is none of mteb's tasks.
 	Source string `json:"source"`
 	// Dropped counts the hits the rules dropped, over every configuration's
 	// run.

@@ -101,6 +101,11 @@ func compareConfig(runs []*Eval, c Config, metric string) (*ModeConfig, error) {
 		}
 		mc.Paired = append(mc.Paired, p)
 	}
+	family := make([]*eval.Paired, len(mc.Paired))
+	for i := range mc.Paired {
+		family[i] = &mc.Paired[i]
+	}
+	eval.AdjustHolm(family)
 	return mc, nil
 }
 
@@ -111,7 +116,8 @@ func WriteModesMarkdown(w io.Writer, m *Modes) error {
 	label := metricLabel(m.Metric)
 	fmt.Fprintf(bw, "# %s (%s split), %s: runs side by side\n\n", m.Dataset, m.Split, m.Model)
 	fmt.Fprintf(bw, "%d queries. Differences are from %s, over the same queries, with a 95%% "+
-		"paired bootstrap interval (10,000 resamplings) and the queries won, tied and lost.\n\n", m.Queries, m.Runs[0].Name)
+		"paired bootstrap interval (10,000 resamplings), the queries won, tied and lost, and the two-sided "+
+		"p-values of the paired t-test and of Fisher's randomization test%s.\n\n", m.Queries, m.Runs[0].Name, holmNote(len(m.Runs)-1))
 	bt := &table{head: []string{"run", "embedding", "segments", "build (s)", "embedder busy (s)", "tokens embedded", "results"},
 		right: []bool{false, false, false, true, true, true, false}}
 	for _, r := range m.Runs {
@@ -132,7 +138,7 @@ func WriteModesMarkdown(w io.Writer, m *Modes) error {
 		head = append(head, r.Name)
 	}
 	for _, r := range m.Runs[1:] {
-		head = append(head, r.Name+" − "+m.Runs[0].Name, "95% interval", "win/tie/loss")
+		head = append(head, r.Name+" − "+m.Runs[0].Name, "95% interval", "win/tie/loss", "p (t-test)", "p (randomization)")
 	}
 	t := &table{head: head}
 	for range head {
@@ -148,8 +154,7 @@ func WriteModesMarkdown(w io.Writer, m *Modes) error {
 			row = append(row, fmt.Sprintf("%.2f", 100*v))
 		}
 		for _, p := range c.Paired {
-			row = append(row, fmt.Sprintf("%+.2f", 100*p.Diff), fmt.Sprintf("[%+.2f, %+.2f]", 100*p.Lo, 100*p.Hi),
-				fmt.Sprintf("%d/%d/%d", p.Wins, p.Ties, p.Losses))
+			row = append(row, pairedStats(p)...)
 		}
 		t.rows = append(t.rows, row)
 	}

@@ -57,12 +57,12 @@ type testDoc struct {
 	Text  string `json:"text"`
 }
 
-// scifactDocs reads the first n SciFact documents from the shared data
-// folder beside the repository, or makes synthetic ones where it is absent.
+// scifactDocs reads the first n SciFact documents from the cache
+// (testfiles.DataDir), or makes synthetic ones where SciFact is absent.
 func scifactDocs(tb testing.TB, n int) []testDoc {
 	tb.Helper()
 	var docs []testDoc
-	f, err := os.Open(filepath.Join(testfiles.Root(tb), "..", "shared", "data", "scifact", "corpus.jsonl.gz"))
+	f, err := os.Open(filepath.Join(testfiles.DataDir("scifact"), "corpus.jsonl.gz"))
 	if err != nil {
 		words := strings.Fields("cell protein gene expression tumour mice patients risk study trial dose effect blood brain signal pathway receptor")
 		for i := range n {

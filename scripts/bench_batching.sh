@@ -5,8 +5,8 @@
 # single/padded.
 #
 #   scripts/bench_batching.sh DATASET DOCS [MODEL] [WINDOWS] [ROUNDS]
-#   e.g. scripts/bench_batching.sh ../shared/data/scifact 300
-#        scripts/bench_batching.sh ../shared/data/qmsum 10
+#   e.g. scripts/bench_batching.sh ~/.cache/msrag/data/scifact 300
+#        scripts/bench_batching.sh ~/.cache/msrag/data/qmsum 10
 #
 # DOCS: the first DOCS documents of DATASET/corpus.jsonl.gz, in file order.
 # Defaults: MODEL all-minilm-l6-v2-int8, WINDOWS 100,200, ROUNDS 5. Builds
@@ -22,7 +22,7 @@ rounds=${5:-5}
 export MSRAG_CACHE=${MSRAG_CACHE:-$root/.cache}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/msrag" ./cmd/msrag)
+(cd "$root" && eval "$(make -s --no-print-directory go-env)" && go build -o "$work/msrag" ./cmd/msrag)
 python3 -c 'import gzip, itertools, sys
 sys.stdout.writelines(itertools.islice(gzip.open(sys.argv[1], "rt", encoding="utf-8"), int(sys.argv[2])))' \
   "$data/corpus.jsonl.gz" "$docs" >"$work/corpus.jsonl"

@@ -7,8 +7,8 @@
 #
 # OLDREV is checked out into a temporary git worktree (removed afterwards), and
 # so is $NEW when set (otherwise the new side is this working tree);
-# both trees use this checkout's .cache (models, tokenizers) and the data in
-# $MSRAG_DATA (default ../shared/data). Defaults: BENCHTIME 1x, ROUNDS 5,
+# both trees use this checkout's .cache (models, tokenizers), the data sets of msrag's cache
+# (scripts/fetch-data.sh) and FAISS as make build links it. Defaults: BENCHTIME 1x, ROUNDS 5,
 # PKG . (the root package).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +18,8 @@ re=${2:?usage: scripts/bench_compare.sh OLDREV REGEX [BENCHTIME] [ROUNDS] [PKG]}
 benchtime=${3:-1x}
 rounds=${4:-5}
 pkg=${5:-.}
-export MSRAG_DATA=${MSRAG_DATA:-$(cd "$root/.." && pwd)/shared/data}
 export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
+eval "$(make -s --no-print-directory go-env)"
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/old" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/old" "$old"

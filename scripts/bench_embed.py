@@ -157,7 +157,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--passes", type=int, default=3)
-    ap.add_argument("--data", default=os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data")))
+    ap.add_argument("--data", default=os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data"))
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--msrag", help="msrag binary (default: built into $HOME/.cache/msrag/bin)")
     ap.add_argument("--memory", type=int, nargs="*", help="chunk counts for the peak RSS run (instead of throughput)")

@@ -6,7 +6,7 @@ words of lexical/stopwords_en.txt, PyStemmer), indexes them with bm25s (method
 back, then tokenizes every query of the dataset and retrieves the top 100, as
 scripts/lexical-bench does in Go.
 
-    python scripts/bench_lexical.py --chunks DIR --data ../shared/data --sets qmsum,nfcorpus
+    python scripts/bench_lexical.py --chunks DIR --data ~/.cache/msrag/data --sets qmsum,nfcorpus
 """
 import argparse
 import gzip

@@ -9,12 +9,12 @@
 #
 #   scripts/bench_lexical.sh [RUNS]
 #
-# Needs: $MSRAG_CACHE/models/all-minilm-l6-v2/tokenizer.json, ../shared/data
-# (or MSRAG_DATA), and the venv of scripts/gen_lexical_golden.py.
+# Needs: $MSRAG_CACHE/models/all-minilm-l6-v2/tokenizer.json, QMSum and NFCorpus in msrag's
+# cache (scripts/fetch-data.sh qmsum nfcorpus), and the venv of scripts/gen_lexical_golden.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
-DATA=${MSRAG_DATA:-$PWD/../shared/data}
+DATA=$MSRAG_CACHE/data
 PY=$MSRAG_CACHE/venv/lexical/bin/python
 RUNS=${1:-3}
 work=$(mktemp -d)

@@ -14,7 +14,7 @@
 #   make build && scripts/bench_lexical_windows.sh DATASET [ROUNDS]
 #
 # DATASET: a directory in BEIR layout (corpus.jsonl.gz, queries.jsonl.gz),
-# or a name under ../shared/data (or $MSRAG_DATA): qmsum, nfcorpus. ROUNDS
+# or the name of a data set in msrag's cache (scripts/fetch-data.sh): qmsum, nfcorpus. ROUNDS
 # defaults to 3. Needs bin/msrag, $MSRAG_CACHE/models/all-minilm-l6-v2 and
 # the venv of scripts/gen_lexical_golden.py with the tokenizers package:
 #
@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
-DATA=${MSRAG_DATA:-$PWD/../shared/data}
+DATA=$MSRAG_CACHE/data
 PY=${PY:-$MSRAG_CACHE/venv/lexical/bin/python}
 MSRAG=${MSRAG:-bin/msrag}
 MODEL=all-minilm-l6-v2

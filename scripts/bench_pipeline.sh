@@ -14,18 +14,19 @@
 #       wall time, peak RSS and the index's bytes on disk per N. The corpora and
 #       indices stay in $SCALE_DIR; remove it afterwards.
 #
-# Needs the data in $MSRAG_DATA (default ../shared/data beside the repository) and the tokenizer of
+# Needs SciFact and QMSum in msrag's cache (scripts/fetch-data.sh scifact qmsum) and the tokenizer of
 # all-MiniLM-L6-v2 in $HOME/.cache/msrag/models/all-minilm-l6-v2 (scripts/fetch-model.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-data=${MSRAG_DATA:-$(cd "$root/.." && pwd)/shared/data}
+data=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/data
+eval "$(make -s --no-print-directory go-env)" # FAISS as make build links it
 mode=${1:-bench}
 shift || true
 
 case "$mode" in
 bench)
-	MSRAG_DATA=$data go test . -run '^$' -bench 'BenchmarkPipeline' -benchtime "${1:-3x}" -count "${2:-3}"
+	go test . -run '^$' -bench 'BenchmarkPipeline' -benchtime "${1:-3x}" -count "${2:-3}"
 	;;
 scale)
 	[ $# -gt 0 ] || { echo "usage: $0 scale N [N...]" >&2; exit 2; }
@@ -54,7 +55,7 @@ import os
 os.replace(out + ".tmp", out)
 PY
 	fi
-	go build -o bin/msrag ./cmd/msrag
+	make --no-print-directory -s build NO_SETUP=1 >&2
 	printf '| documents | corpus MB | wall s | peak RSS MiB | index MiB on disk | of which .faiss MiB | RSS / index | vectors | tokens embedded | docs/s |\n'
 	printf '|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n'
 	for n in "$@"; do

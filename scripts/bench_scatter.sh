@@ -4,7 +4,7 @@
 # lexical windows), or on a dataset of BEIR layout with a real model.
 #
 #   scripts/bench_scatter.sh [NDOCS [NSHARDS [NQUERIES]]]     (default 1000000 4 1000)
-#   DATASET=DIR scripts/bench_scatter.sh - [NSHARDS]           (e.g. ../shared/data/scifact)
+#   DATASET=DIR scripts/bench_scatter.sh - [NSHARDS]           (e.g. ~/.cache/msrag/data/scifact)
 #
 # Synthetic: builds NSHARDS shards (msrag index --shard i/n, --model hash-test-embedder,
 # windows 32,64, lexical windows on) of NDOCS documents of 20 to 60 words drawn from a Zipf
@@ -26,7 +26,7 @@ ndocs=${1:-1000000} n=${2:-4} nq=${3:-1000}
 [[ -z ${DATASET:-} || $ndocs == - ]] || { echo "bench_scatter: with DATASET give - for NDOCS" >&2; exit 2; }
 work=${WORK:-/tmp/msrag-bench-scatter}
 msrag=${MSRAG:-$root/bin/msrag}
-[[ -x $msrag ]] || (cd "$root" && go build -o bin/msrag ./cmd/msrag)
+[[ -x $msrag ]] || (cd "$root" && make --no-print-directory -s build NO_SETUP=1 >&2)
 mkdir -p "$work"
 if [[ -n ${DATASET:-} ]]; then
   data=$(cd "$DATASET" && pwd) corpus=$data queries=$data

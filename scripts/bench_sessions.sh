@@ -6,7 +6,7 @@
 # the median of the per-round wall ratios BASE_REV / variant (> 1: faster).
 #
 #   scripts/bench_sessions.sh BASE_REV DATASET DOCS [ROUNDS]
-#   e.g. scripts/bench_sessions.sh e3538d9 ../shared/data/scifact 300
+#   e.g. scripts/bench_sessions.sh e3538d9 ~/.cache/msrag/data/scifact 300
 #
 # Builds of the first DOCS documents of DATASET/corpus.jsonl.gz with
 # all-MiniLM-L6-v2 int8, windows 64,128,254, --no-lexical:
@@ -29,6 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/base-src"
 git -C "$root" archive "$rev" | tar -x -C "$work/base-src"
+eval "$(make -s --no-print-directory go-env)" # FAISS as make build links it, for both builds
 (cd "$work/base-src" && go build -o "$work/msrag-base" ./cmd/msrag)
 (cd "$root" && go build -o "$work/msrag" ./cmd/msrag)
 python3 - "$data" "$docs" "$work" <<'PY'

@@ -7,7 +7,7 @@
 #   scripts/bench_tokenizer.sh [BENCHTIME]     (default 3x)
 #
 # Needs the venv of scripts/gen_tokenizer_golden.py ($HOME/.cache/msrag/venv/tok with tokenizers)
-# and the data in $MSRAG_DATA (default ../shared/data beside the repository). Prints a markdown table.
+# and SciFact and QMSum in msrag's cache (scripts/fetch-data.sh scifact qmsum). Prints a markdown table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # msrag's cache, as internal/cache.Dir computes it.
 CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
-DATA = os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data"))
+DATA = os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data")
 FILES = {
     "bert-uncased": os.path.join(ROOT, "tokenizer", "testdata", "bert-uncased.tokenizer.json.gz"),
     "xlmr-ja": os.path.join(ROOT, "tokenizer", "testdata", "xlmr-ja.tokenizer.json.gz"),

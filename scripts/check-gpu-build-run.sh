@@ -1,22 +1,21 @@
 #!/usr/bin/env bash
 # The GPU build proved on a machine without a GPU (CI runs it after make check-gpu-build):
 #
-#   1. make build GPU=1, make build FAISS=wheel and make build, side by side in WORK/gpu,
-#      WORK/wheel and WORK/cpu: the tag gpu binary linked to FAISS 1.15.0's GPU library from
-#      the faiss-gpu wheel (make setup GPU=1; the wheels are kept in msrag's cache, so that a
-#      rerun downloads nothing), the CPU one linked to the faiss-cpu 1.15.0 wheel's library,
-#      and the default one linked to Debian's FAISS 1.7.3;
+#   1. make build GPU=1, make build and, where Debian's libfaiss-dev is installed, make build
+#      FAISS=debian, side by side in WORK/gpu, WORK/wheel and WORK/debian: the tag gpu binary
+#      linked to FAISS 1.15.0's GPU library from the faiss-gpu wheel (make setup GPU=1; the
+#      wheels are kept in msrag's cache, so that a rerun downloads nothing), the default one
+#      linked to the faiss-cpu 1.15.0 wheel's library, the Debian one to Debian's FAISS 1.7.3;
 #   2. the GPU binary's libraries: every one found, those of the wheels in WORK/gpu/lib (its
 #      rpath), one OpenBLAS and one OpenMP runtime;
 #   3. go test -tags gpu ./faiss linked to the GPU library (the GPU tests skip: no device);
 #   4. a SciFact subset (the judged test documents and 200 others) indexed in 2 shards
-#      (--shard i/2) by the default binary with the hash test embedder (so that no ONNX
-#      Runtime version enters), then searched over both shards by each binary (indices
-#      written by FAISS 1.7.3, read and searched on the CPU by 1.15.0's GPU library):
-#      the GPU build's and the faiss-cpu build's TREC runs equal the default build's byte for
-#      byte: FAISS finds the candidates, and every build scores them with the binding's own
-#      fixed-order kernel (faiss/shim.cpp, pair_score), not FAISS's, whose rounding differs
-#      between releases and SIMD levels.
+#      (--shard i/2) with the hash test embedder (so that no ONNX Runtime version enters) by
+#      the Debian build where there is one (FAISS 1.7.3 writes, 1.15.0 reads), else the
+#      default, then searched over both shards by each binary: every build's TREC run equals
+#      the indexing build's byte for byte: FAISS finds the candidates, and every build scores
+#      them with the binding's own fixed-order kernel (faiss/shim.cpp, pair_score), not
+#      FAISS's, whose rounding differs between releases and SIMD levels.
 #
 #   scripts/check-gpu-build-run.sh          (WORK: .cache/gpu-build-run, or $MSRAG_GPU_RUN_WORK)
 #
@@ -33,18 +32,27 @@ ok() { echo "PASS $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 now() { date +%s; }
 
-# ---- 1. both builds --------------------------------------------------------------------
+# ---- 1. the builds ----------------------------------------------------------------------
+builds=(gpu wheel)
+if dpkg-query -W -f='${Status}' libfaiss-dev 2>/dev/null | grep -q "install ok installed"; then
+  builds+=(debian)
+else
+  echo "check-gpu-build-run: Debian's libfaiss-dev is not installed: no FAISS=debian build"
+fi
 t0=$(now)
-make --no-print-directory build GPU=1 BIN="$work/gpu" >"$work/build-gpu.log" 2>&1 ||
-  { tail -30 "$work/build-gpu.log"; bad "make build GPU=1"; exit 1; }
-t1=$(now)
-make --no-print-directory build FAISS=wheel BIN="$work/wheel" >"$work/build-wheel.log" 2>&1 ||
-  { tail -30 "$work/build-wheel.log"; bad "make build FAISS=wheel"; exit 1; }
-t2=$(now)
-make --no-print-directory build BIN="$work/cpu" >"$work/build-cpu.log" 2>&1 ||
-  { tail -30 "$work/build-cpu.log"; bad "make build"; exit 1; }
-t3=$(now)
-ok "make build GPU=1 (setup included) in $((t1 - t0)) s, FAISS=wheel in $((t2 - t1)) s, the default in $((t3 - t2)) s"
+times=""
+for b in "${builds[@]}"; do
+  case $b in
+    gpu) vars=(GPU=1) ;;
+    wheel) vars=() ;;
+    debian) vars=(FAISS=debian) ;;
+  esac
+  t=$(now)
+  make --no-print-directory build "${vars[@]}" BIN="$work/$b" >"$work/build-$b.log" 2>&1 ||
+    { tail -30 "$work/build-$b.log"; bad "make build ${vars[*]}"; exit 1; }
+  times+=" $b $(($(now) - t)) s"
+done
+ok "make build GPU=1, the default${builds[2]:+ and FAISS=debian} (setup included):$times"
 
 # ---- 2. the GPU binary's libraries -----------------------------------------------------
 ldd "$work/gpu/msrag" >"$work/ldd.txt"
@@ -81,20 +89,22 @@ sub="$work/scifact-sub"
 scripts/subset-dataset.sh "$MSRAG_CACHE/data/scifact" "$sub" test 200 >/dev/null
 args=(--model hash-test-embedder --windows 100,200,500 --block-lines 100 --quiet)
 rm -rf "$work/shard-0" "$work/shard-1"
+ref=${builds[-1]}
 for i in 0 1; do
-  "$work/cpu/msrag" index --corpus "$sub" --out "$work/shard-$i" --shard "$i/2" "${args[@]}"
+  "$work/$ref/msrag" index --corpus "$sub" --out "$work/shard-$i" --shard "$i/2" "${args[@]}"
 done
-for b in cpu wheel gpu; do
+for b in "${builds[@]}"; do
   "$work/$b/msrag" search --index "$work/shard-0,$work/shard-1" --queries "$sub" \
     --k 100 --format trec --quiet --out "$work/run.$b.trec"
 done
-lines=$(wc -l <"$work/run.cpu.trec")
-for b in wheel gpu; do
-  if [[ -s $work/run.cpu.trec ]] && cmp -s "$work/run.cpu.trec" "$work/run.$b.trec"; then
-    ok "sharded SciFact subset: the $b build's TREC run equals the default build's byte for byte ($lines lines)"
+lines=$(wc -l <"$work/run.$ref.trec")
+for b in "${builds[@]}"; do
+  [[ $b == "$ref" ]] && continue
+  if [[ -s $work/run.$ref.trec ]] && cmp -s "$work/run.$ref.trec" "$work/run.$b.trec"; then
+    ok "sharded SciFact subset indexed by the $ref build: the $b build's TREC run equals the $ref build's byte for byte ($lines lines)"
   else
-    bad "sharded SciFact subset: the $b build's TREC run differs from the default build's"
-    diff "$work/run.cpu.trec" "$work/run.$b.trec" | head -20
+    bad "sharded SciFact subset indexed by the $ref build: the $b build's TREC run differs from the $ref build's"
+    diff "$work/run.$ref.trec" "$work/run.$b.trec" | head -20
   fi
 done
 

@@ -8,7 +8,7 @@ same version as the library msrag loads) on the same model.onnx, pooled and
 normalised as msrag-model.json says (mean pooling as sentence-transformers does it).
 msrag's side: `msrag embed --format jsonl` run as a subprocess.
 
-Texts: documents and queries from ../shared/data (SciFact and QMSum; QMSum
+Texts: documents and queries from msrag's cache (SciFact and QMSum, scripts/fetch-data.sh; QMSum
 meetings are far longer than any model's limit, so they test truncation). Documents
 are embedded as passages, queries as queries.
 
@@ -190,7 +190,7 @@ def msrag_vectors(msrag, model, texts, roles, batching="auto"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", help="model names (default: every fetched built-in model)")
-    ap.add_argument("--data", default=os.environ.get("MSRAG_DATA", os.path.join(ROOT, "..", "shared", "data")))
+    ap.add_argument("--data", default=os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data"))
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--msrag", help="msrag binary (default: built into $HOME/.cache/msrag/bin)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())

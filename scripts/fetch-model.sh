@@ -10,7 +10,8 @@
 #   scripts/fetch-model.sh --check --fp16 NAME...   ... and say whether those are present
 #
 # The cache is msrag's: $MSRAG_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/msrag.
-# bin/msrag is built first when it is missing or older than the sources.
+# The command is scripts/msrag-bin.sh's: $MSRAG_BIN, else bin/msrag (make build when it is
+# missing or older than the sources).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -18,11 +19,9 @@ export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 case "${1:-}" in
   ""|-h|--help) echo "usage: scripts/fetch-model.sh [--check] NAME... | --list" >&2; exit 2 ;;
 esac
-if [[ ! -x bin/msrag || -n $(find cmd onnx internal -name '*.go' -newer bin/msrag -print -quit) || onnx/models.json -nt bin/msrag ]]; then
-  go build -o bin/msrag ./cmd/msrag
-fi
+msrag=$(scripts/msrag-bin.sh)
 case "$1" in
-  --list) exec bin/msrag model list ;;
-  --check) shift; exec bin/msrag model fetch --check "$@" ;;
-  *) exec bin/msrag model fetch "$@" ;;
+  --list) exec "$msrag" model list ;;
+  --check) shift; exec "$msrag" model fetch --check "$@" ;;
+  *) exec "$msrag" model fetch "$@" ;;
 esac

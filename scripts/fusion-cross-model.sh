@@ -27,7 +27,9 @@ cd "$(dirname "$0")/.."
 model=$1 windows=$2
 shift 2
 from=${FROM:?FROM names the directory of scripts/fusion-results.sh for the model the transfer was fitted with}
-data=${DATA:-../shared/data}
+# DATA: the data sets' folder; by default the cache's, which scripts/fetch-data.sh fills.
+data=${DATA:-${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/data}
+[[ -n ${DATA:-} ]] || scripts/fetch-data.sh "$@"
 out=${OUT:-out/fusion-$model}
 bin=${MSRAG:-bin/msrag}
 mkdir -p "$out"

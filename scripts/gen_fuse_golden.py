@@ -5,7 +5,7 @@ sorting, independently of the Go code under test. Standard library only:
 
     python3 scripts/gen_fuse_golden.py
 
-Definitions (DESIGN.md step 5):
+Definitions (docs/fusion.md, "Rules"):
   * RRF: S(d) = sum over windows w, over chunks i of d in w's hits, of
     1 / (r_iw + c), r_iw counted from rank_base, missing hits (-1) skipped;
     votes added in float64, window by window, rank by rank.

@@ -25,7 +25,8 @@ tokens, the last one moved back to end at the document's end (a document
 shorter than the size is one window), and the full window (the first M
 tokens). Texts: the first 16 SciFact documents (each window) and the
 two shortest QMSum meetings (every fifth window and every window no segment
-holds whole, so that the overlap path is covered), from ../shared/data.
+holds whole, so that the overlap path is covered), from msrag's cache
+(scripts/fetch-data.sh).
 
 Vectors are stored as float16 (relative error 2^-11 per component; the Go test
 renormalises them, which keeps the cosine within 1e-7 of float32's).
@@ -157,7 +158,7 @@ class Model:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", default=list(WINDOWS))
-    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--data", default=os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data"))
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     args = ap.parse_args()

@@ -44,7 +44,7 @@ import pytrec_eval
 import Stemmer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.environ.get("MSRAG_DATA", os.path.normpath(os.path.join(ROOT, "..", "shared", "data")))
+DATA = os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data")
 OUT = os.path.join(ROOT, "lexical", "testdata")
 K1, B, TOPK, NQ = 0.9, 0.4, 100, 50
 WINDOWS = [64, 128, 254]

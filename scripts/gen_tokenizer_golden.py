@@ -23,8 +23,8 @@ decodes each one to U+FFFD (and an escaped high-low pair to its character), whil
 the Python binding of tokenizers refuses a str with a lone surrogate. The
 reference is therefore fed the text that the Go test decodes.
 
-The data sets are read from ../shared/data next to the repository root, or from
-$MSRAG_DATA.
+The data sets are read from msrag's cache (scripts/fetch-data.sh scifact qmsum), as the
+Go tests read them.
 """
 import base64
 import gzip
@@ -39,7 +39,7 @@ from tokenizers import Tokenizer
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # msrag's cache, as internal/cache.Dir computes it.
 CACHE = os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag")
-DATA = os.environ.get("MSRAG_DATA", os.path.normpath(os.path.join(ROOT, "..", "shared", "data")))
+DATA = os.path.join(os.environ.get("MSRAG_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "msrag"), "data")
 OUT = os.path.join(ROOT, "tokenizer", "testdata")
 
 # name -> tokenizer.json path (gzipped files are read as such).

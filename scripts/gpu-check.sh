@@ -89,7 +89,8 @@ prepare() {
     'onnxruntime/capi/libonnxruntime_providers_cuda.so' 'onnxruntime/capi/libonnxruntime_providers_shared.so' -d "$stage/ort"
   cp -r "$cache/models/$model" "$stage/models/"
   rm -f "$stage/models/$model/.verified" # its file times do not survive the copy: verified by sha256 there
-  cp -r ../shared/data/scifact "$stage/data/"
+  scripts/fetch-data.sh scifact >/dev/null
+  cp -r "$cache/data/scifact" "$stage/data/"
   du -sh "$stage"
   rm -rf "$parts" && mkdir -p "$parts"
   (cd "$stage" && tar cf - .) | xz -T0 -6 | split -b 46M -d - "$parts/part-"
@@ -171,7 +172,6 @@ shim=""
 [[ -z $(find "${nv:-/nonexistent}" -name 'libcublas.so.12' 2>/dev/null) ]] && shim=$w/shim: # cuBLAS 12 is not there: forward to 13
 export LD_LIBRARY_PATH="$shim$w/lib:$w/ort${nvlibs:+:$nvlibs}"
 export MSRAG_ORT_LIB=$(ls "$w"/ort/libonnxruntime.so.* | head -1) MSRAG_CACHE=$w MSRAG_CUDA_TEST_MODEL=$model
-mkdir -p ../shared/data && [[ -d ../shared/data/scifact ]] || cp -r "$w/data/scifact" ../shared/data/
 nogpu=$(gpu)
 fp16=""   # why the fp16 embedder steps cannot run
 [[ -f $w/models/$model/model_fp16.onnx ]] || fp16="no model_fp16.onnx of $model was staged (msrag model fetch $model --fp16 before --prepare)"

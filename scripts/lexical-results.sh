@@ -17,7 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:-all-minilm-l6-v2-int8}
 windows=${2:-64,128,254}
-data=${DATA:-../shared/data}
+# DATA: the data sets' folder; by default the cache's, which scripts/fetch-data.sh fills.
+data=${DATA:-${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/data}
+[[ -n ${DATA:-} ]] || scripts/fetch-data.sh ${DATASETS:-scifact nfcorpus qmsum qmsum-lembed}
 out=${OUT:-out/lexical-$model}
 bin=${MSRAG:-bin/msrag}
 mkdir -p "$out"

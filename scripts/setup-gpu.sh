@@ -7,8 +7,9 @@
 #   scripts/setup-gpu.sh              install what is missing (quick when all is present)
 #   scripts/setup-gpu.sh --check      print present/missing; exit 1 if anything is missing
 #   scripts/setup-gpu.sh --headers    only the FAISS and CUDA headers (make check-gpu-build)
+#   scripts/setup-gpu.sh --faiss-headers  only FAISS's headers (make docker-cuda)
 #   scripts/setup-gpu.sh --cpu-wheel  FAISS's CPU library from faiss-cpu and FAISS's headers
-#                                     (make build FAISS=wheel)
+#                                     (make setup: the default CPU build)
 #   scripts/setup-gpu.sh --cpu-wheel --check
 #
 # What goes where:
@@ -31,10 +32,15 @@
 #                           nvidia-smi reports for the driver (13 or later: 13); with no
 #                           nvidia-smi, 12, and the script says so. FAISS's GPU library is a
 #                           CUDA 12 build either way (a CUDA 13 driver runs it).
-#   MSRAG_FAISS_HEADERS=DIR a directory holding FAISS 1.15.0's faiss/*.h. Unset:
-#                           ../shared/faiss-headers/v1.15.0 beside the repository when
-#                           present, else the release archive of tag v1.15.0, which needs
-#                           its sha256 pinned below (faiss_archive_sha256).
+#   MSRAG_FAISS_ARCHIVE_URL the release archive FAISS's headers are taken from (default:
+#                           GitHub's archive of tag v1.15.0, commit
+#                           20f14b31a6d54e243a3d1de6ae193fc4c3ec18ed), for mirrors and tests
+#   MSRAG_FAISS_HEADERS=DIR a directory holding faiss/*.h of that release, taken instead of
+#                           the archive (a local mirror; CI names one)
+#                           Either way every header must match scripts/faiss-headers-v1.15.0.sha256,
+#                           the sha256 of each faiss/**/*.h and *.cuh of that commit (the archive's
+#                           own bytes are not promised to stay the same; its files are): a changed,
+#                           missing or added header is refused, named.
 #   PIP                     the pip command (default: python3 -m pip)
 set -euo pipefail
 
@@ -47,8 +53,9 @@ for a in "$@"; do
   case "$a" in
     --check) check=1 ;;
     --headers) mode=headers ;;
+    --faiss-headers) mode=faiss-headers ;;
     --cpu-wheel) mode=cpu ;;
-    *) echo "usage: scripts/setup-gpu.sh [--check] [--headers | --cpu-wheel]" >&2; exit 2 ;;
+    *) echo "usage: scripts/setup-gpu.sh [--check] [--headers | --faiss-headers | --cpu-wheel]" >&2; exit 2 ;;
   esac
 done
 if [[ -n ${MSRAG_CUDA:-} && $MSRAG_CUDA != 12 && $MSRAG_CUDA != 13 ]]; then
@@ -70,12 +77,8 @@ w_cccl="nvidia-cuda-cccl-cu12==12.9.27|nvidia_cuda_cccl_cu12-12.9.27-py3-none-ma
 w_ort12="onnxruntime-gpu==1.26.0|onnxruntime_gpu-1.26.0-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl|3c01119ed4d9449d60367fa8ccffcd02bd3fe736754284e4b198d131f54edad6"
 w_ort13="onnxruntime-gpu==1.31.1|onnxruntime_gpu-1.31.1-cp312-cp312-manylinux_2_28_x86_64.whl|05d548956197b9d01f59b625de740e0d6be3593f874e241a12dc0362650ecdf7"
 faiss_version=1.15.0
-faiss_archive_url=https://github.com/facebookresearch/faiss/archive/refs/tags/v$faiss_version.tar.gz
-# The archive's sha256 is not pinned yet: it was written on machines that reach only
-# package registries, where the archive cannot be fetched to compute it. Until it is pinned,
-# the headers come from MSRAG_FAISS_HEADERS or ../shared/faiss-headers/v1.15.0, and the
-# archive path refuses to run.
-faiss_archive_sha256=""
+faiss_archive_url=${MSRAG_FAISS_ARCHIVE_URL:-https://github.com/facebookresearch/faiss/archive/refs/tags/v$faiss_version.tar.gz}
+faiss_manifest=$root/scripts/faiss-headers-v$faiss_version.sha256
 
 wheels="$cache/wheels"
 missing=0
@@ -149,39 +152,52 @@ faiss_lib() {
   say faiss installed "$what"
 }
 
-# faiss_headers: FAISS 1.15.0's headers into CACHE/gpu/headers/faiss/faiss.
+# header_diff DIR: names every header under DIR/faiss that differs from the manifest (changed,
+# missing, or not in it); prints nothing when they all match.
+header_diff() {
+  local dir=$1
+  (
+    cd "$dir"
+    find faiss -type f \( -name '*.h' -o -name '*.cuh' \) | LC_ALL=C sort >"$tmpd/have"
+    cut -d' ' -f3- "$faiss_manifest" | LC_ALL=C sort >"$tmpd/want"
+    LC_ALL=C comm -13 "$tmpd/have" "$tmpd/want" | sed 's/$/: missing/'
+    LC_ALL=C comm -23 "$tmpd/have" "$tmpd/want" | sed 's/$/: not in the manifest/'
+    sha256sum -c --quiet "$faiss_manifest" 2>/dev/null | grep -v ': FAILED open or read$' | sed 's/: FAILED$/: changed/' || true
+  )
+}
+
+# faiss_headers: FAISS 1.15.0's headers into CACHE/gpu/headers/faiss/faiss, from
+# MSRAG_FAISS_HEADERS or the release archive, every one checked against the manifest.
 faiss_headers() {
   local dest="$cache/gpu/headers/faiss" src=${MSRAG_FAISS_HEADERS:-}
-  local what="$dest (FAISS $faiss_version)"
-  if unit_ok "$dest" "$faiss_version"; then say headers present "$what"; return; fi
+  local what="$dest (FAISS $faiss_version)" tmpd diff
+  tmpd=$(mktemp -d)
+  tmps+=("$tmpd")
+  if unit_ok "$dest" "$faiss_version" && [[ -z $(header_diff "$dest") ]]; then say headers present "$what"; return; fi
   if ((check)); then say headers missing "$what"; missing=1; return; fi
-  if [[ -z $src && -d $root/../shared/faiss-headers/v$faiss_version/faiss ]]; then
-    src=$(cd "$root/../shared/faiss-headers/v$faiss_version" && pwd)
-  fi
-  local tmp
+  local tmp from
   mkdir -p "$cache/gpu/headers"
   tmp=$(mktemp -d "$cache/gpu/headers/.tmp.XXXXXX")
   tmps+=("$tmp")
-  if [[ -z $src ]]; then
-    if [[ -z $faiss_archive_sha256 ]]; then
-      rm -rf "$tmp"
-      die "no FAISS $faiss_version headers: set MSRAG_FAISS_HEADERS to a directory holding faiss/*.h of release v$faiss_version (or put them in ../shared/faiss-headers/v$faiss_version). Fetching $faiss_archive_url needs its sha256 pinned in scripts/setup-gpu.sh (faiss_archive_sha256), which is not done yet"
-    fi
-    curl -fsSL -o "$tmp/faiss.tar.gz" "$faiss_archive_url"
-    echo "$faiss_archive_sha256  $tmp/faiss.tar.gz" | sha256sum -c --status ||
-      { rm -rf "$tmp"; die "$faiss_archive_url: sha256 differs from $faiss_archive_sha256"; }
-    tar -xzf "$tmp/faiss.tar.gz" -C "$tmp" "faiss-$faiss_version/faiss"
-    src="$tmp/faiss-$faiss_version"
+  if [[ -n $src ]]; then
+    from=$src
+  else
+    from=$faiss_archive_url
+    curl -fsSL --retry 3 --connect-timeout 20 -o "$tmp/faiss.tar.gz" "$faiss_archive_url" ||
+      die "downloading FAISS $faiss_version's headers from $faiss_archive_url failed (MSRAG_FAISS_ARCHIVE_URL names another copy of the archive, MSRAG_FAISS_HEADERS a directory)"
+    mkdir "$tmp/src"
+    tar -xzf "$tmp/faiss.tar.gz" -C "$tmp/src" --strip-components=1 --wildcards '*/faiss/*' ||
+      die "$faiss_archive_url: not a tar.gz archive holding faiss/"
+    src="$tmp/src"
   fi
-  [[ -f $src/faiss/Index.h ]] || { rm -rf "$tmp"; die "$src: no faiss/Index.h (MSRAG_FAISS_HEADERS names the directory above faiss/)"; }
-  local v
-  v=$(sed -n 's/^#define FAISS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$src/faiss/Index.h" | paste -sd.)
-  [[ $v == "$faiss_version" ]] || { rm -rf "$tmp"; die "$src/faiss/Index.h is FAISS $v, want $faiss_version (headers must match the wheels' library exactly)"; }
+  [[ -f $src/faiss/Index.h ]] || die "$from: no faiss/Index.h (MSRAG_FAISS_HEADERS names the directory above faiss/)"
+  diff=$(header_diff "$src")
+  [[ -z $diff ]] || die "$from: FAISS's headers differ from those of v$faiss_version (scripts/faiss-headers-v$faiss_version.sha256); refused:
+$(head -20 <<<"$diff")"
   mkdir -p "$tmp/out"
   (cd "$src" && find faiss \( -name '*.h' -o -name '*.cuh' \) -exec install -D -m 644 {} "$tmp/out/{}" \;)
   finish "$tmp/out" "$dest" "$faiss_version"
-  rm -rf "$tmp"
-  say headers installed "$what, from $src"
+  say headers installed "$what, from $from"
 }
 
 # cuda_headers: the CUDA 12.9 headers FAISS's GPU headers include (runtime, cuBLAS, nvcc's
@@ -245,6 +261,7 @@ ort() {
 
 case $mode in
   headers) faiss_headers; cuda_headers ;;
+  faiss-headers) faiss_headers ;;
   cpu) faiss_lib "$cache/faiss-cpu/lib" "$w_faiss_cpu"; faiss_headers ;;
   gpu)
     faiss_lib "$cache/gpu/lib" "$w_faiss_gpu" cuda

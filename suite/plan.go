@@ -218,13 +218,15 @@ func (s *Suite) planRun(d Dataset, mi int, ws []int, indices string) (Planned, e
 	if r.Configs, err = experiment.ParseConfigs(configs, experiment.EvalLayout(chunk.Sizes(ws...))); err != nil {
 		return r, fmt.Errorf("suite: model %s, windows %v: %w", m.Name, ws, err)
 	}
-	r.MTEB = experiment.MTEBOptions{Task: d.Task, Revision: d.Revision, Languages: d.Languages, MainScore: d.MainScore}
-	if r.MTEB.Task == "" {
-		r.MTEB.Task = experiment.TaskName(d.Dir)
+	r.MTEB = experiment.MTEBOptions{Task: d.Task, ForceTask: d.ForceTask, Revision: d.Revision, Languages: d.Languages, MainScore: d.MainScore}
+	task, _, err := experiment.CheckTask(d.Task, d.Dir, d.ForceTask)
+	if errors.Is(err, experiment.ErrTask) {
+		return r, fmt.Errorf(`suite: dataset %s: "task": %w ("force_task": true takes it all the same)`, d.Name, err)
 	}
-	if !plainName(r.MTEB.Task) {
-		return r, fmt.Errorf(`suite: dataset %s: its directory %s gives no task name: give it a "task"`, d.Name, d.Dir)
+	if err != nil {
+		return r, fmt.Errorf(`suite: dataset %s: "task": %w`, d.Name, err)
 	}
+	r.MTEB.Task = task
 	if len(m.WindowSets) > 1 {
 		r.MTEB.Model = tag // one MTEB model per window set
 	}

@@ -42,7 +42,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := `{"name": "t", "description": "Two tiny sets.", "out": "../out", "k": 20, "window_k": 20,
-		"datasets": [{"dir": "../data/alpha", "task": "AlphaRetrieval"}, {"dir": "../data/beta"}],
+		"datasets": [{"dir": "../data/alpha", "task": "AlphaRetrieval", "force_task": true}, {"dir": "../data/beta"}],
 		"models": [{"name": "hash-test-embedder", "window_sets": [[8, 16], [24]]}]}`
 	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)

@@ -73,10 +73,14 @@ type Dataset struct {
 	// Split is the qrels split; several joined by "+" are judged
 	// together. Default "test".
 	Split string `json:"split,omitempty"`
-	// Task is the MTEB task name of its result files; default from Dir
-	// (experiment.TaskName: scifact is SciFact). Revision, Languages and
-	// MainScore override the rest of experiment.MTEBOptions.
+	// Task is the MTEB task name of its result files, checked as eval's
+	// --mteb-task is (experiment.CheckTask: one of the pinned mteb's tasks,
+	// respelled to mteb's case, and the dataset's own unless ForceTask);
+	// default from Dir (experiment.TaskName: scifact is SciFact).
+	// Revision, Languages and MainScore override the rest of
+	// experiment.MTEBOptions.
 	Task      string   `json:"task,omitempty"`
+	ForceTask bool     `json:"force_task,omitempty"`
 	Revision  string   `json:"revision,omitempty"`
 	Languages []string `json:"languages,omitempty"`
 	MainScore string   `json:"main_score,omitempty"`

@@ -39,10 +39,11 @@ func TestLoadSeed(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("runs %v, want %v", names, want)
 	}
-	// Paths are relative to the suite file: the data is ../shared/data from
-	// the repository root, the output out/suite-seed.
+	// Paths are relative to the suite file: the data is .cache/data in the
+	// repository (make suite-seed links the cache's sets there), the output
+	// out/suite-seed.
 	r := p.Runs[4]
-	if r.Dataset.Dir != filepath.Join("..", "..", "shared", "data", "qmsum") || r.Dataset.Split != "dev" || r.MTEB.Task != "qmsum" {
+	if r.Dataset.Dir != filepath.Join("..", ".cache", "data", "qmsum") || r.Dataset.Split != "dev" || r.MTEB.Task != "qmsum" {
 		t.Errorf("qmsum run: dir %s, split %s, task %s", r.Dataset.Dir, r.Dataset.Split, r.MTEB.Task)
 	}
 	if p.Out != filepath.Join("..", "out", "suite-seed") ||
@@ -100,6 +101,13 @@ func TestPlanRejects(t *testing.T) {
 		{"split leaving qrels/", func(s *suite.Suite) { s.Datasets[0].Split = "../../etc/passwd" }, `split "../../etc/passwd"`},
 		{"empty split of two", func(s *suite.Suite) { s.Datasets[0].Split = "test+" }, `split "test+"`},
 		{"task leaving the MTEB directory", func(s *suite.Suite) { s.Datasets[0].Task = "../x" }, `task "../x"`},
+		{"task leaving the MTEB directory, forced", func(s *suite.Suite) {
+			s.Datasets[0].Task, s.Datasets[0].ForceTask = "a b", true
+		}, "a task name is a name"},
+		{"task of no MTEB task", func(s *suite.Suite) { s.Datasets[0].Task = "NoSuchTask" }, `unknown MTEB retrieval task`},
+		{"task of another dataset", func(s *suite.Suite) {
+			s.Datasets[0] = suite.Dataset{Dir: "data/arguana", Task: "SciFact"}
+		}, "disagrees with the dataset"},
 		{"revision with a newline", func(s *suite.Suite) { s.Datasets[0].Revision = "a\nb" }, `revision "a\nb"`},
 		{"language a path", func(s *suite.Suite) { s.Datasets[0].Languages = []string{"a/b"} }, `language "a/b"`},
 	} {
@@ -114,13 +122,23 @@ func TestPlanRejects(t *testing.T) {
 	}
 	// Two splits of one directory share its index when their tasks differ.
 	s := base()
-	s.Datasets[1] = suite.Dataset{Name: "a-dev", Dir: "data/a", Split: "dev", Task: "ADev"}
+	s.Datasets[1] = suite.Dataset{Name: "a-dev", Dir: "data/a", Split: "dev", Task: "ADev", ForceTask: true}
 	p, err := suite.PlanOf(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Runs[0].Index != p.Runs[1].Index || p.Runs[0].Name == p.Runs[1].Name {
 		t.Errorf("runs %s and %s: indices %s and %s", p.Runs[0].Name, p.Runs[1].Name, p.Runs[0].Index, p.Runs[1].Index)
+	}
+	// A task in another case is mteb's; a forced one is taken.
+	s = base()
+	s.Datasets[0].Task = "scifact"
+	s.Datasets[1] = suite.Dataset{Dir: "data/arguana", Task: "NFCorpus", ForceTask: true}
+	if p, err = suite.PlanOf(s); err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs[0].MTEB.Task != "SciFact" || p.Runs[1].MTEB.Task != "NFCorpus" {
+		t.Errorf("tasks %s and %s, want SciFact and NFCorpus", p.Runs[0].MTEB.Task, p.Runs[1].MTEB.Task)
 	}
 	// Several window sets of one model are several MTEB models.
 	s = base()

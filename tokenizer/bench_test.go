@@ -9,22 +9,17 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/tokenizer"
 )
 
-// benchTexts reads up to limit bytes of document texts of a BEIR corpus under
-// $MSRAG_DATA (default ../shared/data beside the repository root, which is
-// ../../shared/data from this package's directory); benchmarks skip when it
-// is absent.
+// benchTexts reads up to limit bytes of document texts of a data set in the
+// cache (testfiles.Dataset); benchmarks skip when it is absent.
 func benchTexts(tb testing.TB, set string, limit int) []string {
 	tb.Helper()
-	dir := os.Getenv("MSRAG_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	f, err := os.Open(filepath.Join(dir, set, "corpus.jsonl.gz"))
+	f, err := os.Open(filepath.Join(testfiles.Dataset(tb, set), "corpus.jsonl.gz"))
 	if err != nil {
-		tb.Skipf("benchmark data: %v", err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)

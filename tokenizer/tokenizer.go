@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -43,6 +44,7 @@ type Tokenizer struct {
 	added        *addedVocab
 
 	trim      bool // RobertaProcessing trim_offsets
+	cuts      bool // a long text may be encoded in passes cut at white space (cutsAtSpace)
 	maxLength int  // truncation max_length, 0 if none
 	truncLeft bool // truncation direction Left
 	padID     int32
@@ -114,6 +116,7 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	t.trim = t.post != nil && t.post.trimOffsets
+	t.cuts = t.cutsAtSpace()
 	return t, nil
 }
 
@@ -152,7 +155,7 @@ func (t *Tokenizer) Encode(text string) Encoding { return t.EncodeWith(text, Opt
 func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 	st := getState()
 	defer putState(st)
-	t.content(text, st)
+	t.content(text, st, nil)
 	ids, offs := st.ids, st.offs
 	max := o.MaxLength
 	if max == 0 {
@@ -205,8 +208,40 @@ func (t *Tokenizer) AddSpecial(ids []int32) Encoding {
 func (t *Tokenizer) Count(text string) int {
 	st := getState()
 	defer putState(st)
-	t.content(text, st)
-	return len(st.ids)
+	n := 0
+	flush := func() {
+		n += len(st.ids)
+		st.ids, st.offs, st.lead, st.trail = st.ids[:0], st.offs[:0], st.lead[:0], st.trail[:0]
+	}
+	t.content(text, st, flush)
+	flush()
+	return n
+}
+
+// AppendContent appends the content tokens of text (no special tokens, no
+// truncation) to ids and their offsets to offs, of any struct type with
+// the fields Start and End (such as chunk.Span), and returns both: the
+// content of EncodeWith(text, Options{NoSpecial: true, MaxLength: -1})
+// without its copies. A long text is encoded in passes where that gives
+// the same tokens (BERT's WordPiece: passes of about 1 MiB cut before
+// white space), so that memory beyond ids and offs stays bounded.
+func AppendContent[O ~struct{ Start, End int }](t *Tokenizer, text string, ids []int32, offs []O) ([]int32, []O) {
+	st := getState()
+	defer putState(st)
+	flush := func() {
+		if t.trim {
+			trimOffsets(text, st.offs, st.lead, st.trail, t.post.addPrefixSpace)
+		}
+		ids = append(ids, st.ids...)
+		offs = slices.Grow(offs, len(st.offs))
+		for _, o := range st.offs {
+			offs = append(offs, O(o))
+		}
+		st.ids, st.offs, st.lead, st.trail = st.ids[:0], st.offs[:0], st.lead[:0], st.trail[:0]
+	}
+	t.content(text, st, flush)
+	flush()
+	return ids, offs
 }
 
 // EncodeBatch encodes texts on all cores; results are in input order.
@@ -260,8 +295,10 @@ func putState(st *state) {
 }
 
 // content runs added-token splitting, normalisation, pre-tokenisation and
-// the model, leaving the content ids and original offsets in st.
-func (t *Tokenizer) content(text string, st *state) {
+// the model, leaving the content ids and original offsets in st. When the
+// tokenizer cuts long texts into passes (Tokenizer.cuts), flush, when not
+// nil, is called after each pass to take what st holds.
+func (t *Tokenizer) content(text string, st *state, flush func()) {
 	st.ids, st.offs = st.ids[:0], st.offs[:0]
 	st.lead, st.trail = st.lead[:0], st.trail[:0]
 	st.segs = t.added.splitRaw(st.segs[:0], text)
@@ -272,21 +309,88 @@ func (t *Tokenizer) content(text string, st *state) {
 			t.trimAdded(st, sg.id)
 			continue
 		}
-		n := newNormStr(&st.sc, text, sg.s, sg.e)
-		if t.normalizer != nil {
-			t.normalizer.normalize(&n, &st.sc)
-		}
-		t.added.splitNormalized(n, func(piece normStr, id int32, s, e int) {
-			if id >= 0 {
-				sp := piece.orig(s, e)
-				st.ids = append(st.ids, id)
-				st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
-				t.trimAdded(st, id)
-				return
+		for from := sg.s; from < sg.e; {
+			to := sg.e
+			if t.cuts {
+				to = cutAt(text, from, sg.e)
 			}
-			t.modelPiece(piece, st)
-		})
+			t.contentPass(text, from, to, st)
+			from = to
+			if flush != nil && t.cuts {
+				flush()
+			}
+		}
 	}
+}
+
+// contentPass encodes text[from:to], a piece without added tokens of the
+// raw text, into st.
+func (t *Tokenizer) contentPass(text string, from, to int, st *state) {
+	n := newNormStr(&st.sc, text, from, to)
+	if t.normalizer != nil {
+		t.normalizer.normalize(&n, &st.sc)
+	}
+	t.added.splitNormalized(n, func(piece normStr, id int32, s, e int) {
+		if id >= 0 {
+			sp := piece.orig(s, e)
+			st.ids = append(st.ids, id)
+			st.offs = append(st.offs, Offset{int(sp.start), int(sp.end)})
+			t.trimAdded(st, id)
+			return
+		}
+		t.modelPiece(piece, st)
+	})
+}
+
+// passBytes is the most bytes of a long text one pass of the normaliser and
+// the pre-tokenizer holds when the tokenizer may cut it (Tokenizer.cuts):
+// their buffers take about 70 bytes per byte of text, so a document of
+// 100 MB encoded whole took 7 GB.
+const passBytes = 1 << 20
+
+// cutAt returns where the pass over text[from:end] that begins at from
+// ends: end when that is at most passBytes away, else at the last ASCII
+// white space byte in the pass's second half (the space begins the next
+// pass), or failing that the first one after it.
+func cutAt(text string, from, end int) int {
+	if end-from <= passBytes {
+		return end
+	}
+	lim := from + passBytes
+	for i := lim; i > from+passBytes/2; i-- {
+		if isASCIISpace(text[i]) {
+			return i
+		}
+	}
+	for i := lim; i < end; i++ {
+		if isASCIISpace(text[i]) {
+			return i
+		}
+	}
+	return end
+}
+
+func isASCIISpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// cutsAtSpace reports whether cutting a text before an ASCII white space
+// character and encoding the pieces one after the other gives the tokens
+// and offsets of the whole: the normaliser works character by character
+// (or is a Unicode normal form, which a space, a starter, bounds), the
+// pre-tokenizer splits at white space and drops it, and no added token is
+// matched in normalised text (where one could span the cut). This holds
+// for BERT's WordPiece tokenizers, every built-in model's.
+func (t *Tokenizer) cutsAtSpace() bool {
+	switch t.normalizer.(type) {
+	case nil, *bertNormalizer, lowercaseNormalizer, stripAccentsNormalizer, decomposeNormalizer, composeNormalizer:
+	default:
+		return false
+	}
+	switch t.preTokenizer.(type) {
+	case bertPreTokenizer, whitespacePreTokenizer, whitespaceSplit:
+	default:
+		return false
+	}
+	return !t.trim && !t.added.norm.any
 }
 
 func (t *Tokenizer) modelPiece(n normStr, st *state) {

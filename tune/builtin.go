@@ -59,8 +59,15 @@ func Builtin(name string, ix *msrag.Index) (*FusionModel, error) {
 	return builtinFrom(builtins, "builtin", name, ix)
 }
 
-// builtinFrom is Builtin over the files dir/NAME-*.json of fsys.
-func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, error) {
+// BuiltinModels returns every built-in fusion model called name, in file
+// order: one per set of channels it was fitted for (FusionModel.Windows),
+// so that what an evaluation fuses can be checked before any index is open.
+func BuiltinModels(name string) ([]*FusionModel, error) {
+	return modelsFrom(builtins, "builtin", name)
+}
+
+// modelsFrom reads the built-in fusion models dir/NAME-*.json of fsys.
+func modelsFrom(fsys fs.FS, dir, name string) ([]*FusionModel, error) {
 	if !IsBuiltin(name) {
 		return nil, fmt.Errorf("tune: %q: %w (msrag has %s)", name, ErrNoBuiltin, TransferName)
 	}
@@ -69,7 +76,7 @@ func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, e
 		return nil, fmt.Errorf("tune: built-in fusion %s: no model in this msrag: %w", name, ErrNoBuiltin)
 	}
 	slices.Sort(files)
-	var needs []string
+	var out []*FusionModel
 	for _, f := range files {
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
@@ -79,6 +86,19 @@ func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, e
 		if err != nil {
 			return nil, fmt.Errorf("tune: built-in fusion %s (%s): %w", name, path.Base(f), err)
 		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// builtinFrom is Builtin over the files dir/NAME-*.json of fsys.
+func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, error) {
+	ms, err := modelsFrom(fsys, dir, name)
+	if err != nil {
+		return nil, err
+	}
+	var needs []string
+	for _, m := range ms {
 		if CheckFusionModel(ix, m) == nil {
 			return m, nil
 		}

@@ -1,11 +1,13 @@
 package tune
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -334,17 +336,25 @@ func lacking(f msrag.Fusion, windows msrag.Layout) string {
 	return ""
 }
 
-// Write writes the model to path, atomically, in the current format with
-// its checksum.
+// Write writes the model to path in the current format with its checksum:
+// a file replaced atomically, a link followed, a device or FIFO written as
+// it is (safefile.WriteOutput; a FIFO waits for its reader).
 func (m *FusionModel) Write(path string) error {
-	m.Format = FusionModelFormat
-	m.SHA256 = m.checksum()
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err == nil {
-		err = safefile.WriteFile(path, append(data, '\n'))
-	}
-	if err != nil {
+	if _, err := safefile.WriteOutput(context.Background(), path, m.Encode); err != nil {
 		return fmt.Errorf("tune: writing fusion model %s: %w", path, err)
 	}
 	return nil
+}
+
+// Encode writes the model as Write writes it, in the current format with
+// its checksum, to w.
+func (m *FusionModel) Encode(w io.Writer) error {
+	m.Format = FusionModelFormat
+	m.SHA256 = m.checksum()
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

@@ -46,32 +46,13 @@ func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
 	for i := range ix.NumDocs() {
 		have[ix.DocID(i)] = true
 	}
-	relevant, found, queries := 0, 0, 0
-	example := ""
-	for _, docs := range qrels {
-		hit := false
-		for d, rel := range docs {
-			if rel <= 0 {
-				continue
-			}
-			relevant++
-			if have[d] {
-				found++
-				hit = true
-			} else if example == "" || d < example {
-				example = d
-			}
-		}
-		if hit {
-			queries++
-		}
-	}
+	j := eval.Judged(qrels, func(d string) bool { return have[d] })
 	switch {
-	case relevant == 0:
+	case j.Relevant == 0:
 		return fmt.Errorf("tune: %s judges no document relevant (no score above 0) in %d queries: %w", what, len(qrels), ErrNothingToLearn)
-	case queries == 0:
+	case j.Queries == 0:
 		return fmt.Errorf("tune: none of the %d documents %s judges relevant (such as %q) is in index %s (%d documents): the qrels and the index are of different corpora: %w",
-			relevant, what, example, ix.Dir(), ix.NumDocs(), ErrNothingToLearn)
+			j.Relevant, what, j.Missing, ix.Dir(), ix.NumDocs(), ErrNothingToLearn)
 	}
 	return nil
 }

@@ -176,13 +176,13 @@ func ParseMetric(s string) (faiss.Metric, error) {
 }
 
 // CheckModel fails unless the factory of params makes an index of vectors
-// of dims (channel.ModelChecker).
+// of dims (channel.ModelChecker): FAISS builds one (faiss.CheckBuild).
 func (kind) CheckModel(params any, dims int) error {
 	p, err := paramsOf(params)
 	if err != nil {
 		return err
 	}
-	return faiss.CheckFactory(p.Factory, dims)
+	return faiss.CheckBuild(dims, p.Factory, p.Metric)
 }
 
 // CheckManifest checks the metric and that every window names its FAISS

@@ -13,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/remote"
 	"github.com/msrag/msrag/suite"
 )
 
@@ -76,6 +78,9 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 	if err := s.Embedder.Check(); err != nil { // idle whatever the suite's models
 		return s, deviceUsage("bench", "", err)
 	}
+	if err := benchDevice(s); err != nil {
+		return s, err
+	}
 	served := slices.ContainsFunc(s.Models, func(m suite.Model) bool { return servedName(m.Name) })
 	if err := checkServerFlags(c, "bench", served, "no model of the suite is behind a server"); err != nil {
 		return s, err
@@ -92,6 +97,23 @@ func benchSuite(c *cli.Context) (suite.Suite, error) {
 		}
 	}
 	return s, nil
+}
+
+// benchDevice refuses a device for a suite none of whose models runs on one
+// (servers' models, the hash test embedder): each is opened without it
+// (suite.OpenModel), and a suite searches its FAISS indices on the CPU, so
+// the device would do nothing.
+func benchDevice(s suite.Suite) error {
+	field, value := s.Embedder.ChoosesDevice()
+	if field == "" || slices.ContainsFunc(s.Models, func(m suite.Model) bool { return embed.Devices(embed.Origin{}, m.Name) }) {
+		return nil
+	}
+	var names []string
+	for _, m := range s.Models {
+		names = append(names, remote.Redact(m.Name))
+	}
+	return usagef("bench: %s %s: no model of the suite runs on a device (%s), and bench searches its FAISS indices on the CPU: the option would do nothing",
+		deviceFlagNames[field], value, strings.Join(names, ", "))
 }
 
 // relativeTo returns path, given relative to the working directory, as a

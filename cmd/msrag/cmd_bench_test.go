@@ -20,7 +20,7 @@ func writeSuite(t *testing.T, dir string, models string) string {
 	writeTinyDataset(t, filepath.Join(dir, "data", "small"))
 	file := filepath.Join(dir, "suite.json")
 	s := `{"name": "cli", "out": "out", "k": 20, "window_k": 20, "configs": "windows,rrf,oracle",
-		"datasets": [{"dir": "data/tiny"}, {"dir": "data/small", "task": "SmallRetrieval"}],
+		"datasets": [{"dir": "data/tiny"}, {"dir": "data/small", "task": "SmallRetrieval", "force_task": true}],
 		"models": ` + models + `}`
 	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
 		t.Fatal(err)

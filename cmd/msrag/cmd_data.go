@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
 )
 
 func init() {
@@ -17,15 +18,19 @@ func init() {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "fetch",
-				Usage:     "fetch MTEB retrieval datasets from a Hugging Face hub (MSRAG_HF_ENDPOINT) into the cache",
-				ArgsUsage: "hf:mteb/NAME[@REVISION]...",
-				Description: "Lists the dataset repository mteb/NAME at REVISION (a commit, branch or tag; without one,\n" +
-					"the revision MTEB's task metadata pins: " + strings.Join(hub.Pinned(), ", ") + "), downloads its corpus,\n" +
+				Usage:     "fetch MTEB retrieval datasets from the Hugging Face hub into the cache",
+				ArgsUsage: "mteb:TASK... | hf:mteb/NAME[@REVISION]...",
+				Description: "mteb:TASK (e.g. mteb:SciFact) is a retrieval task of mteb " + mteb.Version + ", whose task metadata names the\n" +
+					"dataset repository and the revision. hf:mteb/NAME[@REVISION] names the repository (REVISION a commit,\n" +
+					"branch or tag; without one, the revision the task reading mteb/NAME pins). Lists the repository at\n" +
+					"the revision, downloads its corpus,\n" +
 					"queries and the qrels of every split, checks each file against the listing (size and sha256\n" +
 					"or git blob id), opens the result as a dataset and only then moves it into place as\n" +
 					"DIR/hf--mteb--NAME@REVISION. Prints that directory, which msrag eval --dataset and a suite's\n" +
 					"datasets take. A dataset already present is not fetched again (--force fetches it anyway).\n\n" +
-					"The hub is $MSRAG_HF_ENDPOINT (there is no default); $HF_TOKEN, if set, is sent as a bearer token.",
+					"The hub is $MSRAG_HF_ENDPOINT, else $HF_ENDPOINT, else https://huggingface.co; $HF_TOKEN (else\n" +
+					"$HUGGING_FACE_HUB_TOKEN, else the token file of hf auth login), if any, is sent as a bearer token;\n" +
+					"with HF_HUB_OFFLINE=1 nothing is asked of the hub and only a dataset already present is printed.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "dir", Usage: "directory that holds the datasets (default: the cache's data directory, " + hub.EnvCache + "/data)"},
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
@@ -40,7 +45,7 @@ func init() {
 
 func dataFetch(c *cli.Context) error {
 	if c.NArg() == 0 {
-		return usagef("data fetch: name at least one dataset, as hf:mteb/NAME[@REVISION]")
+		return usagef("data fetch: name at least one dataset, as mteb:TASK or hf:mteb/NAME[@REVISION]")
 	}
 	// Every name is checked before anything is fetched.
 	for _, name := range c.Args().Slice() {

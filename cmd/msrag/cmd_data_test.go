@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,13 +11,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/mteb"
+	"github.com/msrag/msrag/onnx"
 )
 
 // tinyCommit is the commit the test hub serves.
@@ -28,8 +33,14 @@ const tinyCommit = "89abcdef0123456789abcdef0123456789abcdef"
 // as an LFS file (checked by sha256), the others as git blobs (checked by
 // blob id). It counts the requests.
 func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
+	return tinyHubAs(t, "mteb-tiny", "mteb/tiny", tinyCommit)
+}
+
+// tinyHubAs serves testdata/hub/DIR as the dataset repository repo at
+// commit, as tinyHub does.
+func tinyHubAs(t testing.TB, dir, repo, commit string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	root := filepath.Join("testdata", "hub", "mteb-tiny")
+	root := filepath.Join("testdata", "hub", dir)
 	files := map[string][]byte{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -44,16 +55,16 @@ func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
 		t.Fatal(err)
 	}
 	var requests atomic.Int64
-	const api, resolve = "/api/datasets/mteb/tiny/", "/datasets/mteb/tiny/resolve/"
+	api, resolve := "/api/datasets/"+repo+"/", "/datasets/"+repo+"/resolve/"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
 		switch p := r.URL.Path; {
-		case p == api+"revision/main" || p == api+"revision/"+tinyCommit:
-			json.NewEncoder(w).Encode(map[string]string{"id": "mteb/tiny", "sha": tinyCommit})
-		case p == api+"tree/"+tinyCommit && r.URL.Query().Get("recursive") == "true":
+		case p == api+"revision/main" || p == api+"revision/"+commit:
+			json.NewEncoder(w).Encode(map[string]string{"id": repo, "sha": commit})
+		case p == api+"tree/"+commit && r.URL.Query().Get("recursive") == "true":
 			json.NewEncoder(w).Encode(tinyListing(files))
-		case strings.HasPrefix(p, resolve+tinyCommit+"/") && files[strings.TrimPrefix(p, resolve+tinyCommit+"/")] != nil:
-			w.Write(files[strings.TrimPrefix(p, resolve+tinyCommit+"/")])
+		case strings.HasPrefix(p, resolve+commit+"/") && files[strings.TrimPrefix(p, resolve+commit+"/")] != nil:
+			w.Write(files[strings.TrimPrefix(p, resolve+commit+"/")])
 		default:
 			w.Header().Set("X-Error-Code", "RepoNotFound")
 			http.NotFound(w, r)
@@ -138,9 +149,11 @@ func TestDataFetchErrors(t *testing.T) {
 	}{
 		{"no name", srv.URL, nil, exitUsage, "name at least one dataset"},
 		{"not an mteb dataset", srv.URL, []string{"hf:someone/tiny@main"}, exitUsage, "want hf:mteb/NAME"},
+		{"no such task", srv.URL, []string{"mteb:NoSuchTask"}, exitUsage, "unknown MTEB retrieval task"},
+		{"a task msrag cannot lay out", srv.URL, []string{"mteb:LEMBQMSumRetrieval"}, exitUsage, "dwzhu/LongEmbed"},
 		{"no pinned revision", srv.URL, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
 		{"a bad name after a good one fetches nothing", srv.URL, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
-		{"no endpoint", "", []string{"hf:mteb/tiny@main"}, exitUsage, hub.EnvEndpoint},
+		{"malformed endpoint", "localhost:8080", []string{"hf:mteb/tiny@main"}, exitUsage, "$" + hub.EnvEndpoint},
 		{"no such repository", srv.URL, []string{"hf:mteb/absent@main"}, exitFailure, "404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,4 +171,111 @@ func TestDataFetchErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDataFetchDefaultHub: with no endpoint in the environment, data fetch
+// asks https://huggingface.co, and the error of a failed request names it. A
+// loopback proxy stands in for the network: it records the CONNECT and
+// refuses it, so the test reaches no hub, with or without internet.
+func TestDataFetchDefaultHub(t *testing.T) {
+	var connects []string
+	var mu sync.Mutex
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		connects = append(connects, r.Method+" "+r.Host)
+		mu.Unlock()
+		http.Error(w, "no network in this test", http.StatusBadGateway)
+	}))
+	defer proxy.Close()
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(name) {
+		case hub.EnvEndpoint, hub.EnvHFEndpoint, hub.EnvToken, hub.EnvTokenLegacy, hub.EnvTokenPath, hub.EnvHome,
+			hub.EnvOffline, hub.EnvOfflineLegacy, "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "data", "fetch", "--dir", root, "hf:mteb/scifact")
+	cmd.Env = append(env, "MSRAG_TEST_MAIN=1", "HTTPS_PROXY="+proxy.URL, hub.EnvHome+"="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	rev, _ := hub.PinnedRevision("scifact")
+	want := "GET https://huggingface.co/api/datasets/mteb/scifact/tree/" + rev
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(stderr.String(), want) {
+		t.Errorf("code %d (%v), stderr %q; want %d and an error naming %s", code, err, stderr.String(), exitFailure, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(connects) == 0 || connects[0] != "CONNECT huggingface.co:443" {
+		t.Errorf("the proxy saw %q, want CONNECT huggingface.co:443", connects)
+	}
+	if es, _ := os.ReadDir(root); len(es) != 0 || stdout.Len() != 0 {
+		t.Errorf("a failed fetch printed %q and left %d entries", stdout.String(), len(es))
+	}
+}
+
+// TestEvalMTEBTask runs msrag eval --dataset mteb:SciFact from a hub that
+// serves mteb/scifact (a tiny stand-in of its files) at the revision mteb's
+// SciFact task pins: the dataset is fetched into the cache on first use,
+// evaluated on the task's split, and named as the task in the MTEB result
+// files with the commit; a second run, offline, asks the hub nothing.
+func TestEvalMTEBTask(t *testing.T) {
+	task, _ := mteb.Get("SciFact")
+	srv, requests := tinyHubAs(t, "mteb-tiny", "mteb/scifact", task.Revision)
+	t.Setenv(hub.EnvEndpoint, srv.URL)
+	hashTokenizer(t)
+	scratchCache(t)
+	args := []string{"eval", "--quiet", "--dataset", "mteb:SciFact", "--model", "hash-test-embedder", "--windows", "8", "--k", "10", "--window-k", "10"}
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "", append(args, "--out", out)...)
+	if code != exitOK {
+		t.Fatalf("eval: code %d\n%s", code, stderr)
+	}
+	e := readEval(t, out)
+	if e.Split != "test" || e.MTEB == nil || e.MTEB.Task != "SciFact" || e.MTEB.DatasetRevision != task.Revision || e.Queries != 2 {
+		t.Errorf("split %s, mteb %+v, %d queries", e.Split, e.MTEB, e.Queries)
+	}
+	asked := requests.Load()
+	code, _, stderr = runCLI(t, "", append(args, "--offline", "--out", t.TempDir())...)
+	if code != exitOK || requests.Load() != asked {
+		t.Errorf("offline, present: code %d, %d requests\n%s", code, requests.Load()-asked, stderr)
+	}
+}
+
+// TestEvalMTEBTaskRule runs msrag eval --dataset mteb:ArguAna, whose task
+// drops a retrieved document whose id is the query's (every query here is
+// also a document, found first): the rule is applied and said to be the
+// task's.
+func TestEvalMTEBTaskRule(t *testing.T) {
+	task, _ := mteb.Get("ArguAna")
+	srv, _ := tinyHubAs(t, "mteb-arguana-tiny", "mteb/arguana", task.Revision)
+	t.Setenv(hub.EnvEndpoint, srv.URL)
+	hashTokenizer(t)
+	scratchCache(t)
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "", "eval", "--quiet", "--dataset", "mteb:ArguAna", "--model", "hash-test-embedder",
+		"--windows", "8", "--k", "10", "--window-k", "10", "--out", out)
+	if code != exitOK {
+		t.Fatalf("eval: code %d\n%s", code, stderr)
+	}
+	e := readEval(t, out)
+	if !e.Scoring.IgnoreIdenticalIDs || !strings.Contains(e.Scoring.Source, "task ArguAna") || e.Scoring.Dropped == 0 || e.MTEB.Task != "ArguAna" {
+		t.Errorf("scoring %+v, mteb %+v", e.Scoring, e.MTEB)
+	}
+}
+
+// scratchCache points the cache at an empty directory for the test, with
+// the models of the cache it had.
+func scratchCache(t *testing.T) {
+	t.Helper()
+	models := onnx.ModelsDir()
+	cache := t.TempDir()
+	if err := os.Symlink(models, filepath.Join(cache, "models")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(hub.EnvCache, cache)
 }

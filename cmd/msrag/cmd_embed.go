@@ -53,7 +53,7 @@ func embedAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("embed: takes no arguments; texts come from standard input")
 	}
-	if _, err := outFlag(c, "embed"); err != nil {
+	if _, err := outFileFlag(c, "embed"); err != nil {
 		return err
 	}
 	role, err := onnx.ParseRole(c.String("role"))
@@ -103,7 +103,7 @@ func embedAction(c *cli.Context) error {
 		return err
 	}
 	defer emb.Close()
-	err = embedOutput(c.String("out"), c.App.Writer, format, emb.Dims(), func(vw *output.VectorWriter) error {
+	err = embedOutput(c, format, emb.Dims(), func(vw *output.VectorWriter) error {
 		return embedAll(c, emb, role, vw)
 	})
 	if err == nil && c.Bool("stats") {
@@ -140,10 +140,12 @@ func embedAll(c *cli.Context, emb *onnx.Embedder, role onnx.Role, vw *output.Vec
 	}
 }
 
-// embedOutput runs fn with a vector writer on the output and closes it: a
-// file written atomically (an npy file streamed, its header patched at the
-// end), or stdout (an npy output held until the end).
-func embedOutput(path string, stdout io.Writer, format output.VectorFormat, dims int, fn func(*output.VectorWriter) error) error {
+// embedOutput runs fn with a vector writer on --out and closes it: a file
+// written atomically (an npy file streamed, its header patched at the end),
+// or stdout, a device, a FIFO or a socket (an npy output held until the
+// end), as writeOutput writes.
+func embedOutput(c *cli.Context, format output.VectorFormat, dims int, fn func(*output.VectorWriter) error) error {
+	path, stdout := c.String("out"), c.App.Writer
 	run := func(w io.Writer, at io.WriterAt) error {
 		vw, err := output.NewVectorWriter(w, at, format, dims)
 		if err != nil {
@@ -161,11 +163,15 @@ func embedOutput(path string, stdout io.Writer, format output.VectorFormat, dims
 		}
 		return bw.Flush()
 	}
-	f, err := safefile.Create(path)
+	f, err := safefile.CreateOutput(c.Context, path)
 	if err != nil {
 		return fmt.Errorf("embed: %w", err)
 	}
-	if err := run(f, f); err != nil {
+	var at io.WriterAt
+	if f.Seekable() {
+		at = f
+	}
+	if err := run(f, at); err != nil {
 		f.Abort()
 		return err
 	}
@@ -255,7 +261,7 @@ func embedRemote(c *cli.Context, role onnx.Role, format output.VectorFormat) err
 		return err
 	}
 	defer emb.Close()
-	err = embedOutput(c.String("out"), c.App.Writer, format, emb.Spec().Dims, func(vw *output.VectorWriter) error {
+	err = embedOutput(c, format, emb.Spec().Dims, func(vw *output.VectorWriter) error {
 		rd := newTextReader(c.App.Reader, c.Bool("lines"))
 		for {
 			texts, err := rd.next(embedBlock)

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/hub"
+	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
@@ -35,10 +42,12 @@ func init() {
 			"               (rrf:c=60;base=1), since ',' separates configurations\n\n" +
 			"Writes into --out: results.json (every configuration x metric, means and per-query values,\n" +
 			"model, windows, versions, timings), report.md, recall_at_k.{png,svg},\n" +
-			"oracle_best_window.{png,svg}, runs/<config>.trec and runs/metrics.json, one MTEB result file per\n" +
+			"oracle_best_window.{png,svg}, runs/NAME.trec (the configuration's name made shell-safe; the name is\n" +
+			"its TREC tag) and runs/metrics.json, one MTEB result file per\n" +
 			"configuration (mteb/results/msrag__MODEL-CONFIG/REVISION/TASK.json, which the mteb package's\n" +
 			"ResultCache(cache_path=OUT/mteb).load_results() reads; TASK from --mteb-task or the dataset's\n" +
-			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
+			"name: scifact is SciFact), and prints the command that checks every metric against pytrec_eval. The files\n" +
+			"an earlier eval listed in --out's results.json are removed first; any other file there is left and named. Metrics are MTEB's at 1, 3, 5, 10, 20, 100 and\n" +
 			"1000 plus cdr (correct-document recall) at 1, 2, 3, 5, 10; each query ranks --k documents, so\n" +
 			"the @1000 metrics need --k 1000 to mean what MTEB's do. The task's MTEB scoring rules apply to\n" +
 			"every configuration (ArguAna drops a retrieved document whose id is the query's: docs/eval.md);\n" +
@@ -52,12 +61,12 @@ func init() {
 			"needs a model, is not among the default configurations (naming it is refused).\n\n" +
 			phaseHelp + " Only the gather writes --out.\n\n" + remoteHelp,
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv)"},
-			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together"},
+			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset directory in BEIR layout (corpus, queries, qrels/<split>.tsv), or mteb:TASK: an MTEB retrieval task's dataset, fetched into the cache on first use (msrag data fetch), evaluated on the task's split with its scoring rules, and, for a hub model MTEB gives prompts of its own, with those"},
+			&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split; several joined by + (train+dev) are judged together (with mteb:TASK: the task's evaluation split)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index)"},
+			&cli.StringFlag{Name: "index", Usage: "index directory to reuse or build (default OUT/index); an index there gives --model and --windows when they are not given"},
 			modelFlag(),
-			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens (when not given, sizes above what the model takes are lowered to it: 100,200,254 for all-minilm-l6-v2)"},
 			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "configs", Value: experiment.DefaultConfigs, Usage: "configurations (see above)"},
@@ -71,7 +80,8 @@ func init() {
 			&cli.IntFlag{Name: "cv-folds", Usage: "adds learned-cv and learned+router-cv: each fold ranked by a rule fitted on the others (a split without a training split)"},
 			&cli.StringFlag{Name: "cv-group", Usage: "regular expression over query ids: queries with the same first submatch share a fold (e.g. '^(.+)-[gs][0-9]+$': one meeting's queries)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
-			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files (default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.StringFlag{Name: "mteb-task", Usage: "MTEB task name of the result files and scoring rules, one of the pinned mteb's (a name in another case is respelled; default: from the dataset's directory name, e.g. scifact -> SciFact)"},
+			&cli.BoolFlag{Name: "force-mteb-task", Usage: "take --mteb-task when it is another task than the dataset directory's, of other modalities than text, or of no MTEB task (then letters, digits and . _ - only)"},
 			&cli.StringFlag{Name: "mteb-revision", Usage: "dataset_revision of the MTEB result files (default: the commit of a fetched dataset, else the dataset's sha256 fingerprint)"},
 			&cli.BoolFlag{Name: "ignore-identical-ids", Usage: "=true|false: score with or without MTEB's rule that drops a retrieved document whose id is the query's (default: as the MTEB task does: ArguAna and its translations drop it)"},
 			&cli.BoolFlag{Name: "skip-first-result", Usage: "=true|false: score with or without MTEB's rule that drops each query's first result (default: as the MTEB task does)"},
@@ -86,7 +96,14 @@ func evalSpec(c *cli.Context) (experiment.Spec, []msrag.Embedding, error) {
 	if c.NArg() != 0 {
 		return experiment.Spec{}, nil, usagef("eval: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "eval"); err != nil {
+	out, err := outFlag(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, nil, err
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() { // found before the index is built
+		return experiment.Spec{}, nil, usagef("eval: --out %s exists and is not a directory: eval writes a directory of results", out)
+	}
+	if err := indexDefaults(c, "eval"); err != nil {
 		return experiment.Spec{}, nil, err
 	}
 	build, modes, err := buildFlags(c, "eval", true)
@@ -104,34 +121,76 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	if noModel(c) && !c.IsSet("configs") {
 		configText = experiment.NoModelConfigs
 	}
+	copts, err := corpusOptions(c, "eval")
+	if err != nil {
+		return experiment.Spec{}, err
+	}
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
-		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: corpusOptions(c),
-		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), Revision: c.String("mteb-revision"),
+		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
+		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), ForceTask: c.Bool("force-mteb-task"), Revision: c.String("mteb-revision"),
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
-	var err error
-	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); err != nil {
+	if err := checkMTEBTask(c, &spec.MTEB, spec.Dataset); err != nil {
+		return spec, err
+	}
+	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, msrag.ErrUnknownRule) {
+		return experiment.Spec{}, usagef("eval: --configs: %w; the evaluation index's channels, each a configuration alone: %s", err, spec.Layout())
+	} else if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)
 	}
 	if !c.IsSet("configs") {
 		spec.Configs = nil // the defaults: those an index without the full window cannot serve are left out
 	}
-	if spec.K < 1 || spec.WindowK < 1 || spec.Batch < 1 {
-		return spec, usagef("eval: --k, --window-k and --batch must be at least 1")
+	if err := atLeastOne(c, "eval", "k", "window-k", "batch"); err != nil {
+		return spec, err
+	}
+	if task, ok := strings.CutPrefix(spec.Dataset, "mteb:"); ok {
+		if _, err := hub.ParseTask(task); err != nil {
+			return spec, usageError{fmt.Errorf("eval: --dataset: %w", err)}
+		}
 	}
 	if _, err := embedderOptions(c); err != nil {
 		return spec, err
 	}
-	if !noModel(c) {
-		if spec.GPUs, err = faissGPUs(c); err != nil {
-			return spec, err
-		}
-	}
 	if err := evalPhase(c, &spec); err != nil {
 		return spec, err
 	}
+	if p, _ := phaseFlag(c, "eval"); !noModel(c) && (p.phase == phaseNone || p.phase == phaseScatter) {
+		if spec.GPUs, err = faissGPUs(c); err != nil { // the phases that search FAISS
+			return spec, err
+		}
+	}
 	return spec, learnedFlags(c, &spec)
+}
+
+// checkMTEBTask checks --mteb-task (experiment.CheckTask) before any work
+// and puts it into o in mteb's spelling, saying so when it respelled it;
+// the dataset's own task is its folder's, or mteb:TASK's.
+func checkMTEBTask(c *cli.Context, o *experiment.MTEBOptions, dataset string) error {
+	if c.Bool("force-mteb-task") && o.Task == "" {
+		return usagef("eval: --force-mteb-task forces the task --mteb-task names, and none is given")
+	}
+	if o.Task == "" {
+		return nil // the dataset's own, checked with it (experiment.Spec)
+	}
+	if name, ok := strings.CutPrefix(dataset, "mteb:"); ok {
+		if ref, err := hub.ParseTask(name); err == nil {
+			dataset = ref.Task.Name // what experiment.TaskName knows it by
+		}
+	}
+	task, respelled, err := experiment.CheckTask(o.Task, dataset, o.ForceTask)
+	if errors.Is(err, experiment.ErrTask) {
+		return usagef("eval: --mteb-task: %w (--force-mteb-task takes it all the same)", err)
+	}
+	if err != nil {
+		return usagef("eval: --mteb-task: %w", err)
+	}
+	if respelled && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "eval: --mteb-task %s is %s in mteb's spelling: its result files and scoring rules are %s's\n", o.Task, task, task)
+	}
+	o.Task = task
+	return nil
 }
 
 // boolIfSet is the value of the boolean flag name when it was given, nil
@@ -157,6 +216,11 @@ func evalPhase(c *cli.Context, spec *experiment.Spec) error {
 		return usagef("eval: --phase evaluates the index of --index as it is: no --embedding late, no --rebuild")
 	}
 	if err := t.checkShardCount(c, "eval", shardDirs(spec.Build.Out)); err != nil {
+		return err
+	}
+	embeds := !noModel(c) && embed.Devices(embed.Origin{}, c.String("model")) &&
+		slices.ContainsFunc(spec.Layout().Kinds(), func(k msrag.ChannelKind) bool { return k.Needs().Has(channel.QueryVectors) })
+	if err := phaseDevice(c, "eval", t, embeds); err != nil {
 		return err
 	}
 	spec.Work, spec.Shard = t.work, t.shard
@@ -203,15 +267,30 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	prompts, err := evalTask(c, &spec)
+	if err != nil {
+		return err
+	}
 	if spec.Build.Tokenizer == nil {
 		eo, err := modelOptions(c, "eval", true)
 		if err != nil {
 			return err
 		}
+		if prompts != nil {
+			eo.Extra = append([]any{onnx.Options{FP16: c.Bool("fp16"), Prompts: prompts}}, eo.Extra...)
+		}
 		if spec.Build.Embedder, err = openEmbedder(c, c.String("model"), eo); err != nil {
 			return err
 		}
 		defer spec.Build.Embedder.Close()
+		if spec.Build.Windows = fitDefaultWindows(c, "eval", spec.Build.Windows, spec.Build.Embedder.Spec()); c.IsSet("configs") {
+			if spec.Configs, err = experiment.ParseConfigs(c.String("configs"), spec.Layout()); err != nil {
+				return usagef("eval: --configs: %w", err)
+			}
+		}
+		if err := checkModelChannels("eval", spec.Build.Channels, spec.Build.Embedder.Spec().Dims); err != nil {
+			return err
+		}
 	}
 	var bar *progressBar
 	if !c.Bool("quiet") {
@@ -245,6 +324,46 @@ func evalAction(c *cli.Context) error {
 	return printEval(c.App.Writer, c.App.ErrWriter, res)
 }
 
+// evalTask fetches the dataset of --dataset mteb:TASK (unless present, or
+// refused with --offline) and points spec at it; for a hub model, it
+// returns the prompts the pinned mteb gives the model for the task, if it
+// gives some, and says on standard error which prompts apply.
+func evalTask(c *cli.Context, spec *experiment.Spec) (*onnx.Prompts, error) {
+	name, ok := strings.CutPrefix(spec.Dataset, "mteb:")
+	if !ok {
+		return nil, nil
+	}
+	ref, err := hub.ParseTask(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	opts := hub.DatasetOptions{Offline: c.Bool("offline") || onnx.OfflineEnv()}
+	if !c.Bool("quiet") {
+		opts.Log = c.App.ErrWriter
+	}
+	dir, err := hub.FetchDataset(c.Context, spec.Dataset, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !c.IsSet("split") {
+		spec.Split = ""
+	}
+	if err := spec.ForTask(dir, *ref.Task); err != nil {
+		return nil, usageError{err}
+	}
+	model, ok := strings.CutPrefix(c.String("model"), "hf:")
+	if !ok {
+		return nil, nil
+	}
+	model, _, _ = strings.Cut(model, "@")
+	q, d, source, ok := experiment.MTEBPrompts(model, *ref.Task)
+	fmt.Fprintf(noteWriter(c), "eval: prompts: %s\n", source)
+	if !ok {
+		return nil, nil
+	}
+	return &onnx.Prompts{Query: q, Passage: d, Source: source}, nil
+}
+
 // printModes prints the comparison of the embeddings and what was written.
 func printModes(stdout, stderr io.Writer, res *experiment.ModesResult) error {
 	if err := report.WriteModesMarkdown(stdout, res.Modes); err != nil {
@@ -269,6 +388,6 @@ func printEval(stdout, stderr io.Writer, res *experiment.Result) error {
 		fmt.Fprintf(stderr, "eval: wrote %d MTEB result files under %s (scripts/check_mteb_results.py loads them with mteb)\n",
 			len(f.MTEB), filepath.Join(filepath.Dir(f.Results), "mteb"))
 	}
-	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (from the repository root, in the Python environment scripts/check_metrics.py describes):\n\n  %s\n", f.CheckCommand())
+	fmt.Fprintf(stdout, "Check every metric against pytrec_eval (python3 with pytrec_eval: the header of %s says how to make one):\n\n  %s\n", f.Checker, f.CheckCommand())
 	return nil
 }

@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// TestEvalMTEBFlags checks that --mteb-task and --mteb-revision name the MTEB
-// result files.
+// TestEvalMTEBFlags checks that --mteb-task (a name of one's own, forced)
+// and --mteb-revision name the MTEB result files.
 func TestEvalMTEBFlags(t *testing.T) {
 	hashTokenizer(t)
 	data, out := filepath.Join(t.TempDir(), "tiny"), t.TempDir()
 	writeTinyDataset(t, data)
 	code, _, stderr := runCLI(t, "", "eval", "--quiet", "--dataset", data, "--model", "hash-test-embedder", "--windows", "16",
-		"--configs", "rrf", "--out", out, "--k", "20", "--window-k", "20", "--mteb-task", "TinyRetrieval", "--mteb-revision", "r1")
+		"--configs", "rrf", "--out", out, "--k", "20", "--window-k", "20", "--mteb-task", "TinyRetrieval", "--force-mteb-task", "--mteb-revision", "r1")
 	if code != exitOK {
 		t.Fatalf("eval: code %d\n%s", code, stderr)
 	}

@@ -169,7 +169,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "runs", "metrics.json")); err != nil || json.Unmarshal(b, &checkable) != nil || len(checkable) != 5 {
 		t.Errorf("runs/metrics.json: %d runs, want 5 (%v)", len(checkable), err)
 	}
-	if !strings.Contains(stdout, "| tiny | 10 |") || !strings.Contains(stdout, "scripts/check_metrics.py --qrels "+filepath.Join(data, "qrels", "test.tsv")) {
+	if !strings.Contains(stdout, "| tiny | 10 |") || !strings.Contains(stdout, "check_metrics.py --qrels "+absPath(t, filepath.Join(data, "qrels", "test.tsv"))) {
 		t.Errorf("stdout lacks the summary or the check command:\n%s", stdout)
 	}
 	checkWithPytrecEval(t, stdout)
@@ -219,26 +219,44 @@ func TestEvalEndToEnd(t *testing.T) {
 	}
 }
 
-// checkWithPytrecEval runs the check command eval printed, from the
-// repository root, when the Python environment with pytrec_eval is there.
+// checkWithPytrecEval runs the check command eval printed, as printed,
+// from another directory, when a Python environment of the cache (eval or
+// mteb) has pytrec_eval.
 func checkWithPytrecEval(t *testing.T, stdout string) {
 	t.Helper()
-	i := strings.Index(stdout, "python3 scripts/check_metrics.py ")
+	i := strings.Index(stdout, "python3 /")
 	if i < 0 {
 		t.Fatalf("no check command in:\n%s", stdout)
 	}
 	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
-	python := filepath.Join(cache.Dir(), "venv", "eval", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Logf("not checked against pytrec_eval: %v", err)
+	var python string
+	for _, v := range []string{"eval", "mteb"} {
+		p := filepath.Join(cache.Dir(), "venv", v, "bin", "python3")
+		if exec.Command(p, "-c", "import pytrec_eval").Run() == nil {
+			python = p
+			break
+		}
+	}
+	if python == "" {
+		t.Logf("not checked against pytrec_eval: no venv eval or mteb with it under %s", cache.Dir())
 		return
 	}
-	fields := strings.Fields(line)
-	cmd := exec.Command(python, fields[1:]...)
-	cmd.Dir = filepath.Join("..", "..")
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, out)
 	}
+}
+
+// absPath is path made absolute.
+func absPath(t *testing.T, path string) string {
+	t.Helper()
+	a, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // TestEvalOfIndexBuiltByIndex checks that eval --index takes an index built
@@ -498,7 +516,7 @@ func TestEvalEmbeddings(t *testing.T) {
 		t.Errorf("late results.json: embedding %q, late %+v", r.Embedding, r.Late)
 	}
 	code, stdout, stderr = runCLI(t, "", "compare", "--json", filepath.Join(out, "cmp.json"), filepath.Join(out, "late"), filepath.Join(out, "independent", "results.json"))
-	if code != exitOK || !strings.Contains(stdout, "independent − late") {
+	if code != exitOK || !strings.Contains(stdout, "independent − late") || !strings.Contains(stdout, "p (t-test)") || !strings.Contains(stdout, "p (randomization)") {
 		t.Errorf("compare: code %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "cmp.json")); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/internal/store"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func init() {
 			&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus file or directory"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to write"},
 			modelFlag(),
-			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens"},
+			&cli.StringFlag{Name: "windows", Value: "100,200,500", Usage: "window sizes in content tokens (when not given, sizes above what the model takes are lowered to it: 100,200,254 for all-minilm-l6-v2)"},
 			strideFlag(),
 			shortTailFlag(),
 			&cli.StringFlag{Name: "shard", Usage: "i/n: index only shard i of n of the corpus"},
@@ -43,6 +44,7 @@ func init() {
 			&cli.BoolFlag{Name: "dedupe-ids", Usage: "keep the first document of a repeated id instead of failing"},
 			&cli.BoolFlag{Name: "full", Usage: "also index each document whole, truncated to the model's maximum (MTEB's way; search it with --fusion full)"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for another build of --out instead of failing"},
+			&cli.BoolFlag{Name: "rebuild", Usage: "replace the index in --out (without it, an --out that holds an index is refused)"},
 			&cli.IntFlag{Name: "workers", Usage: "tokenizer goroutines (0: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on standard error"},
 		}, append(append(corpusFlags(), channelFlagSet()...), embeddingFlags(false)...)...), append(deviceFlags(), remoteModelFlags()...)...),
@@ -55,7 +57,14 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if c.NArg() != 0 {
 		return msrag.Config{}, corpus.Options{}, usagef("index: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "index"); err != nil {
+	out, err := outFlag(c, "index")
+	if err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
+	if err := store.CheckReplaceable(out); err != nil { // checked again once the lock is held
+		return msrag.Config{}, corpus.Options{}, usagef("index: --out: %w", err)
+	}
+	if err := checkReplace(c, "index", out); err != nil {
 		return msrag.Config{}, corpus.Options{}, err
 	}
 	shard, err := parseShard(c.String("shard"))
@@ -79,7 +88,10 @@ func indexConfig(c *cli.Context) (msrag.Config, corpus.Options, error) {
 	if shard.N > 1 {
 		cfg.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
 	}
-	copts := corpusOptions(c)
+	copts, err := corpusOptions(c, "index")
+	if err != nil {
+		return msrag.Config{}, corpus.Options{}, err
+	}
 	copts.Shard, copts.BlockLines, copts.DedupeIDs = shard, c.Int("block-lines"), c.Bool("dedupe-ids")
 	return cfg, copts, nil
 }
@@ -102,7 +114,7 @@ func indexAction(c *cli.Context) error {
 		if err := checkModelChannels("index", cfg.Channels, emb.Spec().Dims); err != nil {
 			return err
 		}
-		cfg.Embedder = emb
+		cfg.Embedder, cfg.Windows = emb, fitDefaultWindows(c, "index", cfg.Windows, emb.Spec())
 	}
 	src, err := openCorpusReader(c.String("corpus"), copts)
 	if err != nil {
@@ -117,12 +129,16 @@ func indexAction(c *cli.Context) error {
 		bar = newProgressBar(c.App.ErrWriter, "index")
 		cfg.Progress, cfg.Units = bar.callback(), expectedUnits(c.String("corpus"), copts)
 	}
+	_, had := os.Stat(filepath.Join(cfg.Out, "manifest.json"))
 	ix, stats, err := msrag.BuildWithStats(c.Context, src, cfg)
 	bar.finish()
 	if err != nil {
 		return asUsage(err)
 	}
 	defer ix.Close()
+	if had == nil {
+		fmt.Fprintf(c.App.ErrWriter, "index: replaced the index that was in %s (--rebuild)\n", cfg.Out)
+	}
 	st := src.Stats()
 	if cfg.Embedder == nil {
 		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (no model, windows cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",

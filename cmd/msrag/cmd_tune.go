@@ -11,6 +11,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 	"github.com/msrag/msrag/tune"
 )
@@ -57,7 +58,7 @@ func tuneAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("tune: unexpected arguments %v", c.Args().Slice())
 	}
-	if _, err := outFlag(c, "tune"); err != nil {
+	if err := tuneOut(c); err != nil {
 		return err
 	}
 	if c.Int("folds") < 2 || c.Int("window-k") < 1 || c.Int("batch") < 1 {
@@ -107,8 +108,8 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Write(c.String("out")); err != nil {
-		return err
+	if _, err := safefile.WriteOutput(c.Context, c.String("out"), m.Encode); err != nil {
+		return fmt.Errorf("tune: writing fusion model %s: %w", c.String("out"), err)
 	}
 	desc := "no router"
 	if m.Router != nil {
@@ -116,6 +117,21 @@ func tuneAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "tune: wrote %s: %s (%s) from %d queries of %s, split %s\n",
 		c.String("out"), m.Rule, desc, ss.Queries(), strings.Join(datasets, ", "), c.String("split"))
+	return nil
+}
+
+// tuneOut checks --out before any work: a file one can write, and not a
+// name that --fusion-model reads as a built-in fusion model (transfer),
+// which would never read the file written.
+func tuneOut(c *cli.Context) error {
+	out, err := outFileFlag(c, "tune")
+	if err != nil {
+		return err
+	}
+	if _, builtin, err := tune.ParseBuiltin(out); builtin || err != nil {
+		return usagef("tune: --out %s: --fusion-model %s names the built-in fusion model, so a file of that name would never be read as written: "+
+			"give another name (such as %s.json), or ./%s to write it there and read it back by that path", out, out, out, out)
+	}
 	return nil
 }
 

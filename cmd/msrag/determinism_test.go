@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 )
 
@@ -21,16 +22,16 @@ const int8Model = "all-minilm-l6-v2-int8"
 // (under CI their absence fails).
 func needInt8Model(t *testing.T) string {
 	t.Helper()
-	data := filepath.Join("..", "..", "..", "shared", "data", "scifact")
+	data := testfiles.DataDir("scifact")
 	_, errModel := onnx.ResolveModel(int8Model)
 	_, errLib := os.Stat(onnx.LibraryPath())
 	_, errData := os.Stat(filepath.Join(data, "corpus.jsonl.gz"))
 	for _, err := range []error{errModel, errLib, errData} {
 		if err != nil {
-			if os.Getenv("CI") != "" {
+			if testfiles.UnderCI() {
 				t.Fatalf("determinism test inputs absent under CI: %v", err)
 			}
-			t.Skipf("determinism test inputs absent (make setup, ../shared/data): %v", err)
+			t.Skipf("determinism test inputs absent (make setup): %v", err)
 		}
 	}
 	return data

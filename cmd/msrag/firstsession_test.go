@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/internal/cache"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
@@ -33,7 +33,7 @@ func TestFirstSession(t *testing.T) {
 	if !haveMvn() {
 		t.Skip("mvn (Maven) is missing: the model's jar cannot be fetched (apt-get install maven)")
 	}
-	scifact := filepath.Join(cache.Dir(), "data", "scifact")
+	scifact := testfiles.DataDir("scifact")
 	lib := onnx.LibraryPath()
 	for _, p := range []string{filepath.Join(scifact, "qrels", "test.tsv"), lib} {
 		if _, err := os.Stat(p); err != nil {
@@ -62,10 +62,11 @@ func TestFirstSession(t *testing.T) {
 	msragBin := filepath.Join(bin, "msrag")
 	session := [][]string{
 		{"index", "--corpus", "scifact-small", "--out", "idx", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--out", "run.trec"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
-		{"search", "--index", "idx", "--queries", "scifact-small", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
-		{"eval", "--dataset", "scifact-small", "--split", "test", "--model", "all-minilm-l6-v2-int8", "--windows", "64,128,254", "--index", "idx", "--out", "eval"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--out", "run.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--fusion", "rrf", "--out", "dense.trec"},
+		{"search", "--index", "idx", "--queries", "scifact-small", "--split", "test", "--k", "10", "--fusion", "rrf:windows=lexical", "--out", "lexical.trec"},
+		{"eval", "--dataset", "scifact-small", "--split", "test", "--index", "idx", "--out", "eval"},
+		{"compare", "--qrels", "scifact-small/qrels/test.tsv", "run.trec", "dense.trec", "lexical.trec"},
 	}
 	var logs []string
 	for _, args := range session {

@@ -82,15 +82,23 @@ func corpusFlags() []cli.Flag {
 		&cli.StringFlag{Name: "id-col", Value: "_id", Usage: "id column (Parquet, Arrow) or key (JSONL)"},
 		&cli.StringFlag{Name: "title-col", Value: "title", Usage: "title column or key (absent: no titles)"},
 		&cli.StringFlag{Name: "text-col", Value: "text", Usage: "text column or key"},
+		&cli.IntFlag{Name: "max-doc-bytes", Value: corpus.DefaultMaxDocBytes, Usage: "the longest JSONL line (one document) read, in bytes, up to 268435456: a longer one is refused before it is tokenized (a build's memory peaks at some 25 times its largest document)"},
 	}
 }
 
-func corpusOptions(c *cli.Context) corpus.Options {
-	return corpus.Options{
+// corpusOptions maps the corpus flags, refusing a --max-doc-bytes out of
+// range before any work.
+func corpusOptions(c *cli.Context, cmd string) (corpus.Options, error) {
+	o := corpus.Options{
 		IDColumn:    c.String("id-col"),
 		TitleColumn: c.String("title-col"),
 		TextColumn:  c.String("text-col"),
+		MaxDocBytes: c.Int("max-doc-bytes"),
 	}
+	if o.MaxDocBytes < 1 || o.MaxDocBytes > 256<<20 {
+		return o, usagef("%s: --max-doc-bytes %d: want 1 to %d", cmd, o.MaxDocBytes, 256<<20)
+	}
+	return o, nil
 }
 
 func fmtInts(v []int) string {
@@ -131,6 +139,17 @@ func queriesPath(path string) (string, error) {
 		return ds.Queries, nil
 	}
 	return path, nil
+}
+
+// atLeastOne refuses the first of the integer flags names whose value is
+// below 1, naming it and its value.
+func atLeastOne(c *cli.Context, cmd string, names ...string) error {
+	for _, n := range names {
+		if v := c.Int(n); v < 1 {
+			return usagef("%s: --%s %d: must be at least 1", cmd, n, v)
+		}
+	}
+	return nil
 }
 
 // quietFlag is --quiet, for the commands that print progress or notes.

@@ -148,6 +148,9 @@ func embedderOptions(c *cli.Context) (embed.Options, error) {
 // them).
 func openEmbedder(c *cli.Context, name string, eo embed.Options) (msrag.Embedder, error) {
 	e, err := msrag.OpenEmbedder(c.Context, name, eo)
+	if errors.Is(err, onnx.ErrUnknownModel) {
+		return nil, usageError{fmt.Errorf("--model: %w", err)}
+	}
 	return e, remoteUsage(err)
 }
 

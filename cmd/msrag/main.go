@@ -16,10 +16,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/msrag/msrag"
 	_ "github.com/msrag/msrag/channels" // every built-in kind of channel
 	"github.com/msrag/msrag/chunk"
 	_ "github.com/msrag/msrag/embedders" // every built-in embedder kind
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/late"
 )
 
@@ -44,10 +46,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 // asUsage marks errors that reject the configuration itself (a window the
 // model cannot take, windows given twice, cross-validation groups that
-// group nothing) as usage errors; they are found before any document is
-// read or query embedded.
+// group nothing, a fusion model of channels left out, an MTEB task name
+// refused, an output directory that is not an index) as usage errors; they
+// are found before any document is read or query embedded.
 func asUsage(err error) error {
-	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) || errors.Is(err, experiment.ErrCVGroups) {
+	if errors.Is(err, chunk.ErrTooLong) || errors.Is(err, chunk.ErrConfig) || errors.Is(err, late.ErrConfig) || errors.Is(err, experiment.ErrCVGroups) ||
+		errors.Is(err, experiment.ErrLearnedChannels) || errors.Is(err, experiment.ErrTask) || errors.Is(err, experiment.ErrTaskName) ||
+		errors.Is(err, safefile.ErrNotReplaceable) {
 		return usageError{err}
 	}
 	return err
@@ -56,6 +61,13 @@ func asUsage(err error) error {
 // usagef returns a usage error (exit code 2) with a formatted message.
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print msrag's version: release, source revision and Go toolchain"}
+	cli.VersionPrinter = func(c *cli.Context) {
+		fmt.Fprintf(c.App.Writer, "msrag %s (%s)\n", c.App.Version, msrag.CurrentBuild().GoVersion)
+	}
 }
 
 // prepareOnce wraps the commands' actions once per process.
@@ -71,6 +83,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"windows of several sizes (default 100, 200, 500 tokens), embeds the windows with an ONNX\n" +
 			"model, keeps one FAISS index per size, and fuses the per-size chunk rankings into one\n" +
 			"document ranking with Reciprocal Rank Fusion.",
+		Version:         msrag.CurrentBuild().String(),
 		Commands:        commands,
 		Reader:          stdin,
 		Writer:          stdout,

@@ -3,12 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/scatter"
@@ -127,11 +128,15 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 	if err != nil {
 		return err
 	}
-	qpath, err := queriesPath(c.String("queries"))
-	if err != nil {
+	searched := kinds
+	if searched == nil {
+		searched = id.Layout.Kinds()
+	}
+	embeds := !man.Model.None() && msrag.EmbedderDevices(man.Model) && slices.ContainsFunc(searched, func(k msrag.ChannelKind) bool { return k.Needs().Has(channel.QueryVectors) })
+	if err := phaseDevice(c, "search", t, embeds); err != nil {
 		return err
 	}
-	queries, err := corpus.ReadQueries(qpath, corpus.Options{})
+	queries, _, err := searchQueries(c)
 	if err != nil {
 		return err
 	}
@@ -147,6 +152,33 @@ func searchPhase(c *cli.Context, t phaseTask, opts msrag.SearchOptions, format o
 		return scatter.Scatter(c.Context, dirs, t.shard, qs, so)
 	}
 	return gatherSearch(c, dirs, qs, so, opts, format)
+}
+
+// phaseDevice refuses, before any work, device flags that a phase would
+// leave unused: the gather embeds no query and searches no FAISS index (it
+// merges and fuses the lists the scatter tasks wrote), and the statistics
+// task uses a device only to embed the queries, when the search reads
+// their vectors (embeds) and the index's model runs on a device. The
+// scatter task searches the FAISS indices on the GPUs.
+func phaseDevice(c *cli.Context, cmd string, t phaseTask, embeds bool) error {
+	eo, err := embedderOptions(c)
+	if err != nil {
+		return err
+	}
+	field, value := eo.ChoosesDevice()
+	switch {
+	case field == "":
+		return nil
+	case t.phase == phaseGather:
+		return usagef("%s: %s %s with --phase gather: the gather merges and fuses the lists the scatter tasks wrote, "+
+			"embedding no query and searching no FAISS index: the option would do nothing (give it to the stats and scatter tasks)",
+			cmd, deviceFlagNames[field], value)
+	case t.phase == phaseStats && !embeds:
+		return usagef("%s: %s %s with --phase stats: the statistics task would embed no query on it (the search reads no query vectors, "+
+			"or the index's model runs on no device) and searches no FAISS index: the option would do nothing (give it to the scatter tasks)",
+			cmd, deviceFlagNames[field], value)
+	}
+	return nil
 }
 
 // phaseKinds returns the kinds of channel the search reads: those --fusion
@@ -198,7 +230,7 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 		return usageError{fmt.Errorf("search: --fusion: %w", err)}
 	}
 	opts.SkipTerms = !so.Terms
-	return writeOutput(c.String("out"), c.App.Writer, func(w io.Writer) error {
+	return writeOutput(c, c.String("out"), func(w io.Writer) error {
 		rw := output.NewRunWriter(w, format, c.String("tag"))
 		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{WindowK: so.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
 			hits, err := ix.Fuse(ch, opts)

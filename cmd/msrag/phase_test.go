@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/msrag/msrag/report"
 )
@@ -171,4 +173,85 @@ func TestSearchPhaseStatisticsChanged(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a run was written: %v", err)
 	}
+}
+
+// TestScatterRerunBesideItself runs two identical scatter tasks at once
+// (a rerun of a task while it still runs, as a scheduler may start one):
+// both succeed, and the gather writes the run one process writes. Before,
+// the second task's start removed the first one's temporary lists file,
+// whose rename then failed ("rename .../lists/.00001.arrow.tmp-...: no such
+// file or directory"). The second task is started once the first one's
+// temporary file is there.
+func TestScatterRerunBesideItself(t *testing.T) {
+	hashTokenizer(t)
+	const n = 3
+	_, shards := shardedTiny(t, n)
+	dir := t.TempDir()
+	var q strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&q, "q%d\t%s %s %s\n", i, evalWords[i%len(evalWords)], evalWords[(i/7)%len(evalWords)], evalWords[(i/3)%len(evalWords)])
+	}
+	queries := filepath.Join(dir, "q.tsv")
+	if err := os.WriteFile(queries, []byte(q.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work, gathered, one := filepath.Join(dir, "work"), filepath.Join(dir, "gathered"), filepath.Join(dir, "one")
+	common := []string{"search", "--index", shards, "--queries", queries, "--k", "10", "--window-k", "12", "--batch", "64", "--fusion", "rrf:windows=all", "--quiet"}
+	if code, _, stderr := runCLI(t, "", append(append([]string{}, common...), "--out", one)...); code != exitOK {
+		t.Fatalf("one process: exit %d: %s", code, stderr)
+	}
+	task := func(p string, i int) []string {
+		return append(append([]string{}, common...), "--out", gathered, "--phase", p, "--work", work, "--shard", fmt.Sprintf("%d/%d", i, n))
+	}
+	for i := range n {
+		runProcess(t, task("stats", i)...)
+	}
+	temps := filepath.Join(work, "lists", ".00001.arrow.tmp-*")
+	overlapped := 0
+	for round := 0; round < 10 && overlapped < 3; round++ {
+		a, aerr := msragProcess(t, task("scatter", 1)...)
+		done := make(chan int, 1)
+		go func() { done <- exitCode(a) }()
+		var b *exec.Cmd
+		var berr *bytes.Buffer
+		for b == nil {
+			if m, _ := filepath.Glob(temps); len(m) > 0 {
+				b, berr = msragProcess(t, task("scatter", 1)...)
+				overlapped++
+				break
+			}
+			select {
+			case code := <-done:
+				done <- code
+			default:
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			break
+		}
+		if code := <-done; code != exitOK {
+			t.Fatalf("round %d: the first task: exit %d: %s", round, code, aerr)
+		}
+		if b != nil {
+			if code := exitCode(b); code != exitOK {
+				t.Fatalf("round %d: the second task, beside the first: exit %d: %s", round, code, berr)
+			}
+		}
+	}
+	if overlapped == 0 {
+		t.Skip("no round had the second task start while the first wrote its lists (this machine is too fast for the check)")
+	}
+	for _, i := range []int{0, 2} {
+		runProcess(t, task("scatter", i)...)
+	}
+	runProcess(t, append(append([]string{}, common...), "--out", gathered, "--phase", "gather", "--work", work)...)
+	a, _ := os.ReadFile(one)
+	b, err := os.ReadFile(gathered)
+	if err != nil || len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("the gathered run differs from one process's (%d and %d bytes): %v", len(b), len(a), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(work, "lists", ".*")); len(left) > 0 {
+		t.Errorf("left in the work directory: %v", left)
+	}
+	t.Logf("%d rounds with the two tasks at once", overlapped)
 }

@@ -1,24 +1,28 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"runtime/pprof"
+
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 // startProfile starts a CPU profile of the whole process into the file
-// MSRAG_CPUPROFILE names (for go tool pprof), and returns what stops it;
-// without the variable it does nothing.
+// MSRAG_CPUPROFILE names (for go tool pprof; written as --out files are,
+// safefile.CreateOutput), and returns what stops it; without the variable
+// it does nothing.
 func startProfile(stderr io.Writer) (stop func()) {
 	path := os.Getenv("MSRAG_CPUPROFILE")
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(path)
+	f, err := safefile.CreateOutput(context.Background(), path)
 	if err == nil {
 		if err = pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			f.Abort()
 		}
 	}
 	if err != nil {
@@ -27,7 +31,7 @@ func startProfile(stderr io.Writer) (stop func()) {
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
+		if err := f.Commit(); err != nil {
 			fmt.Fprintf(stderr, "msrag: MSRAG_CPUPROFILE: %v\n", err)
 		}
 	}

@@ -103,6 +103,10 @@ func isBoolFlag(f cli.Flag) bool {
 // required flags prints the whole help, so msrag checks them itself.
 func prepareCommands(cmds []*cli.Command) {
 	for _, c := range cmds {
+		categorize(c.Flags)
+		if hasSubcommands(c) && c.CustomHelpTemplate == "" {
+			c.CustomHelpTemplate = groupHelpTemplate // msrag help data lists fetch
+		}
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return usageError{flagMessage(c, err)}
 		}
@@ -127,6 +131,50 @@ func prepareCommands(cmds []*cli.Command) {
 			}
 		}
 		prepareCommands(c.Subcommands)
+	}
+}
+
+// groupHelpTemplate is the help of a command of subcommands (data, model)
+// as both msrag help CMD and msrag CMD --help print it: urfave/cli's own
+// lists the subcommands only in the second.
+const groupHelpTemplate = `NAME:
+   {{template "helpNameTemplate" .}}
+
+USAGE:
+   {{.HelpName}} COMMAND [command options] [arguments...]{{if .Description}}
+
+DESCRIPTION:
+   {{template "descriptionTemplate" .}}{{end}}
+
+COMMANDS:{{range .VisibleCommands}}
+   {{join .Names ", "}}{{"\t"}}{{.Usage}}{{end}}
+`
+
+// flagCategories group the flags that several commands share under a
+// heading of their help; a command's own flags come first, without one.
+func flagCategories() map[string]string {
+	cats := map[string]string{}
+	for _, g := range []struct {
+		name  string
+		flags []cli.Flag
+	}{{"Model behind a server", remoteModelFlags()}, {"Device", deviceFlags()}, {"Scatter-gather search", phaseFlags()},
+		{"Channels", channelFlagSet()}, {"Corpus columns", corpusFlags()}} {
+		for _, f := range g.flags {
+			cats[f.Names()[0]] = g.name
+		}
+	}
+	return cats
+}
+
+// categorize sets the help category of each flag flagCategories names.
+func categorize(flags []cli.Flag) {
+	cats := flagCategories()
+	for _, f := range flags {
+		if cat, ok := cats[f.Names()[0]]; ok {
+			if v := reflect.ValueOf(f).Elem().FieldByName("Category"); v.IsValid() && v.CanSet() {
+				v.SetString(cat)
+			}
+		}
 	}
 }
 
@@ -173,6 +221,11 @@ func flagMessage(c *cli.Command, err error) error {
 	switch {
 	case reUndefined.MatchString(msg):
 		m := reUndefined.FindStringSubmatch(msg)
+		if c != nil {
+			if s := cli.SuggestFlag(c.Flags, m[1], false); s != "" && s != "--help" {
+				return usagef("--%s: no such flag (did you mean %s?)", m[1], s)
+			}
+		}
 		return usagef("--%s: no such flag", m[1])
 	case reInvalid.MatchString(msg):
 		m := reInvalid.FindStringSubmatch(msg)

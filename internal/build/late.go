@@ -58,8 +58,10 @@ func lateEmbedder(e embed.Embedder, overlap int) (embed.TokenEmbedder, int, int,
 	case embed.PoolMean:
 	case embed.PoolCLS:
 		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s's sentence vector is its [CLS] token's (cls pooling): a mean over tokens is not a vector this model was trained to make", spec.Name)
-	default:
+	case embed.PoolNone:
 		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s has %s pooling: it gives one vector per text, not one per token", spec.Name, spec.Pooling)
+	default:
+		return nil, 0, 0, fmt.Errorf("msrag: late chunking pools the mean of a window's token vectors, but model %s's sentence vector is pooled by %s: a mean over tokens is not a vector this model was trained to make", spec.Name, spec.Pooling)
 	}
 	te, ok := e.(embed.TokenEmbedder)
 	if !ok {

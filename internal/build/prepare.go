@@ -11,6 +11,10 @@ import (
 	"github.com/msrag/msrag/tokenizer"
 )
 
+// keepSpans is the most token spans a worker keeps between documents (16
+// MiB): a document of 100 MB has 20 million.
+const keepSpans = 1 << 20
+
 // prepare is one worker of the second stage: it tokenizes each document of
 // a batch once, without special tokens or truncation, and cuts every window.
 // It checks ctx before each document: a batch of 1,024 long documents
@@ -35,6 +39,9 @@ func (b *Builder) prepare(ctx context.Context, in <-chan *docBatch, out chan<- *
 			if err := b.prepareDoc(tok, bt, bt.base+int32(di), d, &res, &spans); err != nil {
 				return err
 			}
+			if cap(spans) > keepSpans {
+				spans = nil // a document of megabytes: not kept for the next ones
+			}
 			if preps != nil {
 				prepare(preps, bt, di, d)
 			}
@@ -55,8 +62,8 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 		}
 	}
 	text := d.Full()
-	enc := tok.EncodeWith(text, tokenizer.Options{NoSpecial: true, MaxLength: -1})
-	*spans = chunk.Spans(*spans, enc.Offsets)
+	var ids []int32 // the chunks' items keep it: one per document
+	ids, *spans = tokenizer.AppendContent(tok, text, ids, (*spans)[:0])
 	if err := b.chunker.Split(text, *spans, res); err != nil {
 		return fmt.Errorf("msrag: document %q: %w", d.ID, err)
 	}
@@ -65,7 +72,7 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 		bt.items = append(bt.items, item{
 			doc: doc, tokStart: int32(c.Tokens.Start), tokEnd: int32(c.Tokens.End),
 			byteStart: int64(c.Bytes.Start), byteEnd: int64(c.Bytes.End),
-			ids:  enc.IDs[c.Tokens.Start:c.Tokens.End:c.Tokens.End],
+			ids:  ids[c.Tokens.Start:c.Tokens.End:c.Tokens.End],
 			text: text[c.Bytes.Start:c.Bytes.End],
 		})
 	}
@@ -75,7 +82,7 @@ func (b *Builder) prepareDoc(tok *tokenizer.Tokenizer, bt *docBatch, doc int32, 
 		}
 	}
 	if b.late != nil && len(res.Chunks) > 0 {
-		b.cutSegments(bt, doc, enc.IDs, bt.items[first:])
+		b.cutSegments(bt, doc, ids, bt.items[first:])
 	}
 	return nil
 }

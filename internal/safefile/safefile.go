@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -33,7 +34,8 @@ const tempSuffix = ".tmp-"
 // File is a file being written to a temporary sibling of its destination.
 // It is not safe for concurrent use.
 type File struct {
-	path    string
+	path    string // as the caller named it
+	dest    string // where Commit renames the temporary file (see CreateOutput)
 	f       *os.File
 	bw      *bufio.Writer
 	h       hash.Hash
@@ -41,21 +43,29 @@ type File struct {
 	sum     string
 	done    bool
 	patched bool // written with WriteAt: the hash is not the content's
+	// inPlace: f is the output itself (CreateOutput of a device, a FIFO,
+	// a socket, a descriptor), written as it is, never renamed.
+	inPlace bool
 }
 
 // Create starts writing the file path: the bytes go to a temporary file in
 // the same directory until Commit. The caller must call Commit or Abort.
+// The temporary file is flock'd while it is written, so that [RemoveTemps]
+// tells it from one whose writer is gone. Create writes at path whatever
+// path is; a file a user names is written by [CreateOutput].
 func Create(path string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempSuffix)
+	f, err := createLocked(path)
+	if err == nil {
+		err = f.Chmod(0o644)
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("creating %s: %w", path, err)
-	}
-	return &File{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16), h: sha256.New()}, nil
+	return &File{path: path, dest: path, f: f, bw: bufio.NewWriterSize(f, 1<<16), h: sha256.New()}, nil
 }
 
 // Write writes p and adds it to the hash.
@@ -74,9 +84,13 @@ func (f *File) Write(p []byte) (int, error) {
 
 // WriteAt writes p at offset off of what was written so far (to patch a
 // header). The content then differs from what was hashed: Sum returns "".
+// An output written as it is (not Seekable) cannot be patched.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if f.done {
 		return 0, fmt.Errorf("writing %s: %w", f.path, os.ErrClosed)
+	}
+	if f.inPlace {
+		return 0, fmt.Errorf("writing %s: it is written as it is (not a regular file): %w", f.path, errors.ErrUnsupported)
 	}
 	if err := f.bw.Flush(); err != nil {
 		return 0, fmt.Errorf("writing %s: %w", f.path, err)
@@ -91,44 +105,70 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 
 // Commit flushes and syncs the file, renames it to its destination (replacing
 // what was there) and syncs the directory. On failure the temporary file is
-// removed.
+// removed. An output written as it is is flushed and closed.
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("committing %s: %w", f.path, os.ErrClosed)
 	}
 	f.done = true
+	if f.inPlace {
+		err := f.bw.Flush()
+		if cerr := f.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		f.setSum()
+		return nil
+	}
+	dest := f.dest
 	err := f.bw.Flush()
 	if err == nil {
 		err = f.f.Sync()
+	}
+	if err == nil {
+		// Renamed while still open and locked: RemoveTemps never takes
+		// the temporary file of a writer that is finishing.
+		err = os.Rename(f.f.Name(), dest)
 	}
 	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.f.Name(), f.path)
-	}
-	if err == nil {
-		err = SyncDir(filepath.Dir(f.path))
+		err = SyncDir(filepath.Dir(dest))
 	}
 	if err != nil {
 		os.Remove(f.f.Name())
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
-	if !f.patched {
-		f.sum = hex.EncodeToString(f.h.Sum(nil))
-	}
+	f.setSum()
 	return nil
 }
 
-// Abort removes the temporary file; after Commit it does nothing.
+// setSum sets the sum of what was written, unless it was patched.
+func (f *File) setSum() {
+	if !f.patched {
+		f.sum = hex.EncodeToString(f.h.Sum(nil))
+	}
+}
+
+// Abort removes the temporary file; after Commit it does nothing. An output
+// written as it is is closed: what was written stays written.
 func (f *File) Abort() {
 	if f.done {
 		return
 	}
 	f.done = true
 	f.f.Close()
-	os.Remove(f.f.Name())
+	if !f.inPlace {
+		os.Remove(f.f.Name())
+	}
 }
+
+// Seekable reports whether the file can be patched with WriteAt: false for
+// an output written as it is (a device, a FIFO, a socket, a descriptor).
+func (f *File) Seekable() bool { return !f.inPlace }
 
 // Sum returns the hex sha256 of the bytes written; "" before Commit and
 // after WriteAt.

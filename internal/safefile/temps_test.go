@@ -1,6 +1,7 @@
 package safefile_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,12 +19,12 @@ func TestRemoveTemps(t *testing.T) {
 	if err := safefile.WriteFile(path, []byte("old")); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{path, path, filepath.Join(dir, "00001.arrow2"), filepath.Join(dir, "00011.arrow")} {
-		f, err := safefile.Create(p) // never committed: its writer was killed
-		if err != nil {
+	for i, p := range []string{path, path, filepath.Join(dir, "00001.arrow2"), filepath.Join(dir, "00011.arrow")} {
+		// never committed: its writer was killed, and its lock ended
+		temp := filepath.Join(filepath.Dir(p), fmt.Sprintf(".%s.tmp-%d", filepath.Base(p), 1000+i))
+		if err := os.WriteFile(temp, []byte("part"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f.Write([]byte("part"))
 	}
 	if err := safefile.RemoveTemps(path); err != nil {
 		t.Fatal(err)
@@ -45,5 +46,42 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != "old" {
 		t.Errorf("the file holds %q", data)
+	}
+}
+
+// TestRemoveTempsKeepsLiveWriters checks that RemoveTemps leaves the
+// temporary file of a writer at work (another run of the same task at the
+// same time) and that the writer then commits: before, the writer's rename
+// failed with "no such file or directory".
+func TestRemoveTempsKeepsLiveWriters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "00002.arrow")
+	f, err := safefile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := safefile.RemoveTemps(path); err != nil {
+		t.Fatal(err)
+	}
+	if n := entries(t, dir); len(n) != 1 {
+		t.Fatalf("after RemoveTemps the directory holds %v, want the live writer's temporary file", n)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatalf("the writer's Commit after another's RemoveTemps: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "new" {
+		t.Errorf("the file holds %q", data)
+	}
+	g, err := safefile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Abort()
+	if err := safefile.RemoveTemps(path); err != nil {
+		t.Fatal(err)
+	}
+	if n := entries(t, dir); !slices.Equal(n, []string{"00002.arrow"}) {
+		t.Errorf("directory holds %v", n)
 	}
 }

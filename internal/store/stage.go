@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -51,6 +53,10 @@ func NewStage(ctx context.Context, dir string, lock *Lock, wait bool) (*Stage, e
 			return nil, err
 		}
 		s.lock, s.ownLock = l, true
+	}
+	if err := CheckReplaceable(dir); err != nil {
+		s.release()
+		return nil, err
 	}
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	old, _ := filepath.Glob(filepath.Join(parent, "."+base+stagingMark+"*"))
@@ -122,8 +128,12 @@ func (s *Stage) Publish(m *Manifest) error {
 	if err == nil {
 		err = safefile.WriteFile(filepath.Join(s.tmp, ManifestName), data)
 	}
+	var why error // what changed at dir during the build
 	if err == nil {
-		err = s.Replace.Replace(s.tmp, s.dir, replaceable)
+		err = s.Replace.Replace(s.tmp, s.dir, func(d string) bool { why = CheckReplaceable(d); return why == nil })
+	}
+	if why != nil {
+		err = why
 	}
 	if err != nil {
 		os.RemoveAll(s.tmp)
@@ -149,12 +159,49 @@ func (s *Stage) release() {
 	}
 }
 
-// replaceable reports whether dir may be replaced by a new index: it holds a
-// manifest or nothing at all.
-func replaceable(dir string) bool {
-	if hasManifest(dir) {
-		return true
+// CheckReplaceable fails, wrapping safefile.ErrNotReplaceable and saying
+// why, unless a new index may be published at dir: nothing is there, or an
+// index (a manifest) or an empty directory. A file, a device, a symbolic
+// link (whose replacement would leave what it names as it was) or a
+// directory of other files is never replaced. NewStage checks it before
+// any work, Publish again.
+func CheckReplaceable(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, _ := os.Readlink(dir)
+		return fmt.Errorf("%s is a symbolic link (to %s), which an index would replace, leaving what it names as it was: give that directory itself: %w", dir, t, safefile.ErrNotReplaceable)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is %s, not an index directory: %w", dir, fileKind(fi.Mode()), safefile.ErrNotReplaceable)
+	case hasManifest(dir):
+		return nil
 	}
 	entries, err := os.ReadDir(dir)
-	return err == nil && len(entries) == 0
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s holds %d entries (such as %s) and no %s: it is not an index, and an index replaces its directory whole (move them away, or give another directory): %w",
+		dir, len(entries), entries[0].Name(), ManifestName, safefile.ErrNotReplaceable)
+}
+
+// fileKind names a file's type for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a directory"
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msrag/msrag/internal/safefile"
 )
 
 func TestChunkTableRoundTrip(t *testing.T) {
@@ -181,19 +183,46 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
+// TestStageRefusesNonIndex checks that a directory that is not an index (a
+// file, a link, a directory of other files) is refused by NewStage, before
+// any work, with the reason, and the lock released; and by Publish when it
+// became one during the build. Before, only Publish refused it, after the
+// whole build, saying "exists and may not be replaced" and no more.
 func TestStageRefusesNonIndex(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "mine")
-	os.Mkdir(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
-	s, err := NewStage(context.Background(), dir, nil, false)
+	root := t.TempDir()
+	mine := filepath.Join(root, "mine")
+	os.Mkdir(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("x"), 0o644)
+	file := filepath.Join(root, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	link := filepath.Join(root, "link")
+	os.Symlink(mine, link)
+	for dir, why := range map[string]string{mine: "holds 1 entries (such as notes.txt) and no manifest.json: it is not an index",
+		file: "is a regular file, not an index directory", link: "is a symbolic link (to " + mine + ")"} {
+		_, err := NewStage(context.Background(), dir, nil, false)
+		if !errors.Is(err, safefile.ErrNotReplaceable) || !strings.Contains(err.Error(), why) {
+			t.Errorf("NewStage(%s): %v, want %q", dir, err, why)
+		}
+		l, err := LockDir(context.Background(), dir, false)
+		if err != nil {
+			t.Fatalf("the lock of %s was kept: %v", dir, err)
+		}
+		l.Unlock()
+	}
+	empty := filepath.Join(root, "empty")
+	os.Mkdir(empty, 0o755)
+	s, err := NewStage(context.Background(), empty, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(&Manifest{}); err == nil || !strings.Contains(err.Error(), "may not be replaced") {
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("x"), 0o644) // during the build
+	if err := s.Publish(&Manifest{}); !errors.Is(err, safefile.ErrNotReplaceable) || !strings.Contains(err.Error(), "it is not an index") {
 		t.Errorf("publishing over a directory that is not an index: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "x" {
-		t.Errorf("the directory was changed")
+	for _, f := range []string{filepath.Join(mine, "notes.txt"), filepath.Join(empty, "notes.txt"), file} {
+		if b, _ := os.ReadFile(f); string(b) != "x" {
+			t.Errorf("%s was changed", f)
+		}
 	}
 }
 

@@ -7,7 +7,7 @@
 // scripts/bench_lexical.py does the same with bm25s; scripts/bench_lexical.sh
 // runs both.
 //
-//	go run ./scripts/lexical-bench -chunks DIR -data ../shared/data -sets qmsum,nfcorpus
+//	go run ./scripts/lexical-bench -chunks DIR -data ~/.cache/msrag/data -sets qmsum,nfcorpus
 package main
 
 import (

@@ -44,7 +44,7 @@ const (
 
 func main() {
 	dir := flag.String("dir", "", "work directory")
-	data := flag.String("data", filepath.Join("..", "shared", "data"), "data directory (BEIR layout)")
+	data := flag.String("data", filepath.Join(cache.Dir(), "data"), "data directory (BEIR layout; scripts/fetch-data.sh fills the default)")
 	tokPath := flag.String("tokenizer", filepath.Join(cache.Dir(), "models", "all-minilm-l6-v2", "tokenizer.json"), "tokenizer.json of all-MiniLM-L6-v2")
 	prepare := flag.Bool("prepare", false, "build the index and the query vectors")
 	reps := flag.Int("reps", 3, "timed search+fuse passes over all queries")

@@ -8,7 +8,8 @@
 # Options:
 #   --wait           block until both jobs end; exit 0 only if every task and the check succeeded
 #   --timeout S      with --wait: cancel both jobs and exit 1 after S seconds
-#   --resume         skip shards whose manifest.json already exists (rerun after a failure)
+#   --resume         skip shards whose manifest.json already exists (rerun after a failure); without
+#                    it a shard already built is refused: pass -- --rebuild to build it again
 #   --max-parallel N run at most N array tasks at once (--array=0-(N-1)%N)
 #   --sbatch-arg A   pass A to both sbatch calls (repeatable), e.g. --sbatch-arg=--partition=gpu
 #   --index-sbatch-arg A   pass A to the array job only, e.g. --index-sbatch-arg=--gres=gpu:1

@@ -11,7 +11,7 @@
 # The whole corpus with the non-semantic hash test embedder (fast, no model); then a
 # subset of SciFact with all-minilm-l6-v2 (fp32) and its int8 export (MSRAG_SLURM_MODELS
 # overrides the list; empty skips). SciFact from CACHE/data/scifact, CACHE being msrag's
-# cache (scripts/fetch-data.sh scifact) and bin/msrag (built here).
+# cache (scripts/fetch-data.sh scifact) and bin/msrag (make build, here).
 # Starts the local cluster if it is not running and stops it again if it started it.
 # Prints "slurm-scifact: N passed, M failed".
 set -euo pipefail
@@ -20,7 +20,7 @@ cd "$root"
 n=${1:-4}
 data=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}/data/scifact
 [[ -f $data/corpus.jsonl.gz ]] || scripts/fetch-data.sh scifact
-go build -o bin/msrag ./cmd/msrag
+make --no-print-directory -s build NO_SETUP=1 >&2
 msrag=$root/bin/msrag
 export MSRAG_CACHE=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# CI's real user: README's commands run as a new user runs them, on a fresh clone of the
+# repository in a folder with nothing beside it, with a home of its own and an empty msrag
+# cache, against a loopback stand-in for the Hugging Face hub (scripts/hubserve) that also
+# serves FAISS's release archive:
+#
+#   1. the stand-in's files: the dataset mteb/scifact in its published layout (corpus.jsonl,
+#      queries.jsonl under Git LFS, qrels/test.tsv and qrels/train.tsv, README.md,
+#      .gitattributes) at the revision MTEB pins, and faiss-1.15.0.tar.gz holding
+#      faiss-1.15.0/faiss/**.h and LICENSE, both made from a local mirror: MSRAG_DATA_MIRROR
+#      (its scifact/) and MSRAG_FAISS_HEADERS (FAISS 1.15.0's headers), which .ci/run sets;
+#   2. git clone of this repository's HEAD into WORK/msrag (no WORK/shared beside it);
+#   3. the user's environment: HOME=WORK/home (so the cache is WORK/home/.cache/msrag, empty),
+#      no MSRAG_* or HF_* variable but HF_ENDPOINT (the stand-in) and MSRAG_FAISS_ARCHIVE_URL
+#      (its archive); the caches of go, pip, npm and Maven are this machine's, reused;
+#   4. in the clone, README's commands: make setup; make demo DEMO_DOCS=300, whose summary
+#      table must print; make setup GPU=1 && make build GPU=1, whose bin/msrag must find
+#      every library (ldd) and take libfaiss from bin/lib. Each step's time is printed.
+#
+#   scripts/real-user.sh      (WORK: a new directory under ${TMPDIR:-/tmp}, removed when every
+#                             step passed; MSRAG_REAL_USER_KEEP=1 keeps it)
+#
+# It clones what is committed: uncommitted changes are not tried. Prints PASS/FAIL per step
+# and exits 1 at the first failure, leaving WORK and the step's log for a look.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+data_mirror=${MSRAG_DATA_MIRROR:?"real-user: set MSRAG_DATA_MIRROR to a local mirror holding scifact/ (the stand-in serves it as mteb/scifact)"}
+headers=${MSRAG_FAISS_HEADERS:?"real-user: set MSRAG_FAISS_HEADERS to FAISS 1.15.0's headers (the stand-in serves them as the release archive)"}
+[[ -f $data_mirror/scifact/corpus.jsonl.gz ]] || { echo "real-user: $data_mirror/scifact has no corpus.jsonl.gz" >&2; exit 1; }
+[[ -f $headers/faiss/Index.h ]] || { echo "real-user: $headers has no faiss/Index.h" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/msrag-real-user.XXXXXX")
+now() { date +%s; }
+t_start=$(now)
+step_t=$t_start
+pass() { echo "PASS $* ($(($(now) - step_t)) s)"; step_t=$(now); }
+fail() { echo "FAIL $* ($(($(now) - step_t)) s); everything is in $work" >&2; exit 1; }
+
+# ---- 1. what the stand-in serves ----------------------------------------------------------
+hub=$work/hub
+# The revision mteb's SciFact task pins (the generated table of package mteb), which
+# msrag data fetch hf:mteb/scifact asks for.
+rev=$(sed -n 's/.*Dataset: "mteb\/scifact", Revision: "\([0-9a-f]\{40\}\)".*/\1/p' "$root/mteb/tasks_gen.go" | sort -u)
+[[ $rev =~ ^[0-9a-f]{40}$ ]] || fail "no one revision of mteb/scifact in mteb/tasks_gen.go: $rev"
+ds=$hub/datasets/mteb/scifact/$rev
+mkdir -p "$ds/qrels" "$hub/datasets/mteb/scifact/refs" "$hub/files"
+gunzip -c "$data_mirror/scifact/corpus.jsonl.gz" >"$ds/corpus.jsonl"
+gunzip -c "$data_mirror/scifact/queries.jsonl.gz" >"$ds/queries.jsonl"
+cp "$data_mirror/scifact/qrels/test.tsv" "$data_mirror/scifact/qrels/train.tsv" "$ds/qrels/"
+printf '%s\n' '*.jsonl filter=lfs diff=lfs merge=lfs -text' '*.parquet filter=lfs diff=lfs merge=lfs -text' >"$ds/.gitattributes"
+printf '%s\n' '# SciFact' '' 'mteb/scifact as the stand-in serves it (scripts/real-user.sh).' >"$ds/README.md"
+echo "$rev" >"$hub/datasets/mteb/scifact/refs/main"
+tar -czf "$hub/files/faiss-1.15.0.tar.gz" -C "$headers" --transform 's,^,faiss-1.15.0/,' faiss LICENSE
+pass "stand-in files: mteb/scifact@$rev, faiss-1.15.0.tar.gz"
+
+# ---- 2. the clone ---------------------------------------------------------------------------
+git clone --quiet "$root" "$work/msrag"
+[[ ! -e $work/shared ]] || fail "$work/shared exists"
+pass "git clone $(git -C "$work/msrag" rev-parse --short HEAD) into $work/msrag"
+
+# ---- 3. the stand-in and the user's environment ----------------------------------------------
+(cd "$work/msrag" && go build -o "$work/hubserve" ./scripts/hubserve)
+"$work/hubserve" -root "$hub" >"$work/hub.url" 2>"$work/hub.log" &
+hub_pid=$!
+trap 'kill "$hub_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s $work/hub.url ]] && break; sleep 0.1; done
+endpoint=$(head -1 "$work/hub.url")
+[[ $endpoint == http://127.0.0.1:* ]] || fail "the stand-in did not start: $(cat "$work/hub.log")"
+
+# The package managers' caches and settings stay this machine's: only msrag's things are new.
+go_env=$(go env GOENV) go_path=$(go env GOPATH) go_mod=$(go env GOMODCACHE) go_cache=$(go env GOCACHE)
+pip_cache=$(python3 -m pip cache dir 2>/dev/null || echo "$HOME/.cache/pip")
+npm_cache=$(npm config get cache 2>/dev/null || echo "$HOME/.npm")
+npm_rc=$HOME/.npmrc m2=$HOME/.m2/repository
+mkdir -p "$work/home"
+user_env=()
+for kv in $(compgen -e); do
+  case $kv in MSRAG_* | HF_* | HUGGING_FACE_* | TRANSFORMERS_* | XDG_* | HOME | GOENV | GOPATH | GOMODCACHE | GOCACHE | PIP_CACHE_DIR | npm_config_cache | NPM_CONFIG_USERCONFIG | MAVEN_OPTS) continue ;; esac
+  user_env+=("$kv=${!kv}")
+done
+user_env+=(HOME="$work/home" HF_ENDPOINT="$endpoint" MSRAG_FAISS_ARCHIVE_URL="$endpoint/files/faiss-1.15.0.tar.gz"
+  GOENV="$go_env" GOPATH="$go_path" GOMODCACHE="$go_mod" GOCACHE="$go_cache" PIP_CACHE_DIR="$pip_cache"
+  npm_config_cache="$npm_cache" MAVEN_OPTS="-Dmaven.repo.local=$m2")
+[[ -f $npm_rc ]] && user_env+=(NPM_CONFIG_USERCONFIG="$npm_rc")
+as_user() { (cd "$work/msrag" && env -i "${user_env[@]}" "$@"); }
+pass "stand-in at $endpoint; HOME=$work/home"
+
+# ---- 4. README's commands ---------------------------------------------------------------------
+as_user make setup >"$work/setup.log" 2>&1 || { tail -30 "$work/setup.log"; fail "make setup"; }
+cache=$work/home/.cache/msrag
+[[ -f $cache/data/hf--mteb--scifact@$rev/.hub-fetch.json ]] || fail "make setup: SciFact did not come through msrag data fetch"
+grep -q "headers .*installed.*from $endpoint/files/faiss-1.15.0.tar.gz" "$work/setup.log" || fail "make setup: FAISS's headers did not come from the archive"
+pass "make setup (empty cache, SciFact and FAISS's headers from the stand-in)"
+
+as_user make demo DEMO_DOCS=300 >"$work/demo.log" 2>&1 || { tail -30 "$work/demo.log"; fail "make demo DEMO_DOCS=300"; }
+grep '^| hybrid |' "$work/demo.log" | head -1 | grep -q 'rrf:windows=all' || { tail -30 "$work/demo.log"; fail "make demo DEMO_DOCS=300: no summary table"; }
+grep -A4 '^| channels |' "$work/demo.log"
+pass "make demo DEMO_DOCS=300"
+
+as_user bash -c 'make setup GPU=1 && make build GPU=1' >"$work/gpu.log" 2>&1 || { tail -30 "$work/gpu.log"; fail "make setup GPU=1 && make build GPU=1"; }
+ldd "$work/msrag/bin/msrag" >"$work/ldd.txt"
+if grep -q 'not found' "$work/ldd.txt" || ! grep -q "libfaiss.so => $work/msrag/bin/lib/" "$work/ldd.txt"; then
+  cat "$work/ldd.txt"
+  fail "make build GPU=1: bin/msrag's libraries"
+fi
+pass "make setup GPU=1 && make build GPU=1 (bin/msrag links libfaiss, cudart and cuBLAS from bin/lib)"
+
+echo "real-user: every step passed in $(($(now) - t_start)) s"
+if [[ -z ${MSRAG_REAL_USER_KEEP:-} ]]; then
+  kill "$hub_pid" 2>/dev/null || true
+  wait "$hub_pid" 2>/dev/null || true
+  chmod -R u+w "$work" && rm -rf "$work"
+fi
