@@ -342,17 +342,18 @@ func BenchmarkSearchHybrid(b *testing.B) {
 }
 
 // hybridBenchRules are the rules over every channel BenchmarkSearchHybrid
-// times: RRF, the default hybrid (RRF with a kind's weight and per-query
-// kind weights) and the one before it, that one with per-query kind weights
-// and with the batch's consensus, and the built-in transferred fusion model
+// times: RRF, the default hybrid (CombSUM of z-scores) and the one before
+// it (RRF with a kind's weight and per-query kind weights), the default with
+// per-query kind weights and with the batch's consensus, and the built-in
+// transferred fusion model
 // (its linear rule with its router of kind features, read from
 // tune/builtin).
 func hybridBenchRules(tb testing.TB) []benchRule {
 	var out []benchRule
 	add := func(name string, f Fusion) { out = append(out, benchRule{name, f}) }
-	const previous = "combsum:norm=zscore,windows=all"
-	for _, s := range []string{"rrf:windows=all", DefaultHybrid, previous,
-		previous + ",adapt=kind-peak:1", previous + ",adapt=consensus:1"} {
+	const before = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
+	for _, s := range []string{"rrf:windows=all", DefaultHybrid, before,
+		DefaultHybrid + ",adapt=kind-peak:1", DefaultHybrid + ",adapt=consensus:1"} {
 		f, err := ParseFusion(s)
 		if err != nil {
 			tb.Fatal(err)

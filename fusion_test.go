@@ -165,25 +165,35 @@ func FuzzParseFusion(f *testing.F) {
 	})
 }
 
-// TestDefaultHybridOverOtherKinds: DefaultHybrid weighs the lexical kind by
-// its name. An index with it ranks by DefaultHybrid itself; an index of
-// several kinds without it (dense and the test kind) ranks by the same rule
-// less that weight, which selects its channels, where DefaultHybrid is
-// refused for weighing a kind it does not fuse.
+// TestDefaultHybridOverOtherKinds: an index of several kinds ranks by
+// DefaultHybrid, the parameter-free CombSUM of every channel's z-scores,
+// with or without a lexical kind. A hybrid rule that weighs the lexical kind
+// by its name (the default before) is used less that weight on an index of
+// several kinds without it, where the rule itself is refused for weighing a
+// kind it does not fuse.
 func TestDefaultHybridOverOtherKinds(t *testing.T) {
+	if DefaultHybrid != "combsum:norm=zscore,windows=all" {
+		t.Errorf("DefaultHybrid = %q, want combsum:norm=zscore,windows=all (the choice of docs/results.md, \"Fusion across kinds\")", DefaultHybrid)
+	}
 	with := LayoutOf(testWindows, Dense, Lexical, testkind.Kind)
-	if f := DefaultFusionOf(with); f.String() != DefaultHybrid {
-		t.Errorf("default fusion of %s: %s, want %s", with, f, DefaultHybrid)
-	}
 	without := LayoutOf(testWindows, Dense, testkind.Kind)
-	if _, err := mustFusion(t, DefaultHybrid).Select(without); err == nil {
-		t.Fatalf("%s selects the channels of %s, which has no lexical kind", DefaultHybrid, without)
+	for _, l := range []Layout{with, without} {
+		f := DefaultFusionOf(l)
+		if f.String() != DefaultHybrid {
+			t.Errorf("default fusion of %s: %s, want %s", l, f, DefaultHybrid)
+		}
+		if sel, err := f.Select(l); err != nil || len(sel) != len(l) {
+			t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, l, sel, err)
+		}
 	}
-	f := DefaultFusionOf(without)
-	if want := "rrf:windows=all,adapt=kind-top:1"; f.String() != want {
-		t.Errorf("default fusion of %s: %s, want %s", without, f, want)
+	const weighed = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
+	if got := hybridOf(with, weighed); got != weighed {
+		t.Errorf("hybridOf(%s, %s) = %s, want it unchanged", with, weighed, got)
 	}
-	if sel, err := f.Select(without); err != nil || len(sel) != len(without) {
-		t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, without, sel, err)
+	if _, err := mustFusion(t, weighed).Select(without); err == nil {
+		t.Fatalf("%s selects the channels of %s, which has no lexical kind", weighed, without)
+	}
+	if got, want := hybridOf(without, weighed), "rrf:windows=all,adapt=kind-top:1"; got != want {
+		t.Errorf("hybridOf(%s, %s) = %s, want %s", without, weighed, got, want)
 	}
 }
