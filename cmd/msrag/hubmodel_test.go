@@ -210,7 +210,7 @@ func mtebRevision(t *testing.T, task string) string {
 // index records exactly those prefixes, and the two runs are the same run,
 // which differs from the run without prompts.
 func TestEvalMTEBPromptsOfHubModel(t *testing.T) {
-	const plain, mtebNamed, configured = "sentence-transformers/all-MiniLM-L6-v2", "intfloat/multilingual-e5-small", "msrag-test/all-MiniLM-L6-v2-prompts"
+	const plain, mtebNamed, configured = "sentence-transformers/all-MiniLM-L6-v2", "intfloat/multilingual-e5-small", "stand-in/all-MiniLM-L6-v2-prompts"
 	prompts := `{"prompts": {"query": "query: ", "document": "passage: "}, "default_prompt_name": null}`
 	sciFactHub(t, 5, map[string]map[string]string{plain: nil, mtebNamed: nil, configured: {"config_sentence_transformers.json": prompts}})
 	cache := emptyCache(t)
@@ -242,7 +242,7 @@ func TestEvalMTEBPromptsOfHubModel(t *testing.T) {
 		}
 		runs[model] = string(run)
 	}
-	for entry, want := range map[string]string{"hf--msrag-test--all-MiniLM-L6-v2-prompts": "query: ", "hf--intfloat--multilingual-e5-small": ""} {
+	for entry, want := range map[string]string{"hf--stand-in--all-MiniLM-L6-v2-prompts": "query: ", "hf--intfloat--multilingual-e5-small": ""} {
 		info, err := onnx.ReadModelInfo(filepath.Join(cache, "models", entry))
 		if err != nil || info.QueryPrefix != want || info.PassagePrefix != strings.ReplaceAll(want, "query", "passage") {
 			t.Errorf("msrag-model.json of %s: prefixes %q, %q (%v)", entry, info.QueryPrefix, info.PassagePrefix, err)
