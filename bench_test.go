@@ -28,7 +28,7 @@ import (
 // Benchmarks of the whole pipeline and of search over real data. They need the
 // evaluation data (SciFact and QMSum in the cache: testfiles.Dataset) and the all-MiniLM-L6-v2
 // tokenizer (CACHE/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
-// and skip without them. See docs/performance.md, "Pipeline and search".
+// and skip without them. See docs/performance.md, "Builds" and "Search and fusion".
 
 func benchTokenizerPath(tb testing.TB) string {
 	tb.Helper()
