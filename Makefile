@@ -137,8 +137,8 @@ docker-cuda:
 # make demo: every window, RRF, MaxP, the full document and the oracle on SciFact's test
 # split (index built once into DEMO_OUT/index and reused), then the summary. The model is
 # all-MiniLM-L6-v2 int8, the fastest built-in one: SciFact at three window sizes and the full
-# documents is 6.3 million tokens to embed, one ONNX Runtime session per core (README.md has
-# the runs and how to read the rate msrag eval prints; docs/performance.md "Sessions").
+# documents is 6.3 million tokens to embed, one ONNX Runtime session per core (docs/setup.md has
+# the runs and how to read the rate msrag eval prints; docs/performance.md "Embedder").
 # DEMO_DOCS=N indexes a subset instead (the documents judged in the test split plus the
 # first N others), for a quicker look. Windows must fit the model: all-MiniLM-L6-v2 takes
 # 256 tokens (254 of content); models of 512 tokens take 100,200,500.

@@ -29,7 +29,7 @@ import (
 // Benchmarks of the whole pipeline and of search over real data. They need the
 // evaluation data (SciFact and QMSum in the cache: testfiles.Dataset) and the all-MiniLM-L6-v2
 // tokenizer (CACHE/models/all-minilm-l6-v2/tokenizer.json, or $MSRAG_TOKENIZER),
-// and skip without them. See docs/performance.md, "Pipeline and search".
+// and skip without them. See docs/performance.md, "Builds" and "Search and fusion".
 
 func benchTokenizerPath(tb testing.TB) string {
 	tb.Helper()
@@ -343,17 +343,18 @@ func BenchmarkSearchHybrid(b *testing.B) {
 }
 
 // hybridBenchRules are the rules over every channel BenchmarkSearchHybrid
-// times: RRF, the default hybrid (RRF with a kind's weight and per-query
-// kind weights) and the one before it, that one with per-query kind weights
-// and with the batch's consensus, and the built-in transferred fusion model
+// times: RRF, the default hybrid (CombSUM of z-scores) and the one before
+// it (RRF with a kind's weight and per-query kind weights), the default with
+// per-query kind weights and with the batch's consensus, and the built-in
+// transferred fusion model
 // (its linear rule with its router of kind features, read from
 // tune/builtin).
 func hybridBenchRules(tb testing.TB) []benchRule {
 	var out []benchRule
 	add := func(name string, f fusion.Fusion) { out = append(out, benchRule{name, f}) }
-	const previous = "combsum:norm=zscore,windows=all"
-	for _, s := range []string{"rrf:windows=all", fusion.DefaultHybrid, previous,
-		previous + ",adapt=kind-peak:1", previous + ",adapt=consensus:1"} {
+	const before = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
+	for _, s := range []string{"rrf:windows=all", fusion.DefaultHybrid, before,
+		fusion.DefaultHybrid + ",adapt=kind-peak:1", fusion.DefaultHybrid + ",adapt=consensus:1"} {
 		f, err := fusion.Parse(s)
 		if err != nil {
 			tb.Fatal(err)

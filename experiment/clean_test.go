@@ -14,8 +14,8 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/experiment"
-	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/hashembed"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/report"
 )
 
@@ -96,9 +96,8 @@ func TestOutHoldsOneRun(t *testing.T) {
 // TestRunFilesNamesAndTags: run files have names a shell takes as they are,
 // each TREC run's tag is its configuration, the MTEB files name a task only
 // for an MTEB task, and the check command's paths are absolute files that
-// exist; with a Python that has pytrec_eval (MSRAG_PYTHON, or the venvs
-// eval or mteb of the cache) the command runs as printed from another
-// directory.
+// exist; and the command runs as printed from another directory with a
+// Python that has pytrec_eval (testfiles.PytrecEvalPython).
 func TestRunFilesNamesAndTags(t *testing.T) {
 	emb := hash(t)
 	data, out := filepath.Join(t.TempDir(), "sf50"), t.TempDir()
@@ -156,30 +155,13 @@ func TestRunFilesNamesAndTags(t *testing.T) {
 			t.Errorf("check command argument %s: not an absolute path of a file (%v)", f, err)
 		}
 	}
-	python := pythonWithPytrecEval()
-	if python == "" {
-		t.Logf("not run: no python with pytrec_eval (MSRAG_PYTHON, or %s/venv/{eval,mteb})", cache.Dir())
-		return
-	}
-	run := exec.Command("sh", "-c", cmd)
-	run.Dir = t.TempDir()
-	run.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if b, err := run.CombinedOutput(); err != nil {
-		t.Errorf("%s (from %s): %v\n%s", cmd, run.Dir, err, b)
-	}
-}
-
-// pythonWithPytrecEval is a python3 whose directory's python3 imports
-// pytrec_eval, or "".
-func pythonWithPytrecEval() string {
-	cands := []string{os.Getenv("MSRAG_PYTHON")}
-	for _, v := range []string{"eval", "mteb"} {
-		cands = append(cands, filepath.Join(cache.Dir(), "venv", v, "bin", "python3"))
-	}
-	for _, p := range cands {
-		if p != "" && exec.Command(p, "-c", "import pytrec_eval").Run() == nil {
-			return p
+	t.Run("check command", func(t *testing.T) {
+		python := testfiles.PytrecEvalPython(t)
+		run := exec.Command("sh", "-c", cmd)
+		run.Dir = t.TempDir()
+		run.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if b, err := run.CombinedOutput(); err != nil {
+			t.Errorf("%s (from %s): %v\n%s", cmd, run.Dir, err, b)
 		}
-	}
-	return ""
+	})
 }

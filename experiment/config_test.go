@@ -52,9 +52,9 @@ func TestParseConfigsLexical(t *testing.T) {
 }
 
 // TestParseConfigsHybridOfOtherKinds: over a layout of several kinds
-// without the lexical kind fusion.DefaultHybrid weighs, hybrid adds the
-// layout's default fusion (fusion.Default: the rule less that
-// weight), and every rule it adds selects channels of the layout.
+// without the lexical kind, hybrid adds the layout's default fusion
+// (fusion.Default), and every rule it adds selects channels of the
+// layout.
 func TestParseConfigsHybridOfOtherKinds(t *testing.T) {
 	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, testkind.Kind)
 	cs, err := ParseConfigs("hybrid", l)
@@ -68,7 +68,7 @@ func TestParseConfigsHybridOfOtherKinds(t *testing.T) {
 			t.Errorf("%s over %s: %v", c.Name, l, err)
 		}
 	}
-	if want := []string{"rrf:windows=overlap", "rrf:windows=all", "rrf:windows=all,adapt=kind-top:1"}; !slices.Equal(names, want) {
+	if want := []string{"rrf:windows=overlap", "rrf:windows=all", "combsum:norm=zscore,windows=all"}; !slices.Equal(names, want) {
 		t.Errorf("hybrid over %s: %v, want %v", l, names, want)
 	}
 }

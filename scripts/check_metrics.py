@@ -6,7 +6,8 @@ and with --mteb against MTEB's own retrieval evaluator as well.
         --qrels data/scifact/qrels/test.tsv --results results.json w100.run rrf.run
 
 (the venv: python3 -m venv $HOME/.cache/msrag/venv/eval && $HOME/.cache/msrag/venv/eval/bin/pip install
-pytrec-eval-terrier).
+pytrec-eval-terrier==0.5.11; in msrag's checkout, scripts/setup-eval.sh makes it with every wheel pinned
+by hash).
 
 --results is the JSON msrag's eval package writes (eval.Results): either one
 Results object, for a single run file, or an object mapping a run name to a

@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # Fusion across kinds on every dataset of docs/results.md (docs/fusion.md,
 # "Fusion across kinds"): the label-free candidates on every training split
-# (where the default is chosen, by its worst margin over the better kind),
-# and leave one dataset out: for each dataset, one fusion model fitted by
-# msrag tune on the other datasets' training splits, evaluated on the
-# left-out dataset's reported split beside dense, lexical and every
-# candidate. LongEmbed QMSum, whose meetings are QMSum's, is also left out
-# with QMSum's questions (trained on the other three).
+# (scripts/fusion-procedures.py chooses the default from them by a procedure
+# it tests leaving one dataset out), and leave one dataset out for the
+# transfer: for each dataset, one fusion model fitted by msrag tune on the
+# other datasets' training splits, evaluated on the left-out dataset's
+# training splits and its reported split beside dense, lexical, the previous
+# default and the default. A dataset is a corpus: QMSum's questions and its
+# summaries as queries (one corpus, one index) are left out together, and
+# LongEmbed QMSum, whose meetings are QMSum's, with them.
 #
 #   scripts/fusion-results.sh [MODEL [WINDOWS]]
 #
 # MODEL defaults to all-minilm-l6-v2-int8, WINDOWS to 64,128,254. Indices go
 # to $OUT/idx-DATASET (built on first use by msrag eval, or reused: set
 # IDX_DIR to a directory of indices named DATASET), training runs to
-# $OUT/DATASET-train, fusion models to $OUT/transfer-without-DATASET.json,
-# reported runs to $OUT/DATASET-SPLIT. Then
+# $OUT/DATASET-SPLIT, fusion models to $OUT/transfer-without-DATASET.json (and
+# transfer-all.json, fitted on every training split: the built-in transfer),
+# runs of the left-out models on training splits to
+# $OUT/DATASET-SPLIT-left-out and on reported splits to $OUT/DATASET-SPLIT.
+# Then
 #
-#   python3 scripts/fusion-select.py $OUT                  # the default, chosen on the training runs
-#   python3 scripts/fusion-summary.py RULE LABEL=$OUT ...  # docs/results.md's tables
+#   python3 scripts/fusion-procedures.py scifact/SciFact=$OUT/scifact-train ...  # the default's procedure, left out
+#   python3 scripts/fusion-summary.py RULE LABEL=RUN=MODEL ...                    # docs/results.md's tables
 #
 # LOSS_AVERSION=A fits the models with msrag tune --loss-aversion A (0 by
 # default; give it its own OUT, since what is there is skipped, and link the
@@ -61,43 +66,48 @@ for w in 1.25 1.5 2; do for f in kind-top kind-peak; do for t in 0.3 0.5; do
 done; done; done
 common=(--model "$model" --windows "$windows" --quiet)
 
-index() { if [[ -n ${IDX_DIR:-} ]]; then echo "$IDX_DIR/$1"; else echo "$out/idx-$1"; fi; }
+# QMSum's summaries as queries search QMSum's corpus: one index serves both.
+index() { local d=$1; [[ $d == qmsum-summaries ]] && d=qmsum; if [[ -n ${IDX_DIR:-} ]]; then echo "$IDX_DIR/$d"; else echo "$out/idx-$d"; fi; }
 split() { case $1 in qmsum) echo dev ;; qmsum-summaries) echo train ;; *) echo test ;; esac; }
-trains=(scifact nfcorpus qmsum qmsum-summaries)
+trains=(scifact:train nfcorpus:train nfcorpus:dev qmsum:train qmsum-summaries:train)
 
-for ds in "${trains[@]}"; do
-    [[ -f $out/$ds-train/results.json ]] && continue
-    "$bin" eval --dataset "$data/$ds" --split train --index "$(index "$ds")" --out "$out/$ds-train" --configs "$candidates" "${common[@]}"
+for t in "${trains[@]}"; do
+    ds=${t%%:*} s=${t##*:}
+    [[ -f $out/$ds-$s/results.json ]] && continue
+    "$bin" eval --dataset "$data/$ds" --split "$s" --index "$(index "$ds")" --out "$out/$ds-$s" --configs "$candidates" "${common[@]}"
 done
 # TRAIN_ONLY=1: only the training runs (another model's share of the choice).
 [[ -n ${TRAIN_ONLY:-} ]] && exit 0
 
-tune_without() { # name datasets...
+fit() { # name datasets...
     local name=$1 args=()
     shift
-    [[ -f $out/transfer-without-$name.json ]] && return
+    [[ -f $out/transfer-$name.json ]] && return
     for d in "$@"; do args+=(--dataset "$data/$d" --index "$(index "$d")"); done
-    "$bin" tune "${args[@]}" --split train --out "$out/transfer-without-$name.json" --loss-aversion "${LOSS_AVERSION:-0}" --quiet
+    "$bin" tune "${args[@]}" --split train --out "$out/transfer-$name.json" --loss-aversion "${LOSS_AVERSION:-0}" --quiet
 }
-# LongEmbed QMSum's meetings are QMSum's train and val meetings: its model is
-# fitted on every training split (msrag's built-in transfer), and once more
-# without QMSum's questions, which are asked about the same meetings.
-tune_without qmsum-lembed scifact nfcorpus qmsum qmsum-summaries
-tune_without scifact nfcorpus qmsum qmsum-summaries
-tune_without nfcorpus scifact qmsum qmsum-summaries
-tune_without qmsum scifact nfcorpus qmsum-summaries
-tune_without qmsum-summaries scifact nfcorpus qmsum
-tune_without qmsum-lembed-and-qmsum scifact nfcorpus qmsum-summaries
+fit all scifact nfcorpus qmsum qmsum-summaries
+fit without-scifact nfcorpus qmsum qmsum-summaries
+fit without-nfcorpus scifact qmsum qmsum-summaries
+fit without-qmsum scifact nfcorpus
 
-report() { # dataset model-name run-name
-    local ds=$1 s
-    s=$(split "$ds")
-    [[ -f $out/$3/results.json ]] && return
-    "$bin" eval --dataset "$data/$ds" --split "$s" --index "$(index "$ds")" --out "$out/$3" \
-        --configs "windows,rrf,hybrid,full,oracle,$candidates" --fusion-model "$out/transfer-without-$2.json" "${common[@]}"
+# The configurations every run of a fusion model reports beside it: every
+# channel alone, dense and lexical RRF, the default and the one before it,
+# full and the oracle.
+reported="windows,rrf,rrf:windows=lexical,combsum:norm=zscore;windows=all,rrf:windows=all;weights=lexical:1.5;adapt=kind-top:1,full,oracle"
+run() { # dataset split fusion-model run-name
+    [[ -f $out/$4/results.json ]] && return
+    "$bin" eval --dataset "$data/$1" --split "$2" --index "$(index "$1")" --out "$out/$4" \
+        --configs "$reported" --fusion-model "$3" "${common[@]}"
 }
-for ds in scifact nfcorpus qmsum qmsum-lembed; do report "$ds" "$ds" "$ds-$(split "$ds")"; done
-# qmsum-summaries has a training split only: left out, it is reported on it.
-report qmsum-summaries qmsum-summaries qmsum-summaries-left-out
-report qmsum-lembed qmsum-lembed-and-qmsum qmsum-lembed-test-without-qmsum
+without() { case $1 in qmsum-summaries | qmsum-lembed) echo without-qmsum ;; *) echo "without-$1" ;; esac; }
+for t in "${trains[@]}"; do
+    ds=${t%%:*} s=${t##*:}
+    run "$ds" "$s" "$out/transfer-$(without "$ds").json" "$ds-$s-left-out"
+done
+for ds in scifact nfcorpus qmsum qmsum-lembed; do
+    run "$ds" "$(split "$ds")" "$out/transfer-$(without "$ds").json" "$ds-$(split "$ds")"
+    # The built-in transfer (transfer-all.json, for all-minilm-l6-v2-int8 at 64,128,254).
+    if [[ $model == all-minilm-l6-v2-int8 && $windows == 64,128,254 ]]; then run "$ds" "$(split "$ds")" transfer "builtin-$ds-$(split "$ds")"; fi
+done
 echo "runs in $out"

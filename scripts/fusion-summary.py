@@ -28,7 +28,7 @@ import sys
 from paired import compare
 
 DENSE, LEXICAL = "rrf:windows=dense", "rrf:windows=lexical"
-BEFORE = "combsum:norm=zscore,windows=all"  # the default before this choice
+BEFORE = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"  # the default before this choice
 SINGLE = re.compile(r"^(w\d+|full|bm25-(w\d+|doc|full))$")
 METRIC = "ndcg_cut_10"
 BUILTIN = re.compile(r"^[a-z][a-z0-9-]*$")  # a built-in's name; a file's path has a "." or a "/"
@@ -39,6 +39,8 @@ def load(run, model):
         res = json.load(f)
     per = {c["name"]: c["results"]["per_query"] for c in res["configs"]}
     mean = {c["name"]: 100 * c["results"]["mean"][METRIC] for c in res["configs"]}
+    if DENSE not in mean and "rrf" in mean:  # rrf fuses the dense windows
+        per[DENSE], mean[DENSE] = per["rrf"], mean["rrf"]
     if BUILTIN.match(model):
         return per, mean, model
     with open(model, encoding="utf-8") as f:

@@ -5,8 +5,7 @@ MRR@k formula, written out independently of the Go code under test.
 
 Run (from the repository root):
 
-    python3 -m venv $HOME/.cache/msrag/venv/eval
-    $HOME/.cache/msrag/venv/eval/bin/pip install pytrec-eval-terrier
+    scripts/setup-eval.sh    # the venv, pytrec_eval-terrier 0.5.11 pinned by hash
     $HOME/.cache/msrag/venv/eval/bin/python scripts/gen_eval_golden.py
 
 Outputs, under eval/testdata/golden/: <case>.qrels (BEIR TSV or TREC 4-column),

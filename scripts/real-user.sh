@@ -16,6 +16,16 @@
 #   4. in the clone, README's commands: make setup; make demo DEMO_DOCS=300, whose summary
 #      table must print; make setup GPU=1 && make build GPU=1, whose bin/msrag must find
 #      every library (ldd) and take libfaiss from bin/lib. Each step's time is printed.
+#   5. between the demo and the GPU build, a hub model and MTEB tasks by name, with the
+#      bin/msrag make demo built, an empty cache of its own and a second stand-in serving the
+#      hub's sentence-transformers/all-MiniLM-L6-v2 (the sentence-transformers save make setup
+#      fetched, the built-in model's ONNX file as onnx/model.onnx, the hub's .gitattributes),
+#      a copy of it whose prompts are {"query": "query: ", "document": "passage: "}, mteb/scifact
+#      cut to 20 test queries, their documents and 50 others (scripts/subset-dataset.sh), mteb/arguana
+#      (cmd/msrag/testdata/hub/mteb-arguana-tiny), each at the revision mteb pins: msrag eval
+#      --dataset mteb:SciFact --model hf:sentence-transformers/all-MiniLM-L6-v2 (the model
+#      fetched on first use with max tokens 256), msrag model fetch of the copy (exactly those
+#      prefixes) and msrag eval --dataset mteb:ArguAna (its rule applied).
 #
 #   scripts/real-user.sh      (WORK: a new directory under ${TMPDIR:-/tmp}, removed when every
 #                             step passed; MSRAG_REAL_USER_KEEP=1 keeps it)
@@ -96,6 +106,52 @@ grep '^| hybrid |' "$work/demo.log" | head -1 | grep -q 'rrf:windows=all' || { t
 grep -A4 '^| channels |' "$work/demo.log"
 pass "make demo DEMO_DOCS=300"
 
+# ---- 5. a hub model and MTEB tasks by name ------------------------------------------------------
+# A second stand-in, as the first serves all of mteb/scifact at the revision mteb pins, and a cache
+# of its own, as the user's holds that already.
+hub2=$work/hub2 cache2=$work/cache2
+minilm=$hub2/models/sentence-transformers/all-MiniLM-L6-v2/1111111111111111111111111111111111111111
+mkdir -p "$minilm/onnx" "$hub2/models/sentence-transformers/all-MiniLM-L6-v2/refs"
+(cd "$cache/st/all-minilm-l6-v2" && find . -type f ! -name '.*' -exec cp --parents {} "$minilm/" \;)
+cp "$cache/models/all-minilm-l6-v2/model.onnx" "$minilm/onnx/model.onnx"
+printf '*.%s filter=lfs diff=lfs merge=lfs -text\n' bin h5 msgpack onnx ot pt safetensors zip >"$minilm/.gitattributes"
+echo "${minilm##*/}" >"$hub2/models/sentence-transformers/all-MiniLM-L6-v2/refs/main"
+prompts=$hub2/models/stand-in/all-MiniLM-L6-v2-prompts
+mkdir -p "$prompts/refs" && cp -r "$minilm" "$prompts/" && echo "${minilm##*/}" >"$prompts/refs/main"
+printf '%s\n' '{"prompts": {"query": "query: ", "document": "passage: "}, "default_prompt_name": null}' >"$prompts/${minilm##*/}/config_sentence_transformers.json"
+as_user scripts/subset-dataset.sh "$data_mirror/scifact" "$work/scifact-q20" test 50 20 >/dev/null
+ds2=$hub2/datasets/mteb/scifact/$rev
+mkdir -p "$ds2/qrels" && cp "$ds/.gitattributes" "$ds/README.md" "$ds2/"
+gunzip -c "$work/scifact-q20/corpus.jsonl.gz" >"$ds2/corpus.jsonl"
+gunzip -c "$work/scifact-q20/queries.jsonl.gz" >"$ds2/queries.jsonl"
+cp "$work/scifact-q20/qrels/test.tsv" "$ds2/qrels/"
+arguana_rev=$(sed -n 's/.*Dataset: "mteb\/arguana", Revision: "\([0-9a-f]\{40\}\)".*/\1/p' "$root/mteb/tasks_gen.go" | sort -u)
+mkdir -p "$hub2/datasets/mteb/arguana" && cp -r "$root/cmd/msrag/testdata/hub/mteb-arguana-tiny" "$hub2/datasets/mteb/arguana/$arguana_rev"
+cp "$ds/.gitattributes" "$hub2/datasets/mteb/arguana/$arguana_rev/"
+"$work/hubserve" -root "$hub2" >"$work/hub2.url" 2>"$work/hub2.log" &
+hub2_pid=$!
+trap 'kill "$hub_pid" "$hub2_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s $work/hub2.url ]] && break; sleep 0.1; done
+as_user2() { as_user env HF_ENDPOINT="$(head -1 "$work/hub2.url")" MSRAG_CACHE="$cache2" "$@"; }
+json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$@"; }
+
+as_user2 bin/msrag eval --dataset mteb:SciFact --model hf:sentence-transformers/all-MiniLM-L6-v2 --out "$work/hf-scifact" >"$work/hf.log" 2>&1 ||
+  { tail -30 "$work/hf.log"; fail "msrag eval --dataset mteb:SciFact --model hf:sentence-transformers/all-MiniLM-L6-v2"; }
+grep -A4 '^| dataset |' "$work/hf.log"
+model_json=$cache2/models/hf--sentence-transformers--all-MiniLM-L6-v2/msrag-model.json
+[[ $(json "$model_json" 'd["max_tokens"], d["sources"]["max_tokens"]') == "(256, 'sentence_bert_config.json max_seq_length')" ]] ||
+  fail "hf:sentence-transformers/all-MiniLM-L6-v2: $model_json does not record max tokens 256 from sentence_bert_config.json"
+[[ $(json "$work/hf-scifact/results.json" 'd["mteb"]["task"], d["mteb"]["dataset_revision"], d["windows"], d["queries"]') == "('SciFact', '$rev', [100, 200, 254], 20)" ]] ||
+  fail "msrag eval --dataset mteb:SciFact: results.json is not SciFact at $rev with windows 100,200,254 over 20 queries"
+as_user2 bin/msrag model fetch hf:stand-in/all-MiniLM-L6-v2-prompts >>"$work/hf.log" 2>&1 || { tail -30 "$work/hf.log"; fail "msrag model fetch hf:stand-in/all-MiniLM-L6-v2-prompts"; }
+[[ $(json "$cache2/models/hf--stand-in--all-MiniLM-L6-v2-prompts/msrag-model.json" 'd["query_prefix"], d["passage_prefix"]') == "('query: ', 'passage: ')" ]] ||
+  fail "hf:stand-in/all-MiniLM-L6-v2-prompts: not the prefixes of its prompts"
+as_user2 bin/msrag eval --dataset mteb:ArguAna --model hf:sentence-transformers/all-MiniLM-L6-v2 --out "$work/hf-arguana" >>"$work/hf.log" 2>&1 ||
+  { tail -30 "$work/hf.log"; fail "msrag eval --dataset mteb:ArguAna"; }
+[[ $(json "$work/hf-arguana/results.json" 'd["scoring"]["ignore_identical_ids"] and d["scoring"]["dropped"] > 0 and "task ArguAna" in d["scoring"]["source"]') == True ]] ||
+  fail "msrag eval --dataset mteb:ArguAna: its rule was not applied"
+pass "hf:sentence-transformers/all-MiniLM-L6-v2 on first use (256 tokens), its prompts copy, mteb:SciFact and mteb:ArguAna from a stand-in"
+
 as_user bash -c 'make setup GPU=1 && make build GPU=1' >"$work/gpu.log" 2>&1 || { tail -30 "$work/gpu.log"; fail "make setup GPU=1 && make build GPU=1"; }
 ldd "$work/msrag/bin/msrag" >"$work/ldd.txt"
 if grep -q 'not found' "$work/ldd.txt" || ! grep -q "libfaiss.so => $work/msrag/bin/lib/" "$work/ldd.txt"; then
@@ -106,7 +162,7 @@ pass "make setup GPU=1 && make build GPU=1 (bin/msrag links libfaiss, cudart and
 
 echo "real-user: every step passed in $(($(now) - t_start)) s"
 if [[ -z ${MSRAG_REAL_USER_KEEP:-} ]]; then
-  kill "$hub_pid" 2>/dev/null || true
-  wait "$hub_pid" 2>/dev/null || true
+  kill "$hub_pid" "$hub2_pid" 2>/dev/null || true
+  wait "$hub_pid" "$hub2_pid" 2>/dev/null || true
   chmod -R u+w "$work" && rm -rf "$work"
 fi

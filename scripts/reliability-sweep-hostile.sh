@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs msrag on the hostile inputs of docs/reliability.md ("Hostile input:
-# servers, command line, tuning") and prints, for each, the exit code and the
+# Runs msrag on the hostile inputs of docs/reliability.md ("Servers and the
+# command line") and prints, for each, the exit code and the
 # message; afterwards it lists what is left in the work directory. Needs
 # bin/msrag (make build) and go (to build scripts/faultserve).
 #

@@ -27,7 +27,8 @@
 #      lists others (CI fetches every built-in model). With MSRAG_SETUP_FP16=1, also the fp16
 #      converter and the fp16 files of the fp32 models (scripts/setup-fp16.sh; CI sets it). The
 #      sentence-transformers save of all-MiniLM-L6-v2 (scripts/fetch-st-reference.sh), and with
-#      MSRAG_SETUP_EXPORT=1 the ONNX exporter (scripts/setup-export.sh; CI sets it).
+#      MSRAG_SETUP_EXPORT=1 the ONNX exporter (scripts/setup-export.sh; CI sets it). With
+#      MSRAG_SETUP_EVAL=1, the metrics check's pytrec_eval (scripts/setup-eval.sh; CI sets it).
 #   4. Data: SciFact into CACHE/data/ (scripts/fetch-data.sh: the Hugging Face hub's
 #      mteb/scifact, or the local mirror MSRAG_DATA_MIRROR names); MSRAG_SETUP_DATA lists
 #      others (CI adds the sets the tests read).
@@ -196,6 +197,16 @@ if [[ -n ${MSRAG_SETUP_EXPORT:-} && ${MSRAG_SETUP_EXPORT} != 0 ]]; then
     MSRAG_CACHE=$cache scripts/setup-export.sh --check || missing=1
   else
     MSRAG_CACHE=$cache scripts/setup-export.sh
+  fi
+fi
+
+# The metrics check's venv (MSRAG_SETUP_EVAL=1; CI sets it): pytrec_eval pinned by hash
+# (scripts/setup-eval.sh), with which the tests run the check command msrag eval prints.
+if [[ -n ${MSRAG_SETUP_EVAL:-} && ${MSRAG_SETUP_EVAL} != 0 ]]; then
+  if ((check)); then
+    MSRAG_CACHE=$cache scripts/setup-eval.sh --check || missing=1
+  else
+    MSRAG_CACHE=$cache scripts/setup-eval.sh
   fi
 fi
 

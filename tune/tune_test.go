@@ -244,8 +244,22 @@ func TestLossAversion(t *testing.T) {
 		t.Errorf("fitted at loss aversion %d it loses %v nDCG@10 against the default over the queries, %v at 0", a, lostAverse, lostPlain)
 	}
 	// Where losses weigh so much that every cross-validated score is far
-	// below -1, the router's penalty is still one of Lambdas.
-	_, rc, err := FitRouter(Sets{set}, 1e6, averse.Fusion, all, router.EmbeddingWindows, 2, 1)
+	// below -1, the router's penalty is still one of Lambdas. The rule
+	// routed is RRF over every channel, which loses against the default on
+	// some training query (the fits may be the default itself).
+	routed, _ := fusion.Parse("rrf:windows=all")
+	if _, lost := counted(routed, 0); lost == 0 {
+		t.Fatalf("%s loses nothing against the default %s: the router's case needs a loss", routed, fusion.Default(ix.Layout()))
+	}
+	sel, err := routed.Select(ix.Layout())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fused []string
+	for _, i := range sel {
+		fused = append(fused, ix.Layout()[i].Name())
+	}
+	_, rc, err := FitRouter(Sets{set}, 1e6, routed, fused, router.EmbeddingWindows, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,86 +9,25 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/hub"
-	"github.com/msrag/msrag/mteb"
+	"github.com/msrag/msrag/internal/hubserve"
 	"github.com/msrag/msrag/onnx"
 )
 
-// tinyCommit is the commit the test hub serves.
+// tinyCommit is the commit of mteb/tiny on the stand-in hub.
 const tinyCommit = "89abcdef0123456789abcdef0123456789abcdef"
 
 // tinyHub serves testdata/hub/mteb-tiny as the dataset repository mteb/tiny
-// through the three endpoints of a Hugging Face hub that package hub uses:
-// the revision API, the tree API and the resolve URLs. corpus.jsonl is listed
-// as an LFS file (checked by sha256), the others as git blobs (checked by
-// blob id). It counts the requests.
-func tinyHub(t testing.TB) (*httptest.Server, *atomic.Int64) {
-	return tinyHubAs(t, "mteb-tiny", "mteb/tiny", tinyCommit)
-}
-
-// tinyHubAs serves testdata/hub/DIR as the dataset repository repo at
-// commit, as tinyHub does.
-func tinyHubAs(t testing.TB, dir, repo, commit string) (*httptest.Server, *atomic.Int64) {
-	t.Helper()
-	root := filepath.Join("testdata", "hub", dir)
-	files := map[string][]byte{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(root, path)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var requests atomic.Int64
-	api, resolve := "/api/datasets/"+repo+"/", "/datasets/"+repo+"/resolve/"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		switch p := r.URL.Path; {
-		case p == api+"revision/main" || p == api+"revision/"+commit:
-			json.NewEncoder(w).Encode(map[string]string{"id": repo, "sha": commit})
-		case p == api+"tree/"+commit && r.URL.Query().Get("recursive") == "true":
-			json.NewEncoder(w).Encode(tinyListing(files))
-		case strings.HasPrefix(p, resolve+commit+"/") && files[strings.TrimPrefix(p, resolve+commit+"/")] != nil:
-			w.Write(files[strings.TrimPrefix(p, resolve+commit+"/")])
-		default:
-			w.Header().Set("X-Error-Code", "RepoNotFound")
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &requests
-}
-
-// tinyListing is the tree API's answer for files.
-func tinyListing(files map[string][]byte) []map[string]any {
-	var out []map[string]any
-	for path, data := range files {
-		blob := sha1.New()
-		fmt.Fprintf(blob, "blob %d\x00", len(data))
-		blob.Write(data)
-		e := map[string]any{"type": "file", "path": path, "size": len(data), "oid": hex.EncodeToString(blob.Sum(nil))}
-		if path == "corpus.jsonl" {
-			sum := sha256.Sum256(data)
-			e["lfs"] = map[string]any{"oid": hex.EncodeToString(sum[:]), "size": len(data), "pointerSize": 130}
-		}
-		out = append(out, e)
-	}
-	return out
+// from the stand-in hub.
+func tinyHub(t testing.TB) (string, *hubserve.Server) {
+	return serveHub(t, hubRepo{hubserve.Datasets, "mteb/tiny", tinyCommit, mtebDataset(t, "mteb-tiny")})
 }
 
 func TestDataFetch(t *testing.T) {
-	srv, requests := tinyHub(t)
-	t.Setenv(hub.EnvEndpoint, srv.URL)
-	t.Setenv(hub.EnvToken, "")
+	_, h := tinyHub(t)
 	root := t.TempDir()
 
 	code, stdout, stderr := runCLI(t, "", "data", "fetch", "--dir", root, "hf:mteb/tiny@main")
@@ -120,10 +53,10 @@ func TestDataFetch(t *testing.T) {
 	}
 
 	// Present now: the same directory, no request; --quiet says nothing.
-	asked := requests.Load()
+	asked := h.Requests()
 	code, stdout, stderr = runCLI(t, "", "data", "fetch", "--quiet", "--dir", root, "hf:mteb/tiny@main")
-	if code != exitOK || strings.TrimSpace(stdout) != dir || stderr != "" || requests.Load() != asked {
-		t.Errorf("second fetch: code %d, stdout %q, stderr %q, %d requests", code, stdout, stderr, requests.Load()-asked)
+	if code != exitOK || strings.TrimSpace(stdout) != dir || stderr != "" || h.Requests() != asked {
+		t.Errorf("second fetch: code %d, stdout %q, stderr %q, %d requests", code, stdout, stderr, h.Requests()-asked)
 	}
 
 	// msrag eval takes the printed directory as its dataset.
@@ -140,21 +73,21 @@ func TestDataFetch(t *testing.T) {
 }
 
 func TestDataFetchErrors(t *testing.T) {
-	srv, _ := tinyHub(t)
+	url, _ := tinyHub(t)
 	for _, tc := range []struct {
 		name, endpoint string
 		args           []string
 		code           int
 		want           string
 	}{
-		{"no name", srv.URL, nil, exitUsage, "name at least one dataset"},
-		{"not an mteb dataset", srv.URL, []string{"hf:someone/tiny@main"}, exitUsage, "want hf:mteb/NAME"},
-		{"no such task", srv.URL, []string{"mteb:NoSuchTask"}, exitUsage, "unknown MTEB retrieval task"},
-		{"a task msrag cannot lay out", srv.URL, []string{"mteb:LEMBQMSumRetrieval"}, exitUsage, "dwzhu/LongEmbed"},
-		{"no pinned revision", srv.URL, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
-		{"a bad name after a good one fetches nothing", srv.URL, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
+		{"no name", url, nil, exitUsage, "name at least one dataset"},
+		{"not an mteb dataset", url, []string{"hf:someone/tiny@main"}, exitUsage, "want hf:mteb/NAME"},
+		{"no such task", url, []string{"mteb:NoSuchTask"}, exitUsage, "unknown MTEB retrieval task"},
+		{"a task msrag cannot lay out", url, []string{"mteb:LEMBQMSumRetrieval"}, exitUsage, "dwzhu/LongEmbed"},
+		{"no pinned revision", url, []string{"hf:mteb/tiny"}, exitUsage, "has no pinned revision"},
+		{"a bad name after a good one fetches nothing", url, []string{"hf:mteb/tiny@main", "scifact"}, exitUsage, "want hf:mteb/NAME"},
 		{"malformed endpoint", "localhost:8080", []string{"hf:mteb/tiny@main"}, exitUsage, "$" + hub.EnvEndpoint},
-		{"no such repository", srv.URL, []string{"hf:mteb/absent@main"}, exitFailure, "404"},
+		{"no such repository", url, []string{"hf:mteb/absent@main"}, exitFailure, "404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(hub.EnvEndpoint, tc.endpoint)
@@ -218,42 +151,12 @@ func TestDataFetchDefaultHub(t *testing.T) {
 	}
 }
 
-// TestEvalMTEBTask runs msrag eval --dataset mteb:SciFact from a hub that
-// serves mteb/scifact (a tiny stand-in of its files) at the revision mteb's
-// SciFact task pins: the dataset is fetched into the cache on first use,
-// evaluated on the task's split, and named as the task in the MTEB result
-// files with the commit; a second run, offline, asks the hub nothing.
-func TestEvalMTEBTask(t *testing.T) {
-	task, _ := mteb.Get("SciFact")
-	srv, requests := tinyHubAs(t, "mteb-tiny", "mteb/scifact", task.Revision)
-	t.Setenv(hub.EnvEndpoint, srv.URL)
-	hashTokenizer(t)
-	scratchCache(t)
-	args := []string{"eval", "--quiet", "--dataset", "mteb:SciFact", "--model", "hash-test-embedder", "--windows", "8", "--k", "10", "--window-k", "10"}
-	out := t.TempDir()
-	code, _, stderr := runCLI(t, "", append(args, "--out", out)...)
-	if code != exitOK {
-		t.Fatalf("eval: code %d\n%s", code, stderr)
-	}
-	e := readEval(t, out)
-	if e.Split != "test" || e.MTEB == nil || e.MTEB.Task != "SciFact" || e.MTEB.DatasetRevision != task.Revision || e.Queries != 2 {
-		t.Errorf("split %s, mteb %+v, %d queries", e.Split, e.MTEB, e.Queries)
-	}
-	asked := requests.Load()
-	code, _, stderr = runCLI(t, "", append(args, "--offline", "--out", t.TempDir())...)
-	if code != exitOK || requests.Load() != asked {
-		t.Errorf("offline, present: code %d, %d requests\n%s", code, requests.Load()-asked, stderr)
-	}
-}
-
 // TestEvalMTEBTaskRule runs msrag eval --dataset mteb:ArguAna, whose task
 // drops a retrieved document whose id is the query's (every query here is
 // also a document, found first): the rule is applied and said to be the
 // task's.
 func TestEvalMTEBTaskRule(t *testing.T) {
-	task, _ := mteb.Get("ArguAna")
-	srv, _ := tinyHubAs(t, "mteb-arguana-tiny", "mteb/arguana", task.Revision)
-	t.Setenv(hub.EnvEndpoint, srv.URL)
+	serveHub(t, hubRepo{hubserve.Datasets, "mteb/arguana", mtebRevision(t, "ArguAna"), mtebDataset(t, "mteb-arguana-tiny")})
 	hashTokenizer(t)
 	scratchCache(t)
 	out := t.TempDir()

@@ -15,8 +15,8 @@ import (
 
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
-	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/hashembed"
+	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
 )
@@ -220,8 +220,8 @@ func TestEvalEndToEnd(t *testing.T) {
 }
 
 // checkWithPytrecEval runs the check command eval printed, as printed,
-// from another directory, when a Python environment of the cache (eval or
-// mteb) has pytrec_eval.
+// from another directory, with a python3 that has pytrec_eval
+// (testfiles.PytrecEvalPython), in a subtest.
 func checkWithPytrecEval(t *testing.T, stdout string) {
 	t.Helper()
 	i := strings.Index(stdout, "python3 /")
@@ -229,24 +229,15 @@ func checkWithPytrecEval(t *testing.T, stdout string) {
 		t.Fatalf("no check command in:\n%s", stdout)
 	}
 	line := strings.TrimSpace(strings.SplitN(stdout[i:], "\n", 2)[0])
-	var python string
-	for _, v := range []string{"eval", "mteb"} {
-		p := filepath.Join(cache.Dir(), "venv", v, "bin", "python3")
-		if exec.Command(p, "-c", "import pytrec_eval").Run() == nil {
-			python = p
-			break
+	t.Run("check command", func(t *testing.T) {
+		python := testfiles.PytrecEvalPython(t)
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
 		}
-	}
-	if python == "" {
-		t.Logf("not checked against pytrec_eval: no venv eval or mteb with it under %s", cache.Dir())
-		return
-	}
-	cmd := exec.Command("sh", "-c", line)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", line, err, out)
-	}
+	})
 }
 
 // absPath is path made absolute.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,14 +36,12 @@ var scifactFiles = map[string]string{
 // returns the base URL.
 func scifactHub(t *testing.T) string {
 	t.Helper()
-	rev, _ := hub.PinnedRevision("scifact")
-	root := t.TempDir()
+	files := map[string]hubserve.File{}
 	for name, data := range scifactFiles {
-		writeTestFile(t, filepath.Join(root, "datasets", "mteb", "scifact", rev, filepath.FromSlash(name)), data)
+		files[name] = hubserve.File{Data: []byte(data)}
 	}
-	srv := httptest.NewServer(hubserve.New(hubserve.Config{Root: root}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	url, _ := serveHub(t, hubRepo{hubserve.Datasets, "mteb/scifact", mtebRevision(t, "SciFact"), files})
+	return url
 }
 
 func writeTestFile(t *testing.T, path, data string) {

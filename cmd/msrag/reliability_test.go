@@ -513,7 +513,7 @@ func TestFlagsThatDoNothing(t *testing.T) {
 	if code != exitOK {
 		t.Fatal(stderr)
 	}
-	// The closing line gives the rate, to compare with README's runs.
+	// The closing line gives the rate, to compare with docs/setup.md's runs.
 	if !regexp.MustCompile(`index: wrote .* [0-9]+ tokens/s \(embedder busy [0-9]+%\)`).MatchString(stderr) {
 		t.Errorf("index's closing line gives no tokens/s: %s", stderr)
 	}

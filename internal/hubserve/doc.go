@@ -21,7 +21,8 @@
 // model repository for all-MiniLM-L6-v2 is
 // ROOT/models/sentence-transformers/all-MiniLM-L6-v2/COMMIT/{.gitattributes,
 // config.json, onnx/model.onnx, tokenizer.json, ...} with refs/main naming
-// COMMIT.
+// COMMIT. [AddRepo] lays a repository revision out (tests use it, linking
+// large files from the cache rather than copying them).
 //
 // # The routes
 //
@@ -42,5 +43,6 @@
 // X-Error-Message. With [Config.Token] set, a request without
 // "Authorization: Bearer TOKEN" is a 401. Paths with "." or ".." segments
 // are refused. File hashes are computed on first use and kept while the
-// file's size and modification time stay the same.
+// file's size and modification time stay the same. [Server.Requests] counts
+// the requests, for tests that a second use asks nothing.
 package hubserve

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,9 +25,10 @@ type Config struct {
 // Server answers the hub's routes from Config.Root. It is safe for
 // concurrent use.
 type Server struct {
-	cfg    Config
-	mu     sync.Mutex
-	hashes map[string]fileHash // by path on disk
+	cfg      Config
+	requests atomic.Int64
+	mu       sync.Mutex
+	hashes   map[string]fileHash // by path on disk
 }
 
 // New returns a server for cfg.
@@ -47,8 +49,12 @@ func notFound(code, format string, args ...any) *hubError {
 	return &hubError{http.StatusNotFound, code, fmt.Sprintf(format, args...)}
 }
 
+// Requests returns how many requests the server has been sent.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
 // ServeHTTP checks the token and routes the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
 	if s.cfg.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.Token {
 		writeError(w, &hubError{http.StatusUnauthorized, "", "Invalid credentials in Authorization header"})
 		return

@@ -32,29 +32,79 @@ const (
 func layout(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	write := func(rel, data string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
+	data := func(s string) hubserve.File { return hubserve.File{Data: []byte(s)} }
+	err := hubserve.AddRepo(root, hubserve.Datasets, "mteb/tiny", dataCommit, map[string]hubserve.File{
+		".gitattributes": data("*.parquet filter=lfs diff=lfs merge=lfs -text\n*.jsonl filter=lfs diff=lfs merge=lfs -text\n"),
+		"README.md":      data("# tiny\n"),
+		"corpus.jsonl":   data(`{"_id": "d1", "title": "", "text": "alpha beta"}` + "\n" + `{"_id": "d2", "title": "T", "text": "gamma"}` + "\n"),
+		"queries.jsonl":  data(`{"_id": "q1", "text": "beta?"}` + "\n"),
+		"qrels/test.tsv": data("query-id\tcorpus-id\tscore\nq1\td1\t1\n"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = hubserve.AddRepo(root, hubserve.Models, "org/tiny-model", modelCommit, map[string]hubserve.File{
+		".gitattributes":  data("*.onnx filter=lfs diff=lfs merge=lfs -text\nsaved_model/**/* filter=lfs diff=lfs merge=lfs -text\n"),
+		"onnx/model.onnx": data("ONNX BYTES"),
+		"tokenizer.json":  data(`{"model": {}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "files"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "files", "archive.tar.gz"), []byte("ARCHIVE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestAddRepo: files from disk are linked or copied unchanged, dot-files of
+// a directory left out, a File's Data replaces a file From disk without
+// touching it, and bad names and a second revision at the same commit are
+// refused.
+func TestAddRepo(t *testing.T) {
+	src := t.TempDir()
+	for p, s := range map[string]string{"a.json": "A", "sub/b.bin": "B", ".complete": "", ".git/x": "X"} {
+		os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(src, p), []byte(s), 0o644)
+	}
+	files, err := hubserve.FilesIn(src)
+	if err != nil || len(files) != 2 || files["sub/b.bin"].From != filepath.Join(src, "sub", "b.bin") {
+		t.Fatalf("FilesIn: %v, %v; want a.json and sub/b.bin", files, err)
+	}
+	files["a.json"] = hubserve.File{Data: []byte("A2")}
+	root := t.TempDir()
+	if err := hubserve.AddRepo(root, hubserve.Models, "org/m", modelCommit, files); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(root, "models", "org", "m", modelCommit)
+	for p, want := range map[string]string{"a.json": "A2", "sub/b.bin": "B", "../refs/main": modelCommit + "\n"} {
+		if got, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(p))); err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v), want %q", p, got, err, want)
 		}
 	}
-	ds := "datasets/mteb/tiny/" + dataCommit + "/"
-	write(ds+".gitattributes", "*.parquet filter=lfs diff=lfs merge=lfs -text\n*.jsonl filter=lfs diff=lfs merge=lfs -text\n")
-	write(ds+"README.md", "# tiny\n")
-	write(ds+"corpus.jsonl", `{"_id": "d1", "title": "", "text": "alpha beta"}`+"\n"+`{"_id": "d2", "title": "T", "text": "gamma"}`+"\n")
-	write(ds+"queries.jsonl", `{"_id": "q1", "text": "beta?"}`+"\n")
-	write(ds+"qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n")
-	write("datasets/mteb/tiny/refs/main", dataCommit+"\n")
-	md := "models/org/tiny-model/" + modelCommit + "/"
-	write(md+".gitattributes", "*.onnx filter=lfs diff=lfs merge=lfs -text\nsaved_model/**/* filter=lfs diff=lfs merge=lfs -text\n")
-	write(md+"onnx/model.onnx", "ONNX BYTES")
-	write(md+"tokenizer.json", `{"model": {}}`)
-	write("models/org/tiny-model/refs/main", modelCommit)
-	write("files/archive.tar.gz", "ARCHIVE")
-	return root
+	if got, _ := os.ReadFile(filepath.Join(src, "a.json")); string(got) != "A" {
+		t.Errorf("the source a.json was changed to %q", got)
+	}
+	for _, tc := range []struct {
+		kind           hubserve.Kind
+		id, commit, at string
+	}{
+		{"spaces", "org/m", dataCommit, "a"},
+		{hubserve.Models, "org-m", dataCommit, "a"},
+		{hubserve.Models, "org/../m", dataCommit, "a"},
+		{hubserve.Models, "org/m", "main", "a"},
+		{hubserve.Models, "org/m", dataCommit, "../a"},
+		{hubserve.Models, "org/m", dataCommit, "/a"},
+		{hubserve.Models, "org/m", dataCommit, "a/./b"},
+		{hubserve.Models, "org/m", modelCommit, "a"},
+	} {
+		if err := hubserve.AddRepo(root, tc.kind, tc.id, tc.commit, map[string]hubserve.File{tc.at: {Data: []byte("x")}}); err == nil {
+			t.Errorf("%s %s at %s with %s: no error", tc.kind, tc.id, tc.commit, tc.at)
+		}
+	}
 }
 
 // serve starts a server on root.
