@@ -29,7 +29,7 @@ type Identity struct {
 	// Layout is the index's channels.
 	Layout Layout
 	// Params holds each kind's parameters by kind name, as the kind
-	// describes them (channel.Kind.Settings).
+	// describes them (channel.Params.Settings, channel.Kind.Recorded).
 	Params map[string]channel.Settings
 	// Inputs are the files the build read (Manifest.Inputs).
 	Inputs []Input
