@@ -51,8 +51,8 @@ func TestShardsOfDifferentBatchingRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a shard without a batching record and a padded one: %v", err)
 	}
-	if ix.Batching() != "padded" {
-		t.Errorf("Batching() = %q, want padded", ix.Batching())
+	if id, err := IdentityOf(ix.man); err != nil || id.Batching != "padded" {
+		t.Errorf("batching %q (%v), want padded", id.Batching, err)
 	}
 	ix.Close()
 	setBatching(dirs[0], "single")

@@ -17,6 +17,7 @@ import (
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/benchdata"
 	"github.com/msrag/msrag/internal/cache"
 	"github.com/msrag/msrag/internal/hashembed"
@@ -220,7 +221,7 @@ func benchSciFactIndex(b *testing.B, cfg Config) (*Index, Embedder) {
 func BenchmarkSearch(b *testing.B) {
 	ix, emb := benchSciFactIndex(b, Config{Windows: chunk.Sizes(100, 200, 500)})
 	vecs := benchQueryVectors(b, emb, benchQueries)
-	opts := SearchOptions{K: 10, WindowK: 100}
+	opts := SearchOptions{K: 10, ChannelK: 100}
 	ctx := context.Background()
 	qps := func(b *testing.B) {
 		b.ReportMetric(float64(benchQueries)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
@@ -229,7 +230,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.ReportAllocs()
 		var fuseTime time.Duration
 		for b.Loop() {
-			ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+			ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -246,14 +247,14 @@ func BenchmarkSearch(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, w := range ix.shards[0].windows() {
-				if _, _, err := w.index.Search(vecs, int(min(int64(opts.WindowK+channel.TieMargin), w.index.Ntotal()))); err != nil {
+				if _, _, err := w.index.Search(vecs, int(min(int64(opts.ChannelK+channel.TieMargin), w.index.Ntotal()))); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
 		qps(b)
 	})
-	ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+	ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func BenchmarkSearch(b *testing.B) {
 // benchRule is a fusion rule a benchmark times, with its name there.
 type benchRule struct {
 	name string
-	f    Fusion
+	f    fusion.Fusion
 }
 
 // benchRules are the fusion rules BenchmarkSearch times: plain RRF, the
@@ -285,7 +286,7 @@ func benchRules(tb testing.TB, ix *Index) []benchRule {
 	var out []benchRule
 	for _, s := range []string{"rrf", "combmnz:norm=minmax", "combsum:norm=zscore,adapt=entropy:0.3",
 		"linear:score=100:0.25/500:1,rank=100:1/200:0.25,votes=100:1/200:0.25"} {
-		f, err := ParseFusion(s)
+		f, err := fusion.Parse(s)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -294,7 +295,7 @@ func benchRules(tb testing.TB, ix *Index) []benchRule {
 	lin := out[len(out)-1].f
 	names := []string{"w100", "w200", "w500"}
 	in := benchDims + len(names)*fuse.NumFeatures
-	m := &router.Model{Windows: names, Inputs: in, Mean: make([]float64, in), Std: make([]float64, in), W: make([]float64, (in+1)*len(names))}
+	m := &router.Model{Channels: names, Inputs: in, Mean: make([]float64, in), Std: make([]float64, in), W: make([]float64, (in+1)*len(names))}
 	for i := range m.Std {
 		m.Std[i] = 1
 	}
@@ -322,10 +323,10 @@ func BenchmarkSearchHybrid(b *testing.B) {
 	rules = append(rules, benchRule{"default+terms", rules[1].f})
 	for _, rule := range rules {
 		b.Run("rule="+rule.name, func(b *testing.B) {
-			opts := SearchOptions{K: 10, WindowK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
+			opts := SearchOptions{K: 10, ChannelK: 100, Fusion: rule.f, SkipTerms: rule.name != "default+terms"}
 			var fuseTime time.Duration
 			for b.Loop() {
-				_, err := ix.SearchBatches(context.Background(), texts, BatchOptions{WindowK: opts.WindowK}, func(_ int, ch *ChunkHits) error {
+				_, err := ix.SearchBatches(context.Background(), texts, BatchOptions{ChannelK: opts.ChannelK}, func(_ int, ch *ChunkHits) error {
 					t0 := time.Now()
 					_, err := ix.Fuse(ch, opts)
 					fuseTime += time.Since(t0)
@@ -350,11 +351,11 @@ func BenchmarkSearchHybrid(b *testing.B) {
 // tune/builtin).
 func hybridBenchRules(tb testing.TB) []benchRule {
 	var out []benchRule
-	add := func(name string, f Fusion) { out = append(out, benchRule{name, f}) }
+	add := func(name string, f fusion.Fusion) { out = append(out, benchRule{name, f}) }
 	const before = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
-	for _, s := range []string{"rrf:windows=all", DefaultHybrid, before,
-		DefaultHybrid + ",adapt=kind-peak:1", DefaultHybrid + ",adapt=consensus:1"} {
-		f, err := ParseFusion(s)
+	for _, s := range []string{"rrf:windows=all", fusion.DefaultHybrid, before,
+		fusion.DefaultHybrid + ",adapt=kind-peak:1", fusion.DefaultHybrid + ",adapt=consensus:1"} {
+		f, err := fusion.Parse(s)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -375,7 +376,7 @@ func hybridBenchRules(tb testing.TB) []benchRule {
 	if err := json.Unmarshal(data, &m); err != nil {
 		tb.Fatal(err)
 	}
-	f, err := ParseFusion(m.Rule)
+	f, err := fusion.Parse(m.Rule)
 	if err != nil {
 		tb.Fatal(err)
 	}

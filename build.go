@@ -172,14 +172,15 @@ type Config struct {
 	// Rebuildable marks the index as one an evaluation built for itself,
 	// which a later evaluation may build again (Manifest.Rebuildable).
 	Rebuildable bool
-	// Channels are the kinds of channel the build makes, each once, with
-	// its parameters (package channel; each kind's package makes its
-	// configuration, as its Params.Channel method does). Empty: the registered
-	// kinds that are built by default (channel.Defaults: with a model, its
-	// vectors' kind; without, the texts' kind). A build with an Embedder
-	// makes at least one kind that reads the chunks' vectors, one without
-	// none. The manifest records every kind's parameters.
-	Channels []ChannelConfig
+	// Channels are the kinds of channel the build makes, each once, by
+	// their parameters (channel.Params: a value of the kind's own type,
+	// which its package makes: dense.Params{}, bm25.DefaultConfig()).
+	// Empty: the registered kinds that are built by default
+	// (channel.Defaults: with a model, its vectors' kind; without, the
+	// texts' kind). A build with an Embedder makes at least one kind that
+	// reads the chunks' vectors, one without none. The manifest records
+	// every kind's parameters.
+	Channels []channel.Params
 
 	// prepareHook, when set by a test, is called for every document before
 	// it is tokenized (build.Config.PrepareHook).
@@ -188,10 +189,6 @@ type Config struct {
 	// (store.Stage.Replace): its Step sees each step of the publish.
 	publish safefile.Replacer
 }
-
-// ChannelConfig is a kind of channel a build makes and its parameters (nil:
-// the kind's defaults), as the kind's package makes it (channel.Config).
-type ChannelConfig = channel.Config
 
 // Progress is a snapshot of a build's counters. It has the fields of
 // package internal/build's, which counts them.
@@ -274,21 +271,22 @@ func (c *Config) checkChannels() error {
 	}
 	c.Channels = slices.Clone(c.Channels)
 	vectors := false
-	for i, ch := range c.Channels {
-		if ch.Kind == nil {
+	for i, p := range c.Channels {
+		if p == nil || p.Kind() == nil {
 			return fmt.Errorf("msrag: Config.Channels[%d] has no kind", i)
 		}
+		k := p.Kind()
 		for _, o := range c.Channels[:i] {
-			if o.Kind == ch.Kind {
-				return fmt.Errorf("msrag: Config.Channels: kind %s given twice", ch.Kind.Name())
+			if o.Kind() == k {
+				return fmt.Errorf("msrag: Config.Channels: kind %s given twice", k.Name())
 			}
 		}
-		if _, err := ch.Kind.Describe(ch.Params); err != nil {
-			return fmt.Errorf("msrag: Config.Channels[%d] (%s): %w", i, ch.Kind.Name(), err)
+		if _, err := p.Settings(); err != nil {
+			return fmt.Errorf("msrag: Config.Channels[%d] (%s): %w", i, k.Name(), err)
 		}
-		reads := ch.Kind.Needs().Has(channel.ChunkVectors)
+		reads := k.Needs().Has(channel.ChunkVectors)
 		if reads && !model {
-			return fmt.Errorf("msrag: Config.Channels[%d]: %s channels search the model's vectors, and the build has no Embedder", i, ch.Kind.Name())
+			return fmt.Errorf("msrag: Config.Channels[%d]: %s channels search the model's vectors, and the build has no Embedder", i, k.Name())
 		}
 		vectors = vectors || reads
 	}
@@ -299,22 +297,19 @@ func (c *Config) checkChannels() error {
 }
 
 // kindsString names the kinds of cs.
-func kindsString(cs []ChannelConfig) string {
+func kindsString(cs []channel.Params) string {
 	var names []string
-	for _, ch := range cs {
-		names = append(names, ch.Kind.Name())
+	for _, p := range cs {
+		names = append(names, p.Kind().Name())
 	}
 	return strings.Join(names, ", ")
 }
 
-// kinds are the kinds of channel the build makes, with their parameters,
-// in layout order.
-func (c Config) kinds() []build.KindSpec {
-	var out []build.KindSpec
-	for _, ch := range c.Channels {
-		out = append(out, build.KindSpec{Kind: ch.Kind, Params: ch.Params})
-	}
-	slices.SortStableFunc(out, func(a, b build.KindSpec) int { return a.Kind.Order() - b.Kind.Order() })
+// kinds are the parameters of the kinds of channel the build makes, in
+// layout order.
+func (c Config) kinds() []channel.Params {
+	out := slices.Clone(c.Channels)
+	slices.SortStableFunc(out, func(a, b channel.Params) int { return a.Kind().Traits().Order - b.Kind().Traits().Order })
 	return out
 }
 
@@ -383,8 +378,8 @@ func newIndex(cfg Config, res *build.Result) (*Index, error) {
 	sh := &shard{man: man, ids: res.IDs, titles: res.Titles, specs: res.Windows, tables: res.Tables}
 	ix := &Index{man: man, emb: cfg.Embedder, shards: []*shard{sh}}
 	var kinds []channel.Kind
-	for _, k := range cfg.kinds() {
-		kinds = append(kinds, k.Kind)
+	for _, p := range cfg.kinds() {
+		kinds = append(kinds, p.Kind())
 	}
 	ix.setKinds(kinds)
 	if err := ix.indexDocs(); err != nil {
@@ -489,10 +484,11 @@ func (c Config) Identity() (Identity, error) {
 	}
 	var kinds []ChannelKind
 	id := Identity{Params: map[string]channel.Settings{}, Shard: c.Shard}
-	for _, k := range c.kinds() {
-		kinds = append(kinds, k.Kind)
-		if id.Params[k.Kind.Name()], err = k.Kind.Describe(k.Params); err != nil {
-			return Identity{}, fmt.Errorf("msrag: %s: %w", k.Kind.Name(), err)
+	for _, p := range c.kinds() {
+		k := p.Kind()
+		kinds = append(kinds, k)
+		if id.Params[k.Name()], err = p.Settings(); err != nil {
+			return Identity{}, fmt.Errorf("msrag: %s: %w", k.Name(), err)
 		}
 	}
 	id.Layout = LayoutOf(c.Windows, kinds...)

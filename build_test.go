@@ -18,6 +18,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/lexical"
@@ -150,7 +151,7 @@ func TestBuildSearchRoundTrip(t *testing.T) {
 		enc := tok.EncodeWith(text, tokenizerNoSpecial)
 		queries = append(queries, text[:enc.Offsets[min(15, len(enc.Offsets)-1)].End])
 	}
-	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: Single("w16")})
+	hits, err := ix.Search(ctx, queries, SearchOptions{K: 5, Fusion: fusion.Single("w16")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,11 +223,11 @@ func TestShardsSearchLikeOneIndex(t *testing.T) {
 			queries, fusion = queries[:7], "rrf"
 		}
 		f := mustFusion(t, fusion)
-		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
+		a, err := one.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, ChannelK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, WindowK: 50})
+		b, err := sharded.Search(ctx, queries, SearchOptions{Fusion: f, K: 20, ChannelK: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,9 +259,9 @@ func buildShards(tb testing.TB, path, base string, n, blockLines int, cfg Config
 	return dirs
 }
 
-func mustFusion(tb testing.TB, s string) Fusion {
+func mustFusion(tb testing.TB, s string) fusion.Fusion {
 	tb.Helper()
-	f, err := ParseFusion(s)
+	f, err := fusion.Parse(s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -379,8 +380,8 @@ func TestBuildFull(t *testing.T) {
 	}
 	defer ix.Close()
 	maxContent := emb.Spec().MaxContent(embed.Passage)
-	if want := append(slices.Clone(testWindows), chunk.Window{Size: maxContent, Truncate: true}); !reflect.DeepEqual(ix.Windows(), want) {
-		t.Fatalf("windows %v, want %v", ix.Windows(), want)
+	if want := append(slices.Clone(testWindows), chunk.Window{Size: maxContent, Truncate: true}); !reflect.DeepEqual(windowsOf(ix.man), want) {
+		t.Fatalf("windows %v, want %v", windowsOf(ix.man), want)
 	}
 	if got := stats.Vectors[len(testWindows)]; got != int64(len(docs)) {
 		t.Fatalf("full window holds %d vectors, want one per document (%d)", got, len(docs))
@@ -403,14 +404,14 @@ func TestBuildFull(t *testing.T) {
 	if stats.UniqueChunks != want {
 		t.Errorf("%d unique chunks, want %d", stats.UniqueChunks, want)
 	}
-	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: Single("full"), K: 3})
+	hits, err := ix.Search(context.Background(), []string{docs[3].Title + " " + docs[3].Text}, SearchOptions{Fusion: fusion.Single("full"), K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hits[0][0].DocID != docs[3].ID || hits[0][0].Evidence[0].Start != 0 {
 		t.Errorf("full: a document's own text finds %+v", hits[0][0])
 	}
-	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: Single("w126")}); err == nil {
+	if _, err := ix.Search(context.Background(), []string{"x"}, SearchOptions{Fusion: fusion.Single("w126")}); err == nil {
 		t.Error("w126 selected the full window")
 	}
 }
@@ -490,7 +491,7 @@ func TestTailRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := re.Windows(); !reflect.DeepEqual(got[:2], ws) {
+		if got := windowsOf(re.man); !reflect.DeepEqual(got[:2], ws) {
 			t.Errorf("tail %v: reopened windows %+v, want %+v", short, got[:2], ws)
 		}
 		re.Close()

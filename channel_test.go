@@ -11,6 +11,7 @@ import (
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/internal/testkind"
 )
@@ -28,7 +29,7 @@ func TestNewKindOfChannel(t *testing.T) {
 	ctx := context.Background()
 	cfg := func(out, shard string) Config {
 		return Config{Embedder: emb, Windows: testWindows, Out: out, Shard: shard,
-			Channels: withLexical(DefaultLexical(), ChannelConfig{Kind: testkind.Kind})}
+			Channels: withLexical(DefaultLexical(), testkind.Kind.Params())}
 	}
 	oneDir := filepath.Join(t.TempDir(), "one")
 	one, err := Build(ctx, openCorpus(t, path, corpus.Options{BlockLines: 40}), cfg(oneDir, ""))
@@ -51,7 +52,7 @@ func TestNewKindOfChannel(t *testing.T) {
 	if d := one.Layout().Diff(want); !d.Same() || d.Reordered {
 		t.Fatalf("layout %s, want %s", one.Layout(), want)
 	}
-	if f := one.DefaultFusion(); f.String() != DefaultHybrid {
+	if f := fusion.Default(one.Layout()); f.String() != fusion.DefaultHybrid {
 		t.Errorf("default fusion %s", f)
 	}
 	dirs := buildShards(t, path, t.TempDir(), 3, 40, cfg("", ""))
@@ -90,7 +91,7 @@ func TestUnknownKindRefused(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	out := filepath.Join(t.TempDir(), "idx")
 	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, docs), corpus.Options{}),
-		Config{Embedder: emb, Windows: testWindows, Out: out, Channels: withLexical(nil, ChannelConfig{Kind: testkind.Kind})})
+		Config{Embedder: emb, Windows: testWindows, Out: out, Channels: withLexical(nil, testkind.Kind.Params())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestUnknownKindRefused(t *testing.T) {
 		}
 	}
 	if _, err := Build(context.Background(), openCorpus(t, writeJSONL(t, docs), corpus.Options{}),
-		Config{Embedder: emb, Windows: testWindows, Channels: []ChannelConfig{{Kind: testkind.Kind}, {Kind: testkind.Kind}}}); err == nil {
+		Config{Embedder: emb, Windows: testWindows, Channels: []channel.Params{testkind.Kind.Params(), testkind.Kind.Params()}}); err == nil {
 		t.Error("a kind given twice was built")
 	}
 	if _, ok := channel.Lookup(testkind.Name); !ok {

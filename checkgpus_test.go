@@ -16,17 +16,17 @@ import (
 // reading anything.
 func TestCheckGPUs(t *testing.T) {
 	for _, tc := range []struct {
-		gpus    []int
-		windowK int
-		want    error
+		gpus     []int
+		channelK int
+		want     error
 	}{
 		{nil, faiss.MaxGPUK + 1, nil},
 		{[]int{0}, faiss.MaxGPUK + 1, faiss.ErrArgument},
 		{[]int{0, 1}, faiss.MaxGPUK, faiss.ErrGPUUnavailable},
 		{[]int{0}, 0, faiss.ErrGPUUnavailable},
 	} {
-		if err := msrag.CheckGPUs(tc.gpus, tc.windowK); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
-			t.Errorf("CheckGPUs(%v, %d) = %v, want %v", tc.gpus, tc.windowK, err, tc.want)
+		if err := msrag.CheckGPUs(tc.gpus, tc.channelK); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("CheckGPUs(%v, %d) = %v, want %v", tc.gpus, tc.channelK, err, tc.want)
 		}
 	}
 	if _, err := msrag.OpenWith(msrag.OpenOptions{GPUs: []int{0}}, "no-such-index"); !errors.Is(err, faiss.ErrGPUUnavailable) {

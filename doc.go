@@ -17,10 +17,12 @@
 //     opens from them).
 //   - [Index.Search] embeds queries, searches every window (flat indices'
 //     scores made canonical, so shards rank as one index whatever the
-//     batch) and fuses them with a [Fusion]: a typed rule that
-//     [ParseFusion] reads from text: a fuse.Rule, the channels of the
-//     index's [Layout] it fuses, and an optional query router learned on
-//     training queries (package tune writes it in a fusion model file).
+//     batch) and fuses them with a fusion.Fusion (package fusion: a typed
+//     rule that fusion.Parse reads from text: a fuse.Rule, the channels of
+//     the index's [Layout] it fuses, and an optional query router learned
+//     on training queries, which package tune writes in a fusion model
+//     file; fusion.Fuse applies it to the channels' lists, which
+//     [Index.Fuse] names with the documents' ids and evidence).
 //   - An index's channels are of kinds of channel (package channel):
 //     [Config].Channels lists them, each with its parameters, which the
 //     kind describes, compares, checks in the manifest and reads from the

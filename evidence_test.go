@@ -3,6 +3,7 @@ package msrag
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,13 +28,13 @@ func (failingExplainer) Explain(*channel.Queries, int, int, []int32) ([][]string
 func TestExplainErrorFailsSearch(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
-	k := kindIndex(ix.kinds, Lexical)
+	k := slices.Index(ix.kinds, Lexical)
 	part := ix.shards[0].parts[k]
 	ix.shards[0].parts[k] = failingExplainer{part}
 	defer func() { ix.shards[0].parts[k] = part }()
 
 	queries := lexicalQueries(docs, 5)
-	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, ChannelK: 20}
 	_, err := ix.Search(context.Background(), queries, opts)
 	if !errors.Is(err, errExplain) || !strings.Contains(err.Error(), "bm25-") {
 		t.Fatalf("search with a failing Explain: %v, want %v naming the lexical channel", err, errExplain)
@@ -44,29 +45,29 @@ func TestExplainErrorFailsSearch(t *testing.T) {
 	}
 }
 
-// TestScatterExplainError checks that ExplainRows, which a scatter task
+// TestScatterExplainError checks that ShardSearcher.Explain, which a scatter task
 // keeping evidence calls for every list it writes, returns the error of a
 // channel's Explain rather than rows without their terms.
 func TestScatterExplainError(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
-	kind := kindIndex(ix.kinds, Lexical)
+	kind := slices.Index(ix.kinds, Lexical)
 	q := &channel.Queries{Texts: lexicalQueries(docs, 3)}
-	kinds := []channel.Kind{Lexical}
-	st, err := ix.Stats(q, kinds)
+	sh := &ShardSearcher{ix: ix, kinds: []channel.Kind{Lexical}}
+	st, err := sh.Stats(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists, err := ix.SearchShard(context.Background(), q, st, 10, kinds)
+	lists, err := sh.Search(context.Background(), q, st, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ci := ix.first[kind]
-	if held, err := ix.ExplainRows(q, 0, ci, lists[ci]); err != nil || len(held) == 0 {
+	if held, err := sh.Explain(q, 0, ci, lists[ci]); err != nil || len(held) == 0 {
 		t.Fatalf("a channel that explains: %d rows' terms, %v", len(held), err)
 	}
 	ix.shards[0].parts[kind] = failingExplainer{ix.shards[0].parts[kind]}
-	if _, err := ix.ExplainRows(q, 0, ci, lists[ci]); !errors.Is(err, errExplain) {
+	if _, err := sh.Explain(q, 0, ci, lists[ci]); !errors.Is(err, errExplain) {
 		t.Fatalf("a failing Explain: %v, want %v", err, errExplain)
 	}
 }

@@ -1,6 +1,7 @@
 package msrag
 
 import (
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
@@ -77,10 +78,10 @@ func DocLexicalChannel() Channel { return Channel{Kind: Lexical} }
 
 // withLexical is the channels of a build with a model: dense, lexical with
 // lex (none when nil), then more.
-func withLexical(lex *LexicalConfig, more ...ChannelConfig) []ChannelConfig {
-	out := []ChannelConfig{dense.Params{}.Channel()}
+func withLexical(lex *LexicalConfig, more ...channel.Params) []channel.Params {
+	out := []channel.Params{dense.Params{}}
 	if lex != nil {
-		out = append(out, lex.Channel())
+		out = append(out, *lex)
 	}
 	return append(out, more...)
 }

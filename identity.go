@@ -29,7 +29,7 @@ type Identity struct {
 	// Layout is the index's channels.
 	Layout Layout
 	// Params holds each kind's parameters by kind name, as the kind
-	// describes them (channel.Kind.Settings).
+	// describes them (channel.Params.Settings, channel.Kind.Recorded).
 	Params map[string]channel.Settings
 	// Inputs are the files the build read (Manifest.Inputs).
 	Inputs []Input
@@ -49,7 +49,11 @@ func IdentityOf(m *Manifest) (Identity, error) {
 		id.Embedding, id.Batching = embeddingOf(m), recordedBatching(m)
 	}
 	for _, k := range kinds {
-		id.Params[k.Name()] = k.Settings(m)
+		r, err := k.Recorded(m)
+		if err != nil {
+			return Identity{}, fmt.Errorf("%s channels: %w", k.Name(), err)
+		}
+		id.Params[k.Name()] = r.Settings
 	}
 	return id, nil
 }

@@ -55,7 +55,7 @@ type shard struct {
 func (ix *Index) setKinds(kinds []channel.Kind) {
 	ix.kinds = kinds
 	ix.layout, ix.first = nil, nil
-	ws := ix.Windows()
+	ws := windowsOf(ix.man)
 	for _, k := range kinds {
 		ix.first = append(ix.first, len(ix.layout))
 		ix.layout = append(ix.layout, channel.LayoutOf([]channel.Kind{k}, ws)...)
@@ -171,16 +171,6 @@ func (ix *Index) Manifest() Manifest {
 	return ix.man.Clone()
 }
 
-// Windows returns the index's windows, in index order: sliding windows and,
-// if the index has it, the full window (chunk.Full with its size).
-func (ix *Index) Windows() []chunk.Window {
-	out := make([]chunk.Window, len(ix.man.Windows))
-	for i, w := range ix.man.Windows {
-		out[i] = w.Window()
-	}
-	return out
-}
-
 // NumDocs returns the number of documents over all shards.
 func (ix *Index) NumDocs() int { return len(ix.ids) }
 
@@ -188,26 +178,23 @@ func (ix *Index) NumDocs() int { return len(ix.ids) }
 // numbered in the order of their ids.
 func (ix *Index) DocID(i int) string { return ix.ids[i] }
 
-// Embedder returns the embedder the index searches with.
-func (ix *Index) Embedder() Embedder { return ix.emb }
-
 // Dir returns the directory the index was opened from or written to.
 func (ix *Index) Dir() string { return ix.dir }
 
-// MaxWindowK returns the most rows any channel holds over all shards (a
+// maxChannelK returns the most rows any channel holds over all shards (a
 // window's chunks, or the documents; at least 1): no channel's list can be
 // longer.
-func (ix *Index) MaxWindowK() int {
+func (ix *Index) maxChannelK() int {
 	mans := make([]*Manifest, len(ix.shards))
 	for i, sh := range ix.shards {
 		mans[i] = sh.man
 	}
-	return maxWindowK(mans)
+	return maxChannelK(mans)
 }
 
-// maxWindowK is MaxWindowK of the shards whose manifests are mans (which
+// maxChannelK is Index.maxChannelK of the shards whose manifests are mans (which
 // the shards' files were checked against when they were opened).
-func maxWindowK(mans []*Manifest) int {
+func maxChannelK(mans []*Manifest) int {
 	var most, docs int64
 	for _, m := range mans {
 		docs += m.Docs
@@ -244,11 +231,6 @@ func (ix *Index) Close() error {
 // none), whose channels all search by the query texts and which searches
 // without embedding its queries.
 func (ix *Index) HasModel() bool { return !ix.man.Model.None() }
-
-// Batching is how the index's texts were grouped into model runs: "padded"
-// or "single" (see [EmbedderBatching]); "padded" for an index whose manifest
-// predates the record.
-func (ix *Index) Batching() string { return recordedBatching(ix.man) }
 
 // usable reports whether the index can search kind i (a kind's part may
 // open and yet not be searchable, such as channel.Checker's of files

@@ -20,7 +20,7 @@ import (
 func TestIdentitySeesEveryKindsParams(t *testing.T) {
 	emb := testEmbedder(t)
 	cfg := func(p testkind.Params) Config {
-		return Config{Embedder: emb, Windows: testWindows, Channels: withLexical(DefaultLexical(), p.Channel())}
+		return Config{Embedder: emb, Windows: testWindows, Channels: withLexical(DefaultLexical(), p)}
 	}
 	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, scifactDocs(t, 30)), corpus.Options{}), cfg(testkind.Params{Min: 2}))
 	if err != nil {
@@ -50,7 +50,7 @@ func TestIdentitySeesEveryKindsParams(t *testing.T) {
 	lex := *DefaultLexical()
 	lex.BM25.K1 = 1.2
 	c := cfg(testkind.Params{Min: 2})
-	c.Channels[1] = lex.Channel()
+	c.Channels[1] = lex
 	other, err = c.Identity()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestIdentitySeesEveryKindsParams(t *testing.T) {
 func TestKindChecksItsManifestSection(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "idx")
 	ix, err := Build(context.Background(), openCorpus(t, writeJSONL(t, scifactDocs(t, 30)), corpus.Options{}),
-		Config{Embedder: testEmbedder(t), Windows: testWindows, Out: out, Channels: withLexical(nil, testkind.Params{}.Channel())})
+		Config{Embedder: testEmbedder(t), Windows: testWindows, Out: out, Channels: withLexical(nil, testkind.Params{})})
 	if err != nil {
 		t.Fatal(err)
 	}

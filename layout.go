@@ -28,26 +28,6 @@ func LayoutOf(windows []chunk.Window, kinds ...ChannelKind) Layout {
 	return channel.LayoutOf(kinds, windows)
 }
 
-// containsKind reports whether ks holds k.
-func containsKind(ks []channel.Kind, k channel.Kind) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-// kindIndex returns the position of k in ks, or -1.
-func kindIndex(ks []channel.Kind, k channel.Kind) int {
-	for i, x := range ks {
-		if x == k {
-			return i
-		}
-	}
-	return -1
-}
-
 // allOf returns every position of l.
 func allOf(l Layout) []int {
 	out := make([]int, len(l))

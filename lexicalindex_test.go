@@ -19,6 +19,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/lexical"
 )
@@ -156,7 +157,7 @@ func TestLexicalOpenChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if err := ix.usable(kindIndex(ix.kinds, Lexical)); !errors.Is(err, lexical.ErrAnalyzer) || !errors.Is(err, ErrIndexMismatch) {
+		if err := ix.usable(slices.Index(ix.kinds, Lexical)); !errors.Is(err, lexical.ErrAnalyzer) || !errors.Is(err, ErrIndexMismatch) {
 			t.Fatalf("analyzer of another version: %v", err)
 		}
 	})
@@ -230,8 +231,8 @@ func TestLexicalChannelSearch(t *testing.T) {
 	docs := scifactDocs(t, 80)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	queries := lexicalQueries(docs, 12)
-	const windowK = 20
-	ch, err := ix.SearchChunks(context.Background(), queries, windowK)
+	const channelK = 20
+	ch, err := searchChunks(context.Background(), ix, queries, channelK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,28 +259,28 @@ func TestLexicalChannelSearch(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatalf("query %d matches no chunk", q)
 		}
-		for len(want) < windowK {
+		for len(want) < channelK {
 			want = append(want, channel.Hit{Doc: -1})
 		}
-		for r := range windowK {
-			i := q*windowK + r
+		for r := range channelK {
+			i := q*channelK + r
 			got := channel.Hit{Doc: ch.Hits[ci].Docs[i], Score: ch.Hits[ci].Scores[i], Start: ch.Start[ci][i], End: ch.End[ci][i]}
 			if got != want[r] {
 				t.Fatalf("query %d rank %d: %+v, want %+v", q, r, got, want[r])
 			}
 		}
 	}
-	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, WindowK: windowK})
+	hits, err := ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-w32"), K: 5, ChannelK: channelK})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for q := range queries {
-		best := ch.Hits[ci].Docs[q*windowK]
+		best := ch.Hits[ci].Docs[q*channelK]
 		if len(hits[q]) == 0 || hits[q][0].Doc != int(best) {
 			t.Fatalf("query %d: first document %v, the best chunk's is %d", q, hits[q], best)
 		}
 		ev := hits[q][0].Evidence[0]
-		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*windowK] {
+		if ev.Channel.Kind != Lexical || ev.Channel.Name() != "bm25-w32" || ev.ChunkRank != 1 || ev.ChunkScore != ch.Hits[ci].Scores[q*channelK] {
 			t.Errorf("query %d: evidence %+v", q, ev)
 		}
 		var text string
@@ -301,7 +302,7 @@ func TestLexicalChannelSearch(t *testing.T) {
 	}
 	// The whole-document channel's evidence spans the document's text up to
 	// the end of its last token (the text has no trailing white space).
-	hits, err = ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-doc"), K: 5, WindowK: windowK})
+	hits, err = ix.Search(context.Background(), queries, SearchOptions{Fusion: mustFusion(t, "bm25-doc"), K: 5, ChannelK: channelK})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestLexicalFusionRefused(t *testing.T) {
 	if _, err := other.Search(ctx, []string{"protein"}, SearchOptions{Fusion: mustFusion(t, "rrf")}); err != nil {
 		t.Errorf("dense search of an index whose analyzer is of another version: %v", err)
 	}
-	if _, err := other.SearchChunks(ctx, []string{"protein"}, 10); err != nil {
+	if _, err := searchChunks(ctx, other, []string{"protein"}, 10); err != nil {
 		t.Errorf("chunk search of an index whose analyzer is of another version: %v", err)
 	}
 }
@@ -433,7 +434,7 @@ func TestLexicalTiesPastTheList(t *testing.T) {
 	want := []string{"d001", "d002", "d003", "d004", "d005"}
 	for _, ix := range []*Index{one, sharded} {
 		for _, f := range []string{"bm25-doc", "bm25-w16"} {
-			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, WindowK: 5})
+			hits, err := ix.Search(ctx, []string{"yeast protein"}, SearchOptions{Fusion: mustFusion(t, f), K: 5, ChannelK: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -556,11 +557,11 @@ func TestKindWeights(t *testing.T) {
 func sameSearch(t *testing.T, one, sharded *Index, queries []string, fusion string) {
 	t.Helper()
 	f := mustFusion(t, fusion)
-	a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	a, err := one.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, ChannelK: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, WindowK: 30})
+	b, err := sharded.Search(context.Background(), queries, SearchOptions{Fusion: f, K: 20, ChannelK: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,11 +581,11 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	ctx := context.Background()
-	ch, err := ix.SearchChunks(ctx, lexicalQueries(docs, 8), 30)
+	ch, err := searchChunks(ctx, ix, lexicalQueries(docs, 8), 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fuseWith := func(f Fusion, qw, w []float64) *fuse.Ranking {
+	fuseWith := func(f fusion.Fusion, qw, w []float64) *fuse.Ranking {
 		t.Helper()
 		sel, err := f.Select(ch.Layout)
 		if err != nil {
@@ -600,7 +601,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 		return rk
 	}
-	lists := func(f Fusion) ([]fuse.Hits, []int) {
+	lists := func(f fusion.Fusion) ([]fuse.Hits, []int) {
 		sel, _ := f.Select(ch.Layout)
 		hits := make([]fuse.Hits, len(sel))
 		kind := make([]int, len(sel))
@@ -623,7 +624,7 @@ func TestAdaptAcrossKinds(t *testing.T) {
 		}
 	}
 	f := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=kind-peak:0.2")
-	_, got, err := FuseHits(f, ch, ix.NumDocs(), 10)
+	_, got, err := fusion.Fuse(f, &ch.Lists, ix.NumDocs(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,11 +643,11 @@ func TestAdaptAcrossKinds(t *testing.T) {
 	}
 
 	one := mustFusion(t, "combsum:norm=minmax,windows=lexical,adapt=kind-top:0.1")
-	_, got, _ = FuseHits(one, ch, ix.NumDocs(), 10)
+	_, got, _ = fusion.Fuse(one, &ch.Lists, ix.NumDocs(), 10)
 	same("one kind", got, fuseWith(one, nil, nil))
 
 	c := mustFusion(t, "combsum:norm=minmax,windows=all,adapt=consensus:2")
-	_, got, _ = FuseHits(c, ch, ix.NumDocs(), 10)
+	_, got, _ = fusion.Fuse(c, &ch.Lists, ix.NumDocs(), 10)
 	hits, _ = lists(c)
 	cw, _ := fuse.ConsensusWeights(hits, ix.NumDocs(), 2)
 	same("consensus", got, fuseWith(c, nil, cw))

@@ -79,17 +79,17 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if ix.HasModel() || ix.Embedder() != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
-		t.Fatalf("dense %v, embedder %v, layout %s", ix.HasModel(), ix.Embedder(), ix.Layout())
+	if ix.HasModel() || ix.emb != nil || ix.Layout().String() != "bm25-w16, bm25-w32, bm25-w64, bm25-doc" {
+		t.Fatalf("dense %v, embedder %v, layout %s", ix.HasModel(), ix.emb, ix.Layout())
 	}
 	ctx := context.Background()
 	queries := lexicalQueries(docs, 20)
 	for _, f := range []struct{ only, dense string }{{"rrf", "rrf:windows=lexical"}, {"bm25-w32", "bm25-w32"}, {"combsum:norm=zscore", "combsum:norm=zscore,windows=lexical"}} {
-		got, err := ix.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.only), K: 10, WindowK: 30})
+		got, err := ix.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.only), K: 10, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := dense.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.dense), K: 10, WindowK: 30})
+		want, err := dense.Search(ctx, queries, SearchOptions{Fusion: mustFusion(t, f.dense), K: 10, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,12 +100,12 @@ func TestLexicalOnlyLikeDenseBuild(t *testing.T) {
 		}
 	}
 	var batched [][]Hit
-	_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 7, WindowK: 30}, func(lo int, ch *ChunkHits) error {
-		h, err := ix.Fuse(ch, SearchOptions{K: 10, WindowK: 30})
+	_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 7, ChannelK: 30}, func(lo int, ch *ChunkHits) error {
+		h, err := ix.Fuse(ch, SearchOptions{K: 10, ChannelK: 30})
 		batched = append(batched, h...)
 		return err
 	})
-	one, _ := ix.Search(ctx, queries, SearchOptions{K: 10, WindowK: 30})
+	one, _ := ix.Search(ctx, queries, SearchOptions{K: 10, ChannelK: 30})
 	if err != nil || len(batched) != len(one) || !slices.EqualFunc(batched, one, sameRanking) {
 		t.Errorf("SearchBatches: %v, or its rankings differ from Search's", err)
 	}
@@ -145,8 +145,8 @@ func TestLexicalOnlyRefusals(t *testing.T) {
 			t.Errorf("search with %s: %v, want ErrNoModel", f, err)
 		}
 	}
-	if _, err := ix.EmbedQueries(ctx, []string{"cell"}); !errors.Is(err, ErrNoModel) {
-		t.Errorf("EmbedQueries: %v", err)
+	if _, err := ix.embedQueries(ctx, []string{"cell"}, nil); !errors.Is(err, ErrNoModel) {
+		t.Errorf("embedQueries: %v", err)
 	}
 	if _, err := ix.SearchVectors(ctx, make([]float32, 32), 10); !errors.Is(err, ErrNoModel) {
 		t.Errorf("SearchVectors: %v", err)
@@ -258,7 +258,7 @@ func TestSkipTerms(t *testing.T) {
 	docs := scifactDocs(t, 40)
 	ix, _ := buildLexical(t, docs, DefaultLexical())
 	queries := lexicalQueries(docs, 10)
-	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, WindowK: 20}
+	opts := SearchOptions{Fusion: mustFusion(t, "rrf:windows=all"), K: 10, ChannelK: 20}
 	with, err := ix.Search(context.Background(), queries, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -40,8 +40,7 @@ type OpenOptions struct {
 	// gather of a scatter-gather search).
 	Kinds []ChannelKind
 	// NoEmbedder opens no model: the queries come embedded
-	// (Index.SearchQueries with their vectors, a scatter task of a
-	// scatter-gather search).
+	// (Index.SearchVectors, a task of a scatter-gather search: OpenShard).
 	NoEmbedder bool
 	// GPUs moves every window's FAISS index to these GPUs (one device, or
 	// sharded across several) for search. It needs msrag built with the gpu
@@ -116,10 +115,10 @@ func (s *Shards) Shard(i int) *Shards {
 	return &Shards{Dirs: s.Dirs[i : i+1 : i+1], Manifests: s.Manifests[i : i+1 : i+1]}
 }
 
-// MaxWindowK returns the most rows any channel holds over the shards (a
-// window's chunks, or the documents; at least 1), as Index.MaxWindowK of
-// them all.
-func (s *Shards) MaxWindowK() int { return maxWindowK(s.Manifests) }
+// MaxChannelK returns the most rows any channel holds over the shards (a
+// window's chunks, or the documents; at least 1): the longest list any
+// channel of them can give.
+func (s *Shards) MaxChannelK() int { return maxChannelK(s.Manifests) }
 
 // OpenShards opens the shards s as one index, as OpenWith opens their
 // directories, from the manifests s holds: they are not read again.
@@ -143,7 +142,7 @@ func OpenShards(opts OpenOptions, s *Shards) (ix *Index, err error) {
 	}
 	ix.setKinds(kinds)
 	for i, dir := range s.Dirs {
-		sh, err := openShard(dir, s.Manifests[i], ix.Windows(), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
+		sh, err := openShard(dir, s.Manifests[i], windowsOf(ix.man), ix.kinds, ix.openKinds(opts), opts.SkipVerify)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +166,7 @@ func OpenShards(opts OpenOptions, s *Shards) (ix *Index, err error) {
 func (ix *Index) openKinds(opts OpenOptions) []bool {
 	out := make([]bool, len(ix.kinds))
 	for i, k := range ix.kinds {
-		out[i] = opts.Kinds == nil || containsKind(opts.Kinds, k)
+		out[i] = opts.Kinds == nil || slices.Contains(opts.Kinds, k)
 	}
 	return out
 }
@@ -245,16 +244,16 @@ func (ix *Index) ToGPU(devices []int) error {
 }
 
 // CheckGPUs says, before any work, whether FAISS windows can be searched
-// on gpus (none: on the CPU, always possible) with windowK chunks a window
-// (0: not known yet): it fails, wrapping faiss.ErrArgument, when windowK
+// on gpus (none: on the CPU, always possible) with channelK chunks a window
+// (0: not known yet): it fails, wrapping faiss.ErrArgument, when channelK
 // is more than FAISS returns on GPUs (faiss.MaxGPUK), and wrapping
 // faiss.ErrGPUUnavailable when msrag was built without FAISS GPU support.
-func CheckGPUs(gpus []int, windowK int) error {
+func CheckGPUs(gpus []int, channelK int) error {
 	switch {
 	case len(gpus) == 0:
 		return nil
-	case windowK > faiss.MaxGPUK:
-		return fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d): %w", windowK, faiss.MaxGPUK, faiss.ErrArgument)
+	case channelK > faiss.MaxGPUK:
+		return fmt.Errorf("msrag: window k %d is more than FAISS on GPUs returns (%d): %w", channelK, faiss.MaxGPUK, faiss.ErrArgument)
 	case !faiss.GPUAvailable:
 		return fmt.Errorf("msrag: FAISS on GPUs %v: %w: build msrag with FAISS GPU support (make build GPU=1), or search on the CPU", gpus, faiss.ErrGPUUnavailable)
 	}

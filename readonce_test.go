@@ -20,7 +20,7 @@ func TestManifestsReadOncePerProcess(t *testing.T) {
 	for i := range texts {
 		qs.IDs = append(qs.IDs, fmt.Sprint("q", i))
 	}
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10}
 	ctx := context.Background()
 	reads := msrag.CountManifestReads(t)
 	check := func(what string, run func() error) {

@@ -87,7 +87,7 @@ func TestBuildRemote(t *testing.T) {
 		if i == 1 {
 			break
 		}
-		want := remote.Recorded{Served: remote.Served{Kind: remote.OpenAI, Model: "hash-served", Endpoints: []string{srv.URL + "/v1"},
+		want := remote.Recorded{Served: remote.Served{API: remote.OpenAI, Model: "hash-served", Endpoints: []string{srv.URL + "/v1"},
 			Tokenizer: emb.(*remote.Embedder).Served().Tokenizer, MaxTokens: 128, Headroom: 4}, QueryPrefix: "query: ", PassagePrefix: "passage: ", Dims: 32, Normalize: true}
 		got, err := remote.ParseOrigin(originOf(man.Model))
 		if err != nil || !reflect.DeepEqual(got, want) || man.Model.Name != "openai:hash-served" || man.Model.ModelSHA256 != "" || man.Model.MaxTokens != 124 {

@@ -3,12 +3,15 @@ package msrag
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
+	"github.com/msrag/msrag/router"
 )
 
 // Search searches every channel the fusion reads (embedding the queries
@@ -20,31 +23,21 @@ func (ix *Index) Search(ctx context.Context, queries []string, opts SearchOption
 	if err := ix.CheckFusion(opts.Fusion); err != nil {
 		return nil, err
 	}
-	q, err := ix.Queries(ctx, queries, nil, ix.fusionNeeds(opts.Fusion))
+	q, err := ix.queries(ctx, queries, nil, ix.fusionNeeds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
-	ch, err := ix.SearchQueries(ctx, q, opts.WindowK, ix.fusionKinds(opts.Fusion))
+	ch, err := ix.searchQueries(ctx, q, opts.ChannelK, ix.fusionKinds(opts.Fusion))
 	if err != nil {
 		return nil, err
 	}
 	return ix.Fuse(ch, opts)
 }
 
-// SearchChunks embeds the queries (when the index has a model) and returns
-// the windowK best rows of every channel it can search.
-func (ix *Index) SearchChunks(ctx context.Context, queries []string, windowK int) (*ChunkHits, error) {
-	q, err := ix.Queries(ctx, queries, nil, ix.layout.Needs(allOf(ix.layout)))
-	if err != nil {
-		return nil, err
-	}
-	return ix.SearchQueries(ctx, q, windowK, nil)
-}
-
 // SearchVectors searches the channels that need nothing but the queries'
 // vectors with already embedded queries, NQ rows of
 // the model's dims; the other channels are left unsearched.
-func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int) (*ChunkHits, error) {
+func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, channelK int) (*ChunkHits, error) {
 	if !ix.HasModel() {
 		return nil, fmt.Errorf("msrag: index %s has no model, so no channel searched by vector (built with --model none): %w", ix.where(), ErrNoModel)
 	}
@@ -58,12 +51,7 @@ func (ix *Index) SearchVectors(ctx context.Context, vecs []float32, windowK int)
 			kinds = append(kinds, k)
 		}
 	}
-	return ix.SearchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, windowK, kinds)
-}
-
-// EmbedQueries embeds a batch of queries with the index's model (query role).
-func (ix *Index) EmbedQueries(ctx context.Context, queries []string) ([]float32, error) {
-	return ix.embedQueries(ctx, queries, nil)
+	return ix.searchQueries(ctx, &channel.Queries{Vectors: vecs, Dims: dims}, channelK, kinds)
 }
 
 // embedQueries embeds queries with e, or the index's model when e is nil.
@@ -90,10 +78,10 @@ func CheckQueries(queries []string) error {
 	return nil
 }
 
-// Queries makes the batch of queries the kinds search: the texts and, when
+// queries makes the batch of queries the kinds search: the texts and, when
 // need asks for them and the index has a model, their vectors by e (nil:
 // the index's model).
-func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
+func (ix *Index) queries(ctx context.Context, texts []string, e Embedder, need channel.Needs) (*channel.Queries, error) {
 	if err := CheckQueries(texts); err != nil {
 		return nil, err
 	}
@@ -108,10 +96,11 @@ func (ix *Index) Queries(ctx context.Context, texts []string, e Embedder, need c
 	return q, nil
 }
 
-// Stats returns the statistics every kind of the index needs for the
-// queries, added over its shards: the first phase of a search, and what a
-// scatter-gather search gathers from every shard before it searches any.
-func (ix *Index) Stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsSet, error) {
+// stats returns the statistics the kinds given need for the queries,
+// added over the index's shards: the first phase of a search, and what a
+// scatter-gather search gathers from every shard before it searches any
+// (ShardSearcher.Stats).
+func (ix *Index) stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsSet, error) {
 	out := channel.StatsSet{}
 	for _, sh := range ix.shards {
 		st, err := sh.stats(q, ix.kinds, kinds)
@@ -130,7 +119,7 @@ func (ix *Index) Stats(q *channel.Queries, kinds []channel.Kind) (channel.StatsS
 func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channel.StatsSet, error) {
 	out := channel.StatsSet{}
 	for i, k := range kinds {
-		if !containsKind(wanted, k) {
+		if !slices.Contains(wanted, k) {
 			continue
 		}
 		st, err := sh.parts[i].Stats(q)
@@ -144,14 +133,14 @@ func (sh *shard) stats(q *channel.Queries, kinds, wanted []channel.Kind) (channe
 	return out, nil
 }
 
-// SearchQueries searches the kinds of channel given (nil: every kind the
-// index can search) for each query's windowK best rows per channel: the
-// statistics of every shard are added (Stats), each shard is searched with
+// searchQueries searches the kinds of channel given (nil: every kind the
+// index can search) for each query's channelK best rows per channel: the
+// statistics of every shard are added (stats), each shard is searched with
 // them, and the shards' lists of each channel are merged exactly
-// (channel.Merge), so a sharded index ranks as one. windowK is clamped as
-// Clamp clamps SearchOptions.WindowK.
-func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK int, kinds []channel.Kind) (*ChunkHits, error) {
-	windowK = ix.Clamp(SearchOptions{WindowK: windowK}).WindowK
+// (channel.Merge), so a sharded index ranks as one. channelK is clamped as
+// Clamp clamps SearchOptions.ChannelK.
+func (ix *Index) searchQueries(ctx context.Context, q *channel.Queries, channelK int, kinds []channel.Kind) (*ChunkHits, error) {
+	channelK = ix.Clamp(SearchOptions{ChannelK: channelK}).ChannelK
 	kinds, err := ix.searchable(kinds)
 	if err != nil {
 		return nil, err
@@ -161,13 +150,13 @@ func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK 
 	if q.Len() == 0 {
 		return ch, nil
 	}
-	st, err := ix.Stats(q, kinds)
+	st, err := ix.stats(q, kinds)
 	if err != nil {
 		return nil, err
 	}
 	lists := make([][]channel.Hits, len(ix.shards))
 	for s, sh := range ix.shards {
-		if lists[s], err = ix.searchShard(ctx, sh, q, st, windowK, kinds); err != nil {
+		if lists[s], err = ix.searchShard(ctx, sh, q, st, channelK, kinds); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +168,7 @@ func (ix *Index) SearchQueries(ctx context.Context, q *channel.Queries, windowK 
 		for s := range lists {
 			per[s] = lists[s][ci]
 		}
-		h, err := channel.Merge(per, windowK)
+		h, err := channel.Merge(per, channelK)
 		if err != nil {
 			return nil, fmt.Errorf("msrag: channel %s: %w", ix.layout[ci].Name(), err)
 		}
@@ -197,7 +186,7 @@ func (ix *Index) searchable(kinds []channel.Kind) ([]channel.Kind, error) {
 		switch {
 		case kinds == nil && err == nil:
 			out = append(out, k)
-		case kinds != nil && containsKind(kinds, k):
+		case kinds != nil && slices.Contains(kinds, k):
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +202,7 @@ func (ix *Index) searchable(kinds []channel.Kind) ([]channel.Kind, error) {
 func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
 	out := make([]channel.Hits, len(ix.layout))
 	for i, kind := range ix.kinds {
-		if !containsKind(wanted, kind) {
+		if !slices.Contains(wanted, kind) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -228,61 +217,54 @@ func (ix *Index) searchShard(ctx context.Context, sh *shard, q *channel.Queries,
 	return out, nil
 }
 
-// SearchShard searches the one shard of ix with the statistics st (added
-// over every shard of a scatter-gather search: Stats of each) for the k
-// best rows of every channel of the kinds wanted, and returns the lists of
-// every channel of the layout (empty for the kinds not searched); k is not
-// clamped to the shard, whose lists are merged with the other shards'.
-func (ix *Index) SearchShard(ctx context.Context, q *channel.Queries, st channel.StatsSet, k int, wanted []channel.Kind) ([]channel.Hits, error) {
-	if len(ix.shards) != 1 {
-		return nil, fmt.Errorf("msrag: index %s has %d shards: search one alone", ix.where(), len(ix.shards))
-	}
-	return ix.searchShard(ctx, ix.shards[0], q, st, k, wanted)
+// CheckFusion fails unless every channel f fuses or weighs is a channel of
+// the index, of a kind it can search, so that a search can be refused
+// before any query is embedded (fusion.CheckServes).
+func (ix *Index) CheckFusion(f fusion.Fusion) error {
+	return fusion.CheckServes(f, ix.layout, ix.man.Model.Dims, ix.where(), func(k ChannelKind) error {
+		return ix.usable(slices.Index(ix.kinds, k))
+	})
 }
 
-// ExplainRows returns what explains each row of query qi's list of channel
-// ci in h, as SearchShard returned it (nil when its kind explains nothing:
-// channel.Explainer): the query terms the row holds. An error of the
-// kind's Explain is returned: a list without its rows' terms would lose
-// the evidence in silence.
-func (ix *Index) ExplainRows(q *channel.Queries, qi, ci int, h channel.Hits) ([][]string, error) {
-	kind := kindIndex(ix.kinds, ix.layout[ci].Kind)
-	e, ok := ix.shards[0].parts[kind].(channel.Explainer)
-	if !ok {
-		return nil, nil
-	}
-	var rows []int32
-	for j := range h.K {
-		if x := h.At(qi, j); x.Row >= 0 {
-			rows = append(rows, x.Row)
-		}
-	}
-	held, err := e.Explain(q, qi, ci-ix.first[kind], rows)
-	if err != nil {
-		return nil, err
-	}
-	if len(held) != len(rows) {
-		return nil, fmt.Errorf("%d rows explained of %d", len(held), len(rows))
-	}
-	for i := range held {
-		if held[i] == nil {
-			held[i] = []string{}
-		}
-	}
-	return held, nil
+// fusionKinds returns the kinds of the channels f fuses.
+func (ix *Index) fusionKinds(f fusion.Fusion) []channel.Kind {
+	kinds, _ := f.Kinds(ix.layout)
+	return kinds
 }
 
-// Searcher searches an index's queries batch by batch and says beforehand
-// whether it can serve a fusion: an open Index, or the gather of a
-// scatter-gather search over its shards (package scatter), which stands
-// for the index whose lists it gathers.
+// fusionNeeds returns what a search for f reads of the queries: what its
+// channels need, and their vectors for a router.
+func (ix *Index) fusionNeeds(f fusion.Fusion) channel.Needs {
+	sel, _ := f.Select(ix.layout)
+	n := ix.layout.Needs(sel)
+	if f.Router != nil && f.Router.Set() == router.EmbeddingWindows {
+		n |= channel.QueryVectors
+	}
+	return n
+}
+
+// Searcher is what an index's queries are searched in, batch by batch, and
+// fused: an open Index, or the gather of a scatter-gather search over its
+// shards (package scatter), which stands for the index whose lists it
+// gathers. What it says of the index (its layout, manifest, directory and
+// documents) is the index's.
 type Searcher interface {
 	// SearchBatches hands the chunk lists of every batch of queries to fn
 	// with the position of its first query (Index.SearchBatches).
 	SearchBatches(ctx context.Context, queries []string, o BatchOptions, fn func(lo int, ch *ChunkHits) error) (BatchTimes, error)
 	// CheckFusion fails unless the lists handed over hold every channel f
 	// fuses (Index.CheckFusion).
-	CheckFusion(f Fusion) error
+	CheckFusion(f fusion.Fusion) error
+	// Clamp fills in opts's defaults, K at most the documents and ChannelK
+	// at most the rows any channel holds (Index.Clamp).
+	Clamp(opts SearchOptions) SearchOptions
+	// Fuse turns a batch's lists into documents (Index.Fuse).
+	Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error)
+	Layout() Layout
+	Manifest() Manifest
+	Dir() string
+	NumDocs() int
+	DocID(i int) string
 	Close() error
 }
 
@@ -293,8 +275,9 @@ type BatchOptions struct {
 	// Batch is the number of queries embedded and searched at once;
 	// default 1024.
 	Batch int
-	// WindowK is the number of chunks each window returns; default 100.
-	WindowK int
+	// ChannelK is the number of chunks each channel returns (its k, the
+	// command line's --window-k); default 100.
+	ChannelK int
 	// Queries, when set, embeds the queries instead of the index's model:
 	// the same model behind a cache of earlier vectors, say
 	// (embed.QueryCache). Nil: the index's.
@@ -307,7 +290,7 @@ type BatchTimes struct {
 }
 
 // maxBatchHits bounds the chunk lists one batch of SearchBatches holds
-// (queries x channels x window k slots, about 40 bytes each, 20 MiB): a
+// (queries x channels x each channel's k slots, about 40 bytes each, 20 MiB): a
 // larger batch is searched in parts of at most this many slots, or of
 // minBatch queries when those hold more, so that memory follows the work
 // and not the batch asked for.
@@ -317,8 +300,10 @@ const (
 )
 
 // SearchBatches embeds and searches queries o.Batch at a time (every
-// channel the index can search; an index without a model embeds
-// nothing, and o.Queries is not used) and hands each batch's chunk lists to
+// channel the index can search, the queries embedded only when one of
+// them needs their vectors: an index without a model, or opened for kinds
+// that search by text alone, embeds nothing, and o.Queries is not used)
+// and hands each batch's chunk lists to
 // fn with the position of its first query. A batch larger than 1024
 // queries whose lists would pass maxBatchHits slots is handed over in parts.
 // An error, fn's too, names the
@@ -328,22 +313,29 @@ func (ix *Index) SearchBatches(ctx context.Context, queries []string, o BatchOpt
 	if o.Batch <= 0 {
 		o.Batch = 1024
 	}
-	if o.WindowK <= 0 {
-		o.WindowK = 100
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
 	}
-	o.WindowK = ix.Clamp(SearchOptions{WindowK: o.WindowK}).WindowK
-	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.WindowK)))
-	need := ix.layout.Needs(allOf(ix.layout))
+	o.ChannelK = ix.Clamp(SearchOptions{ChannelK: o.ChannelK}).ChannelK
+	batch := min(o.Batch, max(minBatch, maxBatchHits/max(1, len(ix.layout)*o.ChannelK)))
+	kinds, err := ix.searchable(nil)
+	if err != nil {
+		return tm, err
+	}
+	var need channel.Needs
+	for _, k := range kinds {
+		need |= k.Needs()
+	}
 	for lo := 0; lo < len(queries); lo += batch {
 		texts := queries[lo:min(lo+batch, len(queries))]
 		err := func() error {
 			t0 := time.Now()
-			q, err := ix.Queries(ctx, texts, o.Queries, need)
+			q, err := ix.queries(ctx, texts, o.Queries, need)
 			if err != nil {
 				return err
 			}
 			t1 := time.Now()
-			ch, err := ix.SearchQueries(ctx, q, o.WindowK, nil)
+			ch, err := ix.searchQueries(ctx, q, o.ChannelK, kinds)
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ func TestSearchBatches(t *testing.T) {
 	}
 	defer ix.Close()
 	queries := []string{"cell biology", "protein folding", "vaccine", "cancer risk", "cell biology", "mutation", "dna repair"}
-	all, err := ix.SearchChunks(ctx, queries, 20)
+	all, err := searchChunks(ctx, ix, queries, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSearchBatches(t *testing.T) {
 	cache := NewQueryCache(count)
 	for run := range 2 {
 		var starts []int
-		_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 3, WindowK: 20, Queries: cache}, func(lo int, ch *ChunkHits) error {
+		_, err = ix.SearchBatches(ctx, queries, BatchOptions{Batch: 3, ChannelK: 20, Queries: cache}, func(lo int, ch *ChunkHits) error {
 			starts = append(starts, lo)
 			for w := range ch.Hits {
 				k := all.Hits[w].K
@@ -65,5 +65,51 @@ func TestSearchBatches(t *testing.T) {
 	_, err = ix.SearchBatches(ctx, append(slices.Clone(queries), " "), BatchOptions{Batch: 3}, func(int, *ChunkHits) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "queries 7 to 8: msrag: query 1 is empty") {
 		t.Errorf("an empty query: %v", err)
+	}
+}
+
+// searchChunks embeds the queries (when the index has a model) and returns
+// the channelK best rows of every channel the index can search.
+func searchChunks(ctx context.Context, ix *Index, queries []string, channelK int) (*ChunkHits, error) {
+	q, err := ix.queries(ctx, queries, nil, ix.layout.Needs(allOf(ix.layout)))
+	if err != nil {
+		return nil, err
+	}
+	return ix.searchQueries(ctx, q, channelK, nil)
+}
+
+// TestSearchBatchesOfKindsOpened: an index opened for a kind that searches
+// by the query texts alone (OpenOptions.Kinds) has no model attached, and
+// SearchBatches searches that kind without embedding the queries, giving
+// its lists as the whole index gives them.
+func TestSearchBatchesOfKindsOpened(t *testing.T) {
+	docs := scifactDocs(t, 40)
+	whole, dir := buildLexical(t, docs, DefaultLexical())
+	queries := lexicalQueries(docs, 5)
+	want, err := searchChunks(context.Background(), whole, queries, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenWith(OpenOptions{Kinds: []ChannelKind{Lexical}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	_, err = ix.SearchBatches(context.Background(), queries, BatchOptions{ChannelK: 10}, func(_ int, ch *ChunkHits) error {
+		for c, l := range ch.Layout {
+			if l.Kind != Lexical {
+				if ch.Hits[c].K != 0 {
+					t.Errorf("channel %s of a kind not opened was searched", l.Name())
+				}
+				continue
+			}
+			if !slices.Equal(ch.Hits[c].Docs, want.Hits[c].Docs) || !slices.Equal(ch.Hits[c].Scores, want.Hits[c].Scores) {
+				t.Errorf("channel %s: the lists differ from the whole index's", l.Name())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

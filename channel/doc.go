@@ -25,11 +25,16 @@
 // one index, ties at the boundary included, whether the shards were
 // searched in this process or in others.
 //
-// A kind owns its parameters ([Settings], [Kind.Describe]): an index's
-// identity records and compares them for every kind, the kind checks its
-// section of a manifest ([Kind.CheckManifest]) and declares the table of
-// its command-line parameters ([Kind.Flags], [Kind.ParseParams]): a build
-// asks for it as a [Config].
+// A kind's core is its name, what it needs, and how it builds
+// ([Kind.NewBuilder], through [BuilderOf] of its typed [Rows]) and opens
+// its part of a shard; the rest of it is data ([Traits]: its place in a
+// layout, its channels' names and group, which builds make it unasked).
+// A kind owns its parameters, a value of its own type ([Params]): their
+// [Settings], which an index's identity records and compares for every
+// kind, their checks, and the table of their command-line flags
+// ([Params.Flags], [Params.Parse]); the kind reads its section of a
+// manifest back ([Kind.Recorded]). A build asks for a kind by its
+// parameters.
 //
 // The built-in kinds are package dense (FAISS windows, the kind "dense") and
 // package bm25 (BM25 windows and whole documents, "lexical"), both below this

@@ -36,69 +36,123 @@ const (
 func (n Needs) Has(m Needs) bool { return n&m == m }
 
 // Kind is a kind of channel. Its values are compared with ==: a kind is
-// one comparable value (an empty struct, say), registered once.
+// one comparable value (an empty struct, say), registered once. Its core
+// is what it is called, what it reads, how it builds and opens its part of
+// a shard; what it is beyond that is data (Traits), and its parameters are
+// a value of its own type (Params).
 type Kind interface {
 	// Name is the kind's registered name, which files record and
 	// windows=NAME fuses as a group: "dense", "lexical".
 	Name() string
-	// Order places the kind's channels in an index's layout: lower first.
-	// The built-in kinds take 0 (dense) and 10 (lexical); a new kind takes
-	// more.
-	Order() int
-	// WholeDoc reports whether the kind has, beside a channel per window,
-	// one over the documents' whole texts (the zero window).
-	WholeDoc() bool
-	// ChannelName names the kind's channel of window w (the zero window:
-	// whole documents) in fusion rules, reports and files. Names of
-	// different kinds never collide.
-	ChannelName(w chunk.Window) string
-	// ParseName turns a channel name as a user may write it ("bm25-100")
-	// into the channel's name ("bm25-w100"); ok is false when it names no
-	// channel of this kind.
-	ParseName(s string) (name string, ok bool)
-	// Grouped reports whether the kind's group (windows=NAME, and
-	// windows=all) fuses its channel of window w.
-	Grouped(w chunk.Window) bool
 	// Needs says what the kind reads of queries and chunks.
 	Needs() Needs
-	// Absent is the error for a channel of the kind asked of an index
-	// that has none; it says how such an index was built.
-	Absent() error
-	// In reports whether a manifest records channels of this kind.
-	In(m *indexfile.Manifest) bool
-	// Settings are the kind's parameters a manifest records, in a form
-	// that equal parameters give alike ("analyzer=english 2, k1=0.9,
-	// b=0.4"): what shards searched together, and an index reused, must
-	// share.
-	Settings(m *indexfile.Manifest) Settings
-	// Describe returns the Settings a build with params (nil: the kind's
-	// defaults) records, as Settings reads them back; it fails on
-	// parameters of another type or out of range.
-	Describe(params any) (Settings, error)
-	// Flags is the table of the kind's build parameters the command line
-	// takes (--channel NAME:KEY=VALUE).
-	Flags() []Flag
-	// ParseParams makes build parameters from settings keyed as Flags
-	// (the defaults for those not given); an unknown key or a bad value is
-	// an error naming the key ([ParseFlags]).
-	ParseParams(s Settings) (any, error)
-	// CheckManifest checks the kind's section of a manifest that records
-	// the kind (In): its parameters in range, its files one per channel
-	// with the rows the channel has. It returns the files the section
-	// names, which the caller checks are plain names, each named once.
-	CheckManifest(m *indexfile.Manifest) ([]FileRef, error)
-	// Default reports whether a build asked for no kind in particular
-	// makes the kind's channels: with a model (model true) or without.
-	Default(model bool) bool
-	// NewBuilder starts the kind's part of one shard's build.
-	NewBuilder(cfg BuildConfig) (Builder, error)
+	// Traits says how the kind's channels stand in an index: their place
+	// in a layout, their names, the group's channels, which builds make
+	// them unasked, and the error of an index without them.
+	Traits() Traits
+	// Params returns the kind's default build parameters, a value of the
+	// kind's own type: its settings, checks, command-line flags and the
+	// parameters the flags give (Params.Parse) hang on that type.
+	Params() Params
+	// NewBuilder starts the kind's part of one shard's build with p, the
+	// kind's own parameters (p.Kind() is the kind).
+	NewBuilder(p Params, cfg BuildConfig) (Builder, error)
 	// Open opens the kind's part of a shard, checking every file it
 	// reads against the manifest.
 	Open(src *Source) (Shard, error)
+	// Recorded reads the kind's section of a manifest: nil when m records
+	// no channels of the kind, else the parameters it records as Settings
+	// (alike for equal parameters: what shards searched together, and an
+	// index reused, must share; what a build with them describes,
+	// Params.Settings) and the files it names, which the caller checks
+	// are plain names, each named once. A section out of range (a
+	// parameter, a file per channel with the channel's rows) is an error
+	// naming the field.
+	Recorded(m *indexfile.Manifest) (*Record, error)
 	// DecodeStats reads statistics as the kind's Stats marshal them to
 	// JSON.
 	DecodeStats(data []byte) (Stats, error)
 }
+
+// Traits are what a kind is beyond its core, as data.
+type Traits struct {
+	// Order places the kind's channels in an index's layout: lower first.
+	// The built-in kinds take 0 (dense) and 10 (lexical); a new kind takes
+	// more.
+	Order int
+	// Prefix starts the name of each of the kind's channels: the prefix
+	// and the window's name ("bm25-w100", "bm25-full"), or "doc" for the
+	// whole documents ("bm25-doc"). One kind may have none ("w100");
+	// another's ends in "-", so that names of different kinds never
+	// collide.
+	Prefix string
+	// WholeDoc says that the kind has, beside a channel per window, one
+	// over the documents' whole texts (the zero window).
+	WholeDoc bool
+	// FullApart says that the kind's group (windows=NAME, and
+	// windows=all) leaves its full window's channel out, to be ranked
+	// alone (MTEB's way).
+	FullApart bool
+	// Default says which builds make the kind's channels when asked for
+	// no kind in particular.
+	Default Builds
+	// Absent is the error for a channel of the kind asked of an index
+	// that has none; it says how such an index was built.
+	Absent error
+}
+
+// Builds says which builds make a kind's channels unasked.
+type Builds uint8
+
+// Which builds make a kind's channels unasked.
+const (
+	// BuildsAsked: only a build that asks for the kind.
+	BuildsAsked Builds = iota
+	// BuildsWithModel: every build with a model.
+	BuildsWithModel
+	// BuildsWithoutModel: every build without one.
+	BuildsWithoutModel
+)
+
+// For reports whether a build with a model (model true) or without makes
+// the kind's channels unasked.
+func (b Builds) For(model bool) bool {
+	return b == BuildsWithModel && model || b == BuildsWithoutModel && !model
+}
+
+// ChannelName names the kind's channel of window w (the zero window: whole
+// documents) in fusion rules, reports and files.
+func (t Traits) ChannelName(w chunk.Window) string {
+	if w == (chunk.Window{}) {
+		return t.Prefix + "doc"
+	}
+	return t.Prefix + w.Name()
+}
+
+// ParseName turns a channel name as a user may write it (the prefix and
+// "100", "w100", "w=100", "full", or "doc" for a kind with whole-document
+// channels) into the channel's name; ok is false when it names no channel
+// of the kind.
+func (t Traits) ParseName(s string) (name string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), t.Prefix)
+	switch {
+	case !ok:
+		return "", false
+	case rest == "full", rest == "doc" && t.WholeDoc:
+		return t.Prefix + rest, true
+	}
+	if r, ok := strings.CutPrefix(rest, "w"); ok {
+		rest = strings.TrimPrefix(r, "=")
+	}
+	if rest == "" || rest[0] == '0' || strings.TrimLeft(rest, "0123456789") != "" || len(rest) > 9 {
+		return "", false
+	}
+	return t.Prefix + "w" + rest, true
+}
+
+// Grouped reports whether the kind's group (windows=NAME, and
+// windows=all) fuses its channel of window w.
+func (t Traits) Grouped(w chunk.Window) bool { return !(t.FullApart && w.Truncate) }
 
 // BuildConfig is what a kind's builder is made with.
 type BuildConfig struct {
@@ -108,36 +162,6 @@ type BuildConfig struct {
 	// Dims is the length of the chunks' vectors; 0 in a build without a
 	// model.
 	Dims int
-	// Params are the kind's own settings; nil gives its defaults.
-	Params any
-}
-
-// Builder fills one shard's channels of a kind during a build. A build
-// calls Add and AddDoc from one goroutine, in row order.
-type Builder interface {
-	// Preparer returns what one worker of the build turns texts into
-	// Add's input with (each worker has its own); nil when the kind reads
-	// no text.
-	Preparer() Preparer
-	// Add adds a chunk as the next row of window w's channel (the next row
-	// of its chunk table): prep is what the Preparer made of its text
-	// (nil without one), vec its vector (nil in a build without a model).
-	Add(w int, prep any, vec []float32) error
-	// AddDoc adds the next document, with what the Preparer made of its
-	// whole text.
-	AddDoc(prep any) error
-	// Finish ends the build and hands what was made to a searchable
-	// Shard over src's rows (src.Read is nil).
-	Finish(src *Source) (Shard, error)
-	// Close frees what the Builder holds unless Finish handed it on; it is
-	// safe to call twice.
-	Close() error
-}
-
-// Preparer turns a text into what a Builder's Add takes. It is used by one
-// goroutine.
-type Preparer interface {
-	Prepare(text string) any
 }
 
 // Source is what a kind opens or finishes its part of a shard from.
@@ -217,7 +241,7 @@ type Stats interface {
 // channels.
 func Windows(k Kind, ws []chunk.Window) []chunk.Window {
 	out := slices.Clone(ws)
-	if k.WholeDoc() {
+	if k.Traits().WholeDoc {
 		out = append(out, chunk.Window{})
 	}
 	return out
@@ -232,22 +256,32 @@ var (
 )
 
 // Register makes a kind known by its name. It panics when the name is
-// empty, "all", taken, or would name a channel of another kind.
+// empty, "all", taken, or when its channels' names could be another
+// kind's: a prefix taken, or one that is neither empty nor ends in "-".
 func Register(k Kind) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	name := k.Name()
+	name, prefix := k.Name(), k.Traits().Prefix
 	if name == "" || name == All || strings.ContainsAny(name, " ,:;=+/") {
 		panic(fmt.Sprintf("channel: kind name %q", name))
+	}
+	if prefix != "" && (!strings.HasSuffix(prefix, "-") || strings.ContainsAny(prefix, " ,:;=+/")) {
+		panic(fmt.Sprintf("channel: kind %q: channel prefix %q, want one that ends in \"-\"", name, prefix))
 	}
 	for _, o := range kinds {
 		if o.Name() == name {
 			panic(fmt.Sprintf("channel: kind %q registered twice", name))
 		}
+		if o.Traits().Prefix == prefix {
+			panic(fmt.Sprintf("channel: kinds %q and %q name their channels with one prefix %q", o.Name(), name, prefix))
+		}
 	}
 	kinds = append(kinds, k)
-	slices.SortStableFunc(kinds, func(a, b Kind) int { return a.Order() - b.Order() })
+	slices.SortStableFunc(kinds, byOrder)
 }
+
+// byOrder orders kinds by their place in a layout.
+func byOrder(a, b Kind) int { return a.Traits().Order - b.Traits().Order }
 
 // Lookup returns the kind registered as name.
 func Lookup(name string) (Kind, bool) {
@@ -290,7 +324,7 @@ func IsGroup(name string) bool {
 func ParseName(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	for _, k := range Kinds() {
-		if n, ok := k.ParseName(s); ok {
+		if n, ok := k.Traits().ParseName(s); ok {
 			return n, nil
 		}
 	}
@@ -298,11 +332,16 @@ func ParseName(s string) (string, error) {
 }
 
 // KindsOf returns the kinds whose channels the manifest records, in layout
-// order; a kind recorded but not registered is an error.
+// order; a kind recorded but not registered, or a kind's section it cannot
+// read (Kind.Recorded), is an error.
 func KindsOf(m *indexfile.Manifest) ([]Kind, error) {
 	var out []Kind
 	for _, k := range Kinds() {
-		if k.In(m) {
+		r, err := k.Recorded(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s channels: %w", k.Name(), err)
+		}
+		if r != nil {
 			out = append(out, k)
 		}
 	}
@@ -319,7 +358,7 @@ func KindsOf(m *indexfile.Manifest) ([]Kind, error) {
 // (as ParseName writes names).
 func KindOf(name string) (Kind, bool) {
 	for _, k := range Kinds() {
-		if n, ok := k.ParseName(name); ok && n == name {
+		if n, ok := k.Traits().ParseName(name); ok && n == name {
 			return k, true
 		}
 	}

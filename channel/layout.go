@@ -22,11 +22,11 @@ func (c Channel) WholeDoc() bool { return c.Window == chunk.Window{} }
 
 // Name names the channel in fusion rules, reports and files ("w100",
 // "full", "bm25-w100", "bm25-doc"): its kind's name for it.
-func (c Channel) Name() string { return c.Kind.ChannelName(c.Window) }
+func (c Channel) Name() string { return c.Kind.Traits().ChannelName(c.Window) }
 
 // Grouped reports whether the group g ("all" or a kind's name) fuses c.
 func (c Channel) Grouped(g string) bool {
-	return c.Kind.Grouped(c.Window) && (g == All || g == c.Kind.Name())
+	return c.Kind.Traits().Grouped(c.Window) && (g == All || g == c.Kind.Name())
 }
 
 // String describes the channel fully: "w100/50 aligned tail", "full" (the
@@ -51,7 +51,7 @@ type Layout []Channel
 // kinds given: each kind's channels (Windows) in turn, in the kinds' order.
 func LayoutOf(ks []Kind, ws []chunk.Window) Layout {
 	ks = slices.Clone(ks)
-	slices.SortStableFunc(ks, func(a, b Kind) int { return a.Order() - b.Order() })
+	slices.SortStableFunc(ks, byOrder)
 	var out Layout
 	for _, k := range ks {
 		for _, w := range Windows(k, ws) {
@@ -226,8 +226,8 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	}
 	// Files written before the whole-document channel was written with no
 	// tail gave it "aligned".
-	if k.WholeDoc() && j.Size == 0 && j.Stride == 0 && !j.Truncate && (j.Tail == "" || j.Tail == indexfile.TailAligned) {
-		if want := k.ChannelName(chunk.Window{}); j.Name != want {
+	if k.Traits().WholeDoc && j.Size == 0 && j.Stride == 0 && !j.Truncate && (j.Tail == "" || j.Tail == indexfile.TailAligned) {
+		if want := k.Traits().ChannelName(chunk.Window{}); j.Name != want {
 			return fmt.Errorf("name %q, the whole documents' channel is %s", j.Name, want)
 		}
 		*c = Channel{Kind: k}

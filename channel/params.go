@@ -11,9 +11,9 @@ import (
 type Setting struct{ Key, Value string }
 
 // Settings are a kind's parameters as text, in the kind's order: the
-// stable form an index's identity records and compares ([Kind.Settings],
-// [Kind.Describe]), and the form the command line gives them in
-// ([Kind.ParseParams]).
+// stable form an index's identity records and compares ([Kind.Recorded],
+// [Params.Settings]), and the form the command line gives them in
+// ([Params.Parse]).
 type Settings []Setting
 
 // String writes the settings as "key=value, key=value".
@@ -89,7 +89,7 @@ func ParseSettings(s string) (Settings, error) {
 }
 
 // Flag is one parameter of a kind's build that the command line takes, in
-// the table a kind declares ([Kind.Flags]): --channel NAME:KEY=VALUE, and
+// the table a kind declares ([Params.Flags]): --channel NAME:KEY=VALUE, and
 // --ALIAS where the command line had a flag of its own for it before kinds
 // took parameters.
 type Flag struct {
@@ -128,11 +128,31 @@ func ParseFlags(s Settings, flags []Flag, parse func(key, value string) error) e
 // that names it ("lexical.windows[0].file").
 type FileRef struct{ Field, Name string }
 
-// Config is a kind of channel a build makes and its parameters (nil: the
-// kind's defaults), as the kind's own package makes them.
-type Config struct {
-	Kind   Kind
-	Params any
+// Record is what a manifest records of a kind (Kind.Recorded): its
+// parameters as Settings and the files its section names.
+type Record struct {
+	Settings Settings
+	Files    []FileRef
+}
+
+// Params are a kind's build parameters: a value of the kind's own type
+// (dense.Params, bm25.Config), which its package makes and its NewBuilder
+// takes. A build lists the kinds it makes by their parameters
+// (msrag.Config.Channels); Kind.Params gives a kind's defaults.
+type Params interface {
+	// Kind is the kind the parameters are of.
+	Kind() Kind
+	// Settings checks the parameters and returns what a build with them
+	// records, as the kind's Recorded reads them back: alike for equal
+	// parameters. Parameters out of range are an error.
+	Settings() (Settings, error)
+	// Flags is the table of the kind's parameters that the command line
+	// takes (--channel NAME:KEY=VALUE).
+	Flags() []Flag
+	// Parse returns the parameters with settings keyed as Flags applied;
+	// an unknown key or a bad value is an error naming the key
+	// ([ParseFlags]).
+	Parse(s Settings) (Params, error)
 }
 
 // ErrNoModel is wrapped by the error for what needs a model (a query
@@ -140,24 +160,24 @@ type Config struct {
 // without one.
 var ErrNoModel = errors.New("the index has no model")
 
-// Defaults returns the kinds a build makes when it is asked for none: the
-// registered kinds whose Default says so for a build with (model true) or
-// without a model.
-func Defaults(model bool) []Config {
-	var out []Config
+// Defaults returns the parameters of the kinds a build makes when it is
+// asked for none: each registered kind's defaults whose Traits.Default
+// says so for a build with (model true) or without a model.
+func Defaults(model bool) []Params {
+	var out []Params
 	for _, k := range Kinds() {
-		if k.Default(model) {
-			out = append(out, Config{Kind: k})
+		if k.Traits().Default.For(model) {
+			out = append(out, k.Params())
 		}
 	}
 	return out
 }
 
-// ModelChecker is a Kind whose parameters depend on the model's vectors
-// (a FAISS factory's sub-quantizers divide their dimension): CheckModel
-// says whether params suit vectors of dims, before a build starts.
+// ModelChecker is a kind's Params that depend on the model's vectors (a
+// FAISS factory's sub-quantizers divide their dimension): CheckModel says
+// whether they suit vectors of dims, before a build starts.
 type ModelChecker interface {
-	CheckModel(params any, dims int) error
+	CheckModel(dims int) error
 }
 
 // ParamError is a kind's error about one of its parameters as the command

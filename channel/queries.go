@@ -9,7 +9,7 @@ import (
 // Queries is a batch of queries as the kinds search them: their texts and,
 // when some kind needs them, their vectors by the index's model. What a
 // kind makes of the texts (its analysis) is made once per batch and shared
-// by every shard searched (Prepared).
+// by every shard searched (PrepareQueries).
 type Queries struct {
 	Texts []string
 	// Vectors are the queries' embeddings, len(Texts) rows of Dims; nil
@@ -18,7 +18,7 @@ type Queries struct {
 	Dims    int
 
 	mu       sync.Mutex
-	prepared map[string]any
+	prepared map[Kind]any
 }
 
 // Len returns the number of queries: of texts, or of vectors when there
@@ -44,22 +44,23 @@ func (q *Queries) CheckVectors(dims int) error {
 	return nil
 }
 
-// Prepared returns what the kind named makes of the query texts with
-// prepare, made on first use and kept for the batch.
-func (q *Queries) Prepared(kind string, prepare func(texts []string) (any, error)) (any, error) {
+// PrepareQueries returns what kind k makes of the queries' texts with
+// prepare (T: their terms, say), made on first use and kept for the batch,
+// which every shard searched shares.
+func PrepareQueries[T any](q *Queries, k Kind, prepare func(texts []string) (T, error)) (T, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if v, ok := q.prepared[kind]; ok {
+	if v, ok := q.prepared[k].(T); ok {
 		return v, nil
 	}
 	v, err := prepare(q.Texts)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
 	if q.prepared == nil {
-		q.prepared = map[string]any{}
+		q.prepared = map[Kind]any{}
 	}
-	q.prepared[kind] = v
+	q.prepared[k] = v
 	return v, nil
 }
 

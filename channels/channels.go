@@ -7,8 +7,8 @@
 // "dense") and package channel/bm25 (BM25 over the chunks' and documents'
 // texts, "lexical"). The core (package msrag) imports no kind: a program
 // imports the kinds it builds and opens, as database/sql drivers are
-// imported, and makes their configurations with the kinds' own packages
-// (dense.Params.Channel, bm25.Config.Channel).
+// imported, and gives a build their parameters, values of the kinds' own
+// types (dense.Params, bm25.Config).
 package channels
 
 import (

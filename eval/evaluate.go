@@ -45,7 +45,7 @@ func Evaluate(qrels Qrels, run Run, metrics ...string) (Results, error) {
 		}
 		seen[name] = true
 		parsed[i] = m
-		if m.Kind == RecipRank {
+		if m.Family == RecipRank {
 			depth = -1
 		} else if depth >= 0 {
 			depth = max(depth, m.K)
@@ -119,7 +119,7 @@ func (s *scorer) query(qid string, rels map[string]int, hits []Hit, ms []Metric,
 		n = min(n, depth)
 	}
 	s.gains = levels(s.gains[:0], s.hits[:n], rels)
-	if slices.ContainsFunc(ms, func(m Metric) bool { return m.Kind == MRR }) {
+	if slices.ContainsFunc(ms, func(m Metric) bool { return m.Family == MRR }) {
 		slices.SortStableFunc(s.hits, compareHitsExact)
 		s.exact = levels(s.exact[:0], s.hits[:n], rels)
 	}
@@ -143,10 +143,10 @@ func (s *scorer) query(qid string, rels map[string]int, hits []Hit, ms []Metric,
 // metric computes one metric of the current query from s.gains and s.ideal.
 func (s *scorer) metric(m Metric, numRel int) float64 {
 	g := s.gains
-	if m.Kind != RecipRank {
+	if m.Family != RecipRank {
 		g = g[:min(len(g), m.K)]
 	}
-	switch m.Kind {
+	switch m.Family {
 	case NDCGCut:
 		ideal := dcg(s.ideal[:min(len(s.ideal), m.K)])
 		if ideal == 0 {
@@ -173,7 +173,7 @@ func (s *scorer) metric(m Metric, numRel int) float64 {
 	case Precision:
 		return float64(countRel(g)) / float64(m.K)
 	case MRR, RecipRank:
-		if m.Kind == MRR {
+		if m.Family == MRR {
 			g = s.exact[:min(len(s.exact), m.K)]
 		}
 		for i, lvl := range g {
@@ -188,7 +188,7 @@ func (s *scorer) metric(m Metric, numRel int) float64 {
 		}
 		return 0
 	}
-	panic("eval: unhandled metric kind " + m.Kind.String())
+	panic("eval: unhandled metric family " + m.Family.String())
 }
 
 // levels appends the relevance level of each hit (0 when not relevant) to dst.

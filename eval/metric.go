@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// Kind is a family of metrics; a [Metric] is a kind and a cutoff.
-type Kind int
+// Family is a family of metrics; a [Metric] is a family and a cutoff.
+type Family int
 
 // The metric families. Cutoff k counts the top k documents of the ranking.
 const (
 	// NDCGCut is pytrec_eval's "ndcg_cut_k": DCG of the top k over the DCG of
 	// the ideal top k.
-	NDCGCut Kind = iota
+	NDCGCut Family = iota
 	// MAPCut is pytrec_eval's "map_cut_k": the sum of the precision at the rank
 	// of each relevant document within the top k, over the number of relevant
 	// documents of the query.
@@ -35,9 +35,9 @@ const (
 	RecipRank
 )
 
-// kinds describes each family: adding a metric is a Kind above, its row
+// families describes each family: adding a metric is a Family above, its row
 // here and its case in scorer.metric.
-var kinds = [...]struct {
+var families = [...]struct {
 	name  string // the name prefix, as in "ndcg_cut_10"
 	label string // the family in reports, as in "nDCG@10"; "": name
 	mteb  string // MTEB's score name prefix, as in "ndcg_at_10"; "": none
@@ -52,18 +52,18 @@ var kinds = [...]struct {
 }
 
 // String returns the family's name prefix, as in "ndcg_cut".
-func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kinds) {
-		return kinds[k].name
+func (k Family) String() string {
+	if k >= 0 && int(k) < len(families) {
+		return families[k].name
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
+	return fmt.Sprintf("Family(%d)", int(k))
 }
 
 // Label returns the family's name in reports: "nDCG" (nDCG@10), "MAP",
 // "MRR", else its name prefix.
-func (k Kind) Label() string {
-	if k >= 0 && int(k) < len(kinds) && kinds[k].label != "" {
-		return kinds[k].label
+func (k Family) Label() string {
+	if k >= 0 && int(k) < len(families) && families[k].label != "" {
+		return families[k].label
 	}
 	return k.String()
 }
@@ -71,25 +71,25 @@ func (k Kind) Label() string {
 // MTEBName returns the prefix of MTEB's score names of the family (the keys
 // of mteb's make_score_dict: "ndcg_at_" for ndcg_cut; cdr is pytrec_eval's
 // success, MTEB's hit_rate), or "" when MTEB reports none (recip_rank).
-func (k Kind) MTEBName() string {
-	if k >= 0 && int(k) < len(kinds) {
-		return kinds[k].mteb
+func (k Family) MTEBName() string {
+	if k >= 0 && int(k) < len(families) {
+		return families[k].mteb
 	}
 	return ""
 }
 
 // Metric is a parsed metric name.
 type Metric struct {
-	Kind Kind
-	K    int // cutoff; 0 for RecipRank
+	Family Family
+	K      int // cutoff; 0 for RecipRank
 }
 
 // String returns the metric's name, as accepted by [ParseMetric].
 func (m Metric) String() string {
-	if m.Kind == RecipRank {
+	if m.Family == RecipRank {
 		return "recip_rank"
 	}
-	return m.Kind.String() + "_" + strconv.Itoa(m.K)
+	return m.Family.String() + "_" + strconv.Itoa(m.K)
 }
 
 // ParseMetric parses a metric name: "ndcg_cut_k", "map_cut_k", "recall_k",
@@ -98,7 +98,7 @@ func (m Metric) String() string {
 // "recip_rank".
 func ParseMetric(name string) (Metric, error) {
 	if name == "recip_rank" {
-		return Metric{Kind: RecipRank}, nil
+		return Metric{Family: RecipRank}, nil
 	}
 	i := strings.LastIndexByte(name, '_')
 	if i < 0 {
@@ -112,9 +112,9 @@ func ParseMetric(name string) (Metric, error) {
 	if prefix == "recip_rank" {
 		return Metric{MRR, k}, nil
 	}
-	for kind, info := range kinds {
-		if Kind(kind) != RecipRank && info.name == prefix {
-			return Metric{Kind(kind), k}, nil
+	for f, info := range families {
+		if Family(f) != RecipRank && info.name == prefix {
+			return Metric{Family(f), k}, nil
 		}
 	}
 	return Metric{}, fmt.Errorf("%w: %q", ErrMetric, name)
@@ -131,9 +131,9 @@ var CDRCutoffs = []int{1, 2, 3, 5, 10}
 // [CDRCutoffs].
 func DefaultMetrics() []string {
 	var names []string
-	for _, kind := range []Kind{NDCGCut, MAPCut, Recall, Precision, MRR} {
+	for _, f := range []Family{NDCGCut, MAPCut, Recall, Precision, MRR} {
 		for _, k := range MTEBCutoffs {
-			names = append(names, Metric{kind, k}.String())
+			names = append(names, Metric{f, k}.String())
 		}
 	}
 	for _, k := range CDRCutoffs {

@@ -134,7 +134,7 @@ func TestOracle(t *testing.T) {
 // has a label; MTEB names are those of mteb's make_score_dict.
 func TestKindTable(t *testing.T) {
 	for k := eval.NDCGCut; k <= eval.RecipRank; k++ {
-		m := eval.Metric{Kind: k, K: 10}
+		m := eval.Metric{Family: k, K: 10}
 		if k == eval.RecipRank {
 			m.K = 0
 		}

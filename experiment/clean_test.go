@@ -50,7 +50,7 @@ func TestOutHoldsOneRun(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 60); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, WindowK: 20}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, ChannelK: 20}
 	first, err := experiment.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestRunFilesNamesAndTags(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 60); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, WindowK: 20}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, ChannelK: 20}
 	var err error
 	if spec.Configs, err = experiment.ParseConfigs("rrf:c=60;base=1,rrf=8+16,windows,oracle", spec.Layout()); err != nil {
 		t.Fatal(err)

@@ -9,43 +9,44 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
 
-// Kind is what a configuration is: a way of ranking fused from the chunk
-// lists, the oracle, or a cross-validated fitting.
-type Kind int
+// Ranking is what a configuration ranks by: a fusion of the chunk lists,
+// the oracle, or a cross-validated fitting.
+type Ranking int
 
-// Kinds of configuration.
+// What configurations rank by.
 const (
-	// KindRule is a fusion rule over several windows.
-	KindRule Kind = iota
-	// KindWindow is one channel alone (but the full window).
-	KindWindow
-	// KindFull is the full window alone.
-	KindFull
-	// KindOracle is per query and metric the best single window, chosen
+	// ByRule is a fusion rule over several channels.
+	ByRule Ranking = iota
+	// ByChannel is one channel alone (but the full window).
+	ByChannel
+	// ByFull is the full window alone.
+	ByFull
+	// ByOracle is per query and metric the best single channel, chosen
 	// with the labels: an upper bound, not a method.
-	KindOracle
-	// KindLearned is a fusion model's rule, with or without its router.
-	KindLearned
-	// KindLearnedCV is each query ranked by a rule fitted on the other
+	ByOracle
+	// ByLearned is a fusion model's rule, with or without its router.
+	ByLearned
+	// ByLearnedCV is each query ranked by a rule fitted on the other
 	// folds; each fold has its own rule, so the configuration has none.
-	KindLearnedCV
+	ByLearnedCV
 )
 
-// fused reports whether configurations of kind k rank by their Fusion from
-// the chunk lists searched.
-func (k Kind) fused() bool { return k != KindOracle && k != KindLearnedCV }
+// fused reports whether configurations of ranking r rank by their Fusion
+// from the chunk lists searched.
+func (r Ranking) fused() bool { return r != ByOracle && r != ByLearnedCV }
 
 // Config is one configuration to fuse and score.
 type Config struct {
 	// Name names the configuration in reports and run files.
-	Name string
-	Kind Kind
-	// Fusion is the rule of a fused kind (Kind.fused).
-	Fusion msrag.Fusion
+	Name    string
+	Ranking Ranking
+	// Fusion is the rule of a fused ranking (Ranking.fused).
+	Fusion fusion.Fusion
 	// OracleOf is, for an oracle, the kind of channel it picks among; nil:
 	// every single channel.
 	OracleOf []msrag.ChannelKind
@@ -54,14 +55,14 @@ type Config struct {
 // reportKind is the kind results.json records: report.KindWindow, KindFull,
 // KindOracle, KindLearned, or a rule's method name.
 func (c Config) reportKind() string {
-	switch c.Kind {
-	case KindWindow:
+	switch c.Ranking {
+	case ByChannel:
 		return report.KindWindow
-	case KindFull:
+	case ByFull:
 		return report.KindFull
-	case KindOracle:
+	case ByOracle:
 		return report.KindOracle
-	case KindLearned, KindLearnedCV:
+	case ByLearned, ByLearnedCV:
 		return report.KindLearned
 	}
 	return c.Fusion.Method.String()
@@ -87,20 +88,20 @@ func (c Config) fileName() string {
 
 // fusionText is the rule in msrag's text form, "" when there is not one.
 func (c Config) fusionText() string {
-	if !c.Kind.fused() {
+	if !c.Ranking.fused() {
 		return ""
 	}
 	return c.Fusion.String()
 }
 
 // FusionConfig is the configuration of one fusion rule.
-func FusionConfig(f msrag.Fusion) Config {
-	c := Config{Name: f.String(), Fusion: f, Kind: KindRule}
+func FusionConfig(f fusion.Fusion) Config {
+	c := Config{Name: f.String(), Fusion: f, Ranking: ByRule}
 	switch {
 	case f.String() == "full":
-		c.Kind = KindFull
-	case len(f.Windows) == 1 && f.Method == fuse.MethodMaxP:
-		c.Kind = KindWindow
+		c.Ranking = ByFull
+	case len(f.Channels) == 1 && f.Method == fuse.MethodMaxP:
+		c.Ranking = ByChannel
 	}
 	return c
 }
@@ -118,12 +119,12 @@ const DefaultConfigs = "windows,rrf,hybrid,maxp,full,oracle"
 //	hybrid    in a layout of several kinds of channel, RRF over each kind
 //	          but the first (rrf:windows=KIND, ...), RRF over every
 //	          channel (rrf:windows=all) and the layout's default
-//	          (msrag.DefaultFusionOf: msrag.DefaultHybrid, less its weights
+//	          (fusion.Default: fusion.DefaultHybrid, less its weights
 //	          of kinds the layout lacks); nothing in a layout of one kind
 //	oracle    the oracle over those single channels (it adds them) and, in
 //	          a layout of several kinds, the oracle of each kind
 //	          (oracle:KIND), which can also be asked alone
-//	RULE      any fusion msrag.ParseFusion reads: w100, full, rrf, maxp,
+//	RULE      any fusion fusion.Parse reads: w100, full, rrf, maxp,
 //	          rrf=100+200, rrf:c=60,base=1, combsum:norm=minmax, ...
 //
 // A rule with parameters is written with ';' between its parameters in this
@@ -165,7 +166,7 @@ func (p *configParser) add(c Config) {
 func (p *configParser) singles() {
 	for _, c := range p.layout {
 		if !c.Window.Truncate {
-			p.add(FusionConfig(msrag.Single(c.Name())))
+			p.add(FusionConfig(fusion.Single(c.Name())))
 		}
 	}
 }
@@ -187,12 +188,12 @@ func (p *configParser) token(tok string) error {
 		for _, k := range kinds[1:] {
 			rules = append(rules, "rrf:windows="+k.Name())
 		}
-		return p.rules(append(rules, "rrf:windows=all", msrag.DefaultFusionOf(p.layout).String())...)
+		return p.rules(append(rules, "rrf:windows=all", fusion.Default(p.layout).String())...)
 	case tok == report.KindOracle:
-		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Kind: KindOracle})
+		p.oracles = append(p.oracles, Config{Name: report.KindOracle, Ranking: ByOracle})
 		if kinds := p.kinds(); len(kinds) > 1 {
 			for _, k := range kinds {
-				p.oracles = append(p.oracles, Config{Name: oracleOf(k), Kind: KindOracle, OracleOf: []msrag.ChannelKind{k}})
+				p.oracles = append(p.oracles, Config{Name: oracleOf(k), Ranking: ByOracle, OracleOf: []msrag.ChannelKind{k}})
 			}
 		}
 	case strings.HasPrefix(tok, report.KindOracle+":"):
@@ -201,7 +202,7 @@ func (p *configParser) token(tok string) error {
 		if !ok || !slices.ContainsFunc(p.layout, func(c msrag.Channel) bool { return c.Kind == k && !c.Window.Truncate }) {
 			return fmt.Errorf("experiment: configuration %q: the index has no %s channels (it has %s)", tok, name, p.layout)
 		}
-		p.oracles = append(p.oracles, Config{Name: tok, Kind: KindOracle, OracleOf: []msrag.ChannelKind{k}})
+		p.oracles = append(p.oracles, Config{Name: tok, Ranking: ByOracle, OracleOf: []msrag.ChannelKind{k}})
 	default:
 		return p.rules(tok)
 	}
@@ -214,7 +215,7 @@ func oracleOf(k msrag.ChannelKind) string { return report.KindOracle + ":" + k.N
 // rules adds fusion rules, each checked against the layout.
 func (p *configParser) rules(toks ...string) error {
 	for _, tok := range toks {
-		f, err := msrag.ParseFusion(strings.ReplaceAll(tok, ";", ","))
+		f, err := fusion.Parse(strings.ReplaceAll(tok, ";", ","))
 		if err != nil {
 			return fmt.Errorf("experiment: configuration %q: %w", tok, err)
 		}
@@ -232,9 +233,9 @@ func (p *configParser) rules(toks ...string) error {
 func channelKinds(c Config, layout msrag.Layout) string {
 	var used msrag.Layout
 	switch {
-	case c.Kind == KindOracle && c.OracleOf != nil:
+	case c.Ranking == ByOracle && c.OracleOf != nil:
 		used = slices.DeleteFunc(slices.Clone(layout), func(ch msrag.Channel) bool { return !slices.Contains(c.OracleOf, ch.Kind) })
-	case c.Kind == KindOracle || c.Kind == KindLearnedCV:
+	case c.Ranking == ByOracle || c.Ranking == ByLearnedCV:
 		used = layout
 	default:
 		sel, err := c.Fusion.Select(layout)
@@ -261,18 +262,18 @@ func learnedConfigs(m *tune.FusionModel) ([]Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Config{{Name: "learned", Kind: KindLearned, Fusion: f}}
+	out := []Config{{Name: "learned", Ranking: ByLearned, Fusion: f}}
 	if m.Router != nil {
 		r, _ := m.Fusion(true)
-		out = append(out, Config{Name: "learned+router", Kind: KindLearned, Fusion: r})
+		out = append(out, Config{Name: "learned+router", Ranking: ByLearned, Fusion: r})
 	}
 	return out, nil
 }
 
 // cvConfigs are the configurations of cross-validated fitting.
 var cvConfigs = []Config{
-	{Name: "learned-cv", Kind: KindLearnedCV},
-	{Name: "learned+router-cv", Kind: KindLearnedCV},
+	{Name: "learned-cv", Ranking: ByLearnedCV},
+	{Name: "learned+router-cv", Ranking: ByLearnedCV},
 }
 
 // checkFused fails unless layout, the channels an evaluation fuses, has
@@ -281,7 +282,7 @@ var cvConfigs = []Config{
 // --no-lexical over an index with lexical channels) would evaluate another
 // rule under its name.
 func checkFused(layout msrag.Layout, name string, m *tune.FusionModel) error {
-	d := layout.Diff(m.Windows)
+	d := layout.Diff(m.Channels)
 	if d.Covers() {
 		return nil
 	}

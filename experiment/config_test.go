@@ -9,6 +9,7 @@ import (
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/testkind"
 	"github.com/msrag/msrag/report"
 )
@@ -27,7 +28,7 @@ func TestParseConfigsLexical(t *testing.T) {
 		{false, "windows,rrf,oracle", []string{"w100", "w200", "rrf", "oracle"}},
 		{true, "windows,rrf,oracle", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "oracle", "oracle:dense", "oracle:lexical"}},
 		{false, DefaultConfigs, []string{"w100", "w200", "rrf", "maxp", "full", "oracle"}},
-		{true, DefaultConfigs, []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", msrag.DefaultHybrid, "maxp", "full", "oracle", "oracle:dense", "oracle:lexical"}},
+		{true, DefaultConfigs, []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "rrf", "rrf:windows=lexical", "rrf:windows=all", fusion.DefaultHybrid, "maxp", "full", "oracle", "oracle:dense", "oracle:lexical"}},
 		{true, "oracle:lexical", []string{"w100", "w200", "bm25-w100", "bm25-w200", "bm25-doc", "oracle:lexical"}},
 		{true, "rrf:windows=all,rrf:windows=lexical,bm25-full", []string{"rrf:windows=all", "rrf:windows=lexical", "bm25-full"}},
 	} {
@@ -52,7 +53,7 @@ func TestParseConfigsLexical(t *testing.T) {
 
 // TestParseConfigsHybridOfOtherKinds: over a layout of several kinds
 // without the lexical kind, hybrid adds the layout's default fusion
-// (msrag.DefaultFusionOf), and every rule it adds selects channels of the
+// (fusion.Default), and every rule it adds selects channels of the
 // layout.
 func TestParseConfigsHybridOfOtherKinds(t *testing.T) {
 	l := EvalLayout(chunk.Sizes(100, 200), dense.Kind, testkind.Kind)

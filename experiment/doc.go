@@ -5,7 +5,7 @@
 // files its manifest records with their sizes, times and sha256) is the one
 // Spec builds, or builds it, embeds the split's
 // queries once per batch, searches every window once, fuses the same chunk
-// lists into every configuration ([Config]: a msrag.Fusion, or the oracle),
+// lists into every configuration ([Config]: a fusion.Fusion, or the oracle),
 // scores them as pytrec_eval does (package eval) and writes the results
 // (package report) into Spec.Out.
 //

@@ -42,13 +42,13 @@ func TestSpecGPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	spec := Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8)}, K: 10, WindowK: 10, GPUs: []int{0}, Log: &log}
+	spec := Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8)}, K: 10, ChannelK: 10, GPUs: []int{0}, Log: &log}
 	ctx := context.Background()
 
 	big := spec
-	big.WindowK = faiss.MaxGPUK + 1
+	big.ChannelK = faiss.MaxGPUK + 1
 	if _, err := Run(ctx, big); !errors.Is(err, faiss.ErrArgument) || !strings.Contains(err.Error(), "2049") {
-		t.Fatalf("window k %d on GPUs: %v, want faiss.ErrArgument", big.WindowK, err)
+		t.Fatalf("window k %d on GPUs: %v, want faiss.ErrArgument", big.ChannelK, err)
 	}
 	if _, err := Run(ctx, spec); !errors.Is(err, faiss.ErrGPUUnavailable) {
 		t.Fatalf("GPUs on a build without FAISS GPU support: %v, want faiss.ErrGPUUnavailable", err)

@@ -9,15 +9,19 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 )
 
 // openOrBuild reuses the index in spec.Build.Out when it matches, or builds
 // it, and moves it to spec.GPUs.
-func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (*msrag.Index, report.IndexInfo, error) {
+func openOrBuild(ctx context.Context, spec Spec, ds *corpus.Dataset, tm *report.Timings) (msrag.Searcher, report.IndexInfo, error) {
 	ix, info, err := reuseOrBuild(ctx, spec, ds, tm)
-	if err != nil || len(spec.GPUs) == 0 {
-		return ix, info, err
+	if err != nil {
+		return nil, info, err
+	}
+	if len(spec.GPUs) == 0 {
+		return ix, info, nil
 	}
 	t0 := time.Now()
 	if err := ix.ToGPU(spec.GPUs); err != nil {
@@ -75,15 +79,15 @@ func keepUnasked(dir, reason string) error {
 }
 
 // unserved names the configurations the index cannot serve
-// (msrag.CheckServes): those that fuse a channel it lacks.
-func unserved(configs []Config, ix *msrag.Index) []string {
+// (fusion.CheckServes): those that fuse a channel it lacks.
+func unserved(configs []Config, ix msrag.Searcher) []string {
 	var names []string
-	layout, model := ix.Layout(), ix.Manifest().Model
+	layout, dims := ix.Layout(), ix.Manifest().Model.Dims
 	for _, c := range configs {
-		if !c.Kind.fused() {
+		if !c.Ranking.fused() {
 			continue
 		}
-		if err := msrag.CheckServes(c.Fusion, layout, model, ix.Dir(), nil); err != nil {
+		if err := fusion.CheckServes(c.Fusion, layout, dims, ix.Dir(), nil); err != nil {
 			names = append(names, c.Name)
 		}
 	}
@@ -94,7 +98,7 @@ func unserved(configs []Config, ix *msrag.Index) []string {
 // serve (full, on an index msrag index built without --full), saying so in
 // one line; reuseIndex has refused an index that lacks what configurations
 // given in Spec.Configs need.
-func leaveOut(spec Spec, ix *msrag.Index) []Config {
+func leaveOut(spec Spec, ix msrag.Searcher) []Config {
 	out := unserved(spec.Configs, ix)
 	if len(out) == 0 {
 		return spec.Configs
@@ -105,7 +109,7 @@ func leaveOut(spec Spec, ix *msrag.Index) []Config {
 
 // served is the evaluation's layout less the channels the index lacks (the
 // full window's, on an index msrag index built without --full).
-func served(spec Spec, ix *msrag.Index) msrag.Layout {
+func served(spec Spec, ix msrag.Searcher) msrag.Layout {
 	have := ix.Layout()
 	return slices.DeleteFunc(spec.Layout(), func(c msrag.Channel) bool { return have.Index(c.Name()) < 0 })
 }

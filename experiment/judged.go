@@ -36,7 +36,7 @@ func checkRelevant(ds *corpus.Dataset, split string, qrels eval.Qrels) error {
 
 // checkJudged fails unless some query has a relevant document in the
 // index: found once the index is open, before any query is searched.
-func checkJudged(ds *corpus.Dataset, split string, qrels eval.Qrels, ix *msrag.Index) error {
+func checkJudged(ds *corpus.Dataset, split string, qrels eval.Qrels, ix msrag.Searcher) error {
 	have := make(map[string]bool, ix.NumDocs())
 	for i := range ix.NumDocs() {
 		have[ix.DocID(i)] = true

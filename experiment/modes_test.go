@@ -38,7 +38,7 @@ func TestRunModes(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 120); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, WindowK: 30}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, ChannelK: 30}
 	modes := []msrag.Embedding{msrag.Independent, msrag.Late}
 	res, err := experiment.RunModes(context.Background(), spec, modes)
 	if err != nil {

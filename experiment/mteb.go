@@ -181,7 +181,7 @@ func MTEBScoreName(m string) (string, bool) {
 	if err != nil || !slices.Contains(eval.MTEBCutoffs, pm.K) {
 		return "", false
 	}
-	prefix := pm.Kind.MTEBName()
+	prefix := pm.Family.MTEBName()
 	if prefix == "" {
 		return "", false
 	}
@@ -256,7 +256,7 @@ type MTEBProvenance struct {
 	Windows            []int  `json:"windows"`
 	FullWindow         int    `json:"full_window,omitempty"`
 	K                  int    `json:"k"`
-	WindowK            int    `json:"window_k"`
+	ChannelK           int    `json:"window_k"`
 	// Scoring is the rules beyond the metrics the run was scored with
 	// (results.json's scoring).
 	Scoring report.Scoring `json:"scoring"`
@@ -310,7 +310,7 @@ func MTEBFiles(e *report.Eval) ([]MTEBFile, error) {
 				EvaluationTime: e.Timings.Total, Date: float64(e.Created.UnixMilli()) / 1000,
 				Msrag: MTEBProvenance{Version: e.MsragVersion, Build: e.Build, Batching: e.Index.Batching, Model: e.Model.Name, Configuration: c.Name, Kind: c.Kind,
 					Fusion: c.Fusion, UpperBound: c.UpperBound, Dataset: e.Dataset, Split: e.Split,
-					DatasetFingerprint: e.DatasetFingerprint, Windows: e.Windows, FullWindow: e.FullWindow, K: e.K, WindowK: e.WindowK,
+					DatasetFingerprint: e.DatasetFingerprint, Windows: e.Windows, FullWindow: e.FullWindow, K: e.K, ChannelK: e.ChannelK,
 					Scoring: e.Scoring},
 			},
 			Meta: modelMeta(name, rev, e.Model),

@@ -77,7 +77,7 @@ func toyEval() *report.Eval {
 		Index:   report.IndexInfo{Batching: "single"},
 		Dataset: "toy", Split: "test", DatasetFingerprint: "sha256:" + string(bytes.Repeat([]byte("ab"), 32)),
 		Model:   report.Model{Name: "e5-small-v2", ModelSHA256: string(bytes.Repeat([]byte("0123456789abcdef"), 4)), Dims: 384, MaxTokens: 512},
-		Windows: []int{100, 200}, FullWindow: 508, K: 100, WindowK: 100, Queries: 3, Docs: 10,
+		Windows: []int{100, 200}, FullWindow: 508, K: 100, ChannelK: 100, Queries: 3, Docs: 10,
 		Timings: report.Timings{Total: 12.5},
 		Configs: []report.Config{
 			{Name: "rrf", Kind: "rrf", Fusion: "rrf", RunFile: "runs/rrf.trec", Results: res(0.1)},

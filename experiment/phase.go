@@ -21,7 +21,7 @@ import (
 // package scatter: every kind of the index searched, the blocks of Batch, the
 // channels that search on GPUs there (which only a scatter task opens).
 func (s Spec) scatterOptions() scatter.Options {
-	return scatter.Options{Work: s.Work, WindowK: s.WindowK, Batch: s.Batch,
+	return scatter.Options{Work: s.Work, ChannelK: s.ChannelK, Batch: s.Batch,
 		Open: msrag.OpenOptions{Embedder: s.Build.Embedder, GPUs: s.GPUs}}
 }
 
@@ -41,12 +41,12 @@ func Scatter(ctx context.Context, spec Spec) error {
 // Gather evaluates the lists every scatter task wrote, as Run evaluates a
 // search of the shards in one process.
 func Gather(ctx context.Context, spec Spec) (*Result, error) {
-	return run(ctx, spec, func(_ context.Context, spec Spec, _ *corpus.Dataset, queries []corpus.Query, _ *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error) {
+	return run(ctx, spec, func(_ context.Context, spec Spec, _ *corpus.Dataset, queries []corpus.Query, _ *report.Timings) (msrag.Searcher, report.IndexInfo, error) {
 		g, info, err := openGathered(spec, queries)
 		if err != nil {
-			return nil, nil, info, err
+			return nil, info, err
 		}
-		return g.Index(), g, info, nil
+		return g, info, nil
 	})
 }
 
@@ -96,7 +96,7 @@ func openGathered(spec Spec, queries []corpus.Query) (*scatter.Gather, report.In
 	if err != nil {
 		return nil, report.IndexInfo{}, err
 	}
-	if why := servesConfigs(g.Index(), spec); why != "" {
+	if why := servesConfigs(g, spec); why != "" {
 		g.Close()
 		return nil, report.IndexInfo{}, fmt.Errorf("experiment: index %s does not fit this evaluation: %s", spec.Build.Out, why)
 	}

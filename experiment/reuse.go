@@ -82,7 +82,7 @@ func identified(spec Spec, dirs []string) ([]*msrag.Manifest, string, error) {
 
 // servesConfigs says why an open index cannot serve the configurations, or
 // "".
-func servesConfigs(ix *msrag.Index, spec Spec) string {
+func servesConfigs(ix msrag.Searcher, spec Spec) string {
 	if why := windowsDiffer(ix, spec.Layout()); why != "" {
 		return why
 	}
@@ -191,7 +191,7 @@ func legacyDiffers(dir string, src *corpusSource) (string, error) {
 // "": it must have every channel of want but the full window's (which
 // fullNeeded looks at); its channels of kinds the evaluation does not fuse
 // are left aside.
-func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
+func windowsDiffer(ix msrag.Searcher, want msrag.Layout) string {
 	kinds := want.Kinds()
 	have := slices.DeleteFunc(ix.Layout(), func(c msrag.Channel) bool { return !slices.Contains(kinds, c.Kind) })
 	if withoutFull(have).Diff(withoutFull(want)).Same() {
@@ -209,7 +209,7 @@ func windowsDiffer(ix *msrag.Index, want msrag.Layout) string {
 // fullNeeded says why an index without the full window cannot serve the
 // configurations asked for (those that fuse it), or "": "" too when they
 // are the default ones, which Run then leaves out (leaveOut).
-func fullNeeded(ix *msrag.Index, spec Spec) string {
+func fullNeeded(ix msrag.Searcher, spec Spec) string {
 	need := unserved(spec.Configs, ix)
 	if len(need) == 0 || spec.defaultConfigs {
 		return ""
@@ -225,10 +225,10 @@ func withoutFull(l msrag.Layout) msrag.Layout {
 
 // slidingSizes lists the index's sliding window sizes, as --windows takes
 // them.
-func slidingSizes(ix *msrag.Index) string {
+func slidingSizes(ix msrag.Searcher) string {
 	var sizes []string
-	for _, w := range ix.Windows() {
-		if !w.Truncate {
+	for _, wi := range ix.Manifest().Windows {
+		if w := wi.Window(); !w.Truncate {
 			sizes = append(sizes, fmt.Sprint(w.Size))
 		}
 	}

@@ -80,7 +80,7 @@ func TestRunAppliesMTEBRules(t *testing.T) {
 			out := t.TempDir()
 			res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out,
 				Build: msrag.Config{Out: index, Embedder: emb, Windows: chunk.Sizes(8, 16)},
-				K:     20, WindowK: 20, Configs: mustConfigs(t, "w8,rrf", 8, 16), MTEB: tc.opts})
+				K:     20, ChannelK: 20, Configs: mustConfigs(t, "w8,rrf", 8, 16), MTEB: tc.opts})
 			if err != nil {
 				t.Fatal(err)
 			}

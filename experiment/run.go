@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/report"
 	"github.com/msrag/msrag/tune"
 )
@@ -32,15 +33,14 @@ type Result struct {
 // judged queries, fuses and scores every configuration and writes the results
 // into spec.Out.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
-	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error) {
-		ix, info, err := openOrBuild(ctx, spec, ds, tm)
-		return ix, ix, info, err
+	return run(ctx, spec, func(ctx context.Context, spec Spec, ds *corpus.Dataset, _ []corpus.Query, tm *report.Timings) (msrag.Searcher, report.IndexInfo, error) {
+		return openOrBuild(ctx, spec, ds, tm)
 	})
 }
 
-// opener opens what an evaluation's queries are searched in, and the index
-// that fuses their lists.
-type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (*msrag.Index, msrag.Searcher, report.IndexInfo, error)
+// opener opens what an evaluation's queries are searched in: the index, or
+// the gather of a scatter-gather search of its shards.
+type opener func(ctx context.Context, spec Spec, ds *corpus.Dataset, queries []corpus.Query, tm *report.Timings) (msrag.Searcher, report.IndexInfo, error)
 
 // run evaluates spec with the queries searched in what open opens.
 func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
@@ -65,11 +65,11 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	var tm report.Timings
-	ix, src, info, err := open(ctx, spec, ds, queries, &tm)
+	ix, info, err := open(ctx, spec, ds, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
+	defer ix.Close()
 	if err := checkJudged(ds, spec.Split, qrels, ix); err != nil {
 		return nil, err
 	}
@@ -78,15 +78,15 @@ func run(ctx context.Context, spec Spec, open opener) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range spec.Configs {
-		if err := src.CheckFusion(c.Fusion); c.Kind.fused() && err != nil {
+		if err := ix.CheckFusion(c.Fusion); c.Ranking.fused() && err != nil {
 			return nil, fmt.Errorf("experiment: configuration %s: %w", c.Name, err)
 		}
 	}
-	if c := ix.Clamp(msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK}); c.K < spec.K || c.WindowK < spec.WindowK {
+	if c := ix.Clamp(msrag.SearchOptions{K: spec.K, ChannelK: spec.ChannelK}); c.K < spec.K || c.ChannelK < spec.ChannelK {
 		fmt.Fprintf(spec.Log, "eval: k %d and window k %d are more than the index holds: ranking %d documents from at most %d chunks a window\n",
-			spec.K, spec.WindowK, c.K, c.WindowK)
+			spec.K, spec.ChannelK, c.K, c.ChannelK)
 	}
-	runs, batches, err := search(ctx, spec, ix, src, queries, &tm)
+	runs, batches, err := search(ctx, spec, ix, queries, &tm)
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +132,10 @@ func applyRules(spec Spec, res *Result) {
 // search embeds and searches the queries batch by batch and fuses every
 // configuration from the same chunk lists; with cross-validation it also
 // returns the batches' chunk lists.
-func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*msrag.ChunkHits, error) {
+func search(ctx context.Context, spec Spec, ix msrag.Searcher, queries []corpus.Query, tm *report.Timings) (map[string]eval.Run, []*fusion.Lists, error) {
 	runs := map[string]eval.Run{}
 	for _, c := range spec.Configs {
-		if c.Kind.fused() {
+		if c.Ranking.fused() {
 			runs[c.Name] = eval.Run{}
 		}
 	}
@@ -143,16 +143,16 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 	for i, q := range queries {
 		texts[i], ids[i] = q.Text, q.ID
 	}
-	var batches []*msrag.ChunkHits
+	var batches []*fusion.Lists
 	var fuseTime time.Duration
-	bt, err := src.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, WindowK: spec.WindowK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
+	bt, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: spec.Batch, ChannelK: spec.ChannelK, Queries: spec.Queries}, func(lo int, ch *msrag.ChunkHits) error {
 		t0 := time.Now()
 		if err := fuseBatch(spec, ix, ch, ids[lo:lo+ch.NQ], runs); err != nil {
 			return err
 		}
 		fuseTime += time.Since(t0)
 		if spec.CVFolds > 1 {
-			batches = append(batches, ch)
+			batches = append(batches, &ch.Lists)
 		}
 		fmt.Fprintf(spec.Log, "eval: searched %d of %d queries\n", lo+ch.NQ, len(queries))
 		return nil
@@ -168,14 +168,14 @@ func search(ctx context.Context, spec Spec, ix *msrag.Index, src msrag.Searcher,
 
 // fuseBatch fuses every configuration of a batch of queries, ids, into its
 // run.
-func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
+func fuseBatch(spec Spec, ix msrag.Searcher, ch *msrag.ChunkHits, ids []string, runs map[string]eval.Run) error {
 	for _, c := range spec.Configs {
-		if !c.Kind.fused() {
+		if !c.Ranking.fused() {
 			continue
 		}
 		// A run ranks documents: the terms each chunk holds, which cost more
 		// than the fusion itself, are not needed.
-		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, WindowK: spec.WindowK, Fusion: c.Fusion, SkipTerms: true})
+		hits, err := ix.Fuse(ch, msrag.SearchOptions{K: spec.K, ChannelK: spec.ChannelK, Fusion: c.Fusion, SkipTerms: true})
 		if err != nil {
 			return fmt.Errorf("configuration %s: %w", c.Name, err)
 		}
@@ -186,7 +186,7 @@ func fuseBatch(spec Spec, ix *msrag.Index, ch *msrag.ChunkHits, ids []string, ru
 
 // addLearned checks spec's fusion models against the index and the queries
 // and adds their configurations, and those of cross-validation.
-func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, error) {
+func addLearned(spec Spec, ix msrag.Searcher, queries []corpus.Query) ([]Config, error) {
 	configs := slices.Clone(spec.Configs)
 	if m := spec.FusionModel; m != nil {
 		if err := checkUnseen(spec, ix, m, queries); err != nil {
@@ -216,7 +216,7 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 		if err != nil {
 			return nil, err
 		}
-		configs = append(configs, Config{Name: spec.Builtin, Kind: KindLearned, Fusion: f})
+		configs = append(configs, Config{Name: spec.Builtin, Ranking: ByLearned, Fusion: f})
 	}
 	if spec.CVFolds > 1 {
 		configs = append(configs, cvConfigs...)
@@ -226,7 +226,7 @@ func addLearned(spec Spec, ix *msrag.Index, queries []corpus.Query) ([]Config, e
 
 // checkUnseen refuses a fusion model that does not serve the index or was
 // trained on any of the queries.
-func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corpus.Query) error {
+func checkUnseen(spec Spec, ix msrag.Searcher, m *tune.FusionModel, queries []corpus.Query) error {
 	if err := tune.CheckFusionModel(ix, m); err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func checkUnseen(spec Spec, ix *msrag.Index, m *tune.FusionModel, queries []corp
 }
 
 // crossValidate adds the runs of the cross-validated configurations.
-func crossValidate(spec Spec, ix *msrag.Index, queries []corpus.Query, batches []*msrag.ChunkHits, qrels eval.Qrels, runs map[string]eval.Run) error {
+func crossValidate(spec Spec, ix msrag.Searcher, queries []corpus.Query, batches []*fusion.Lists, qrels eval.Qrels, runs map[string]eval.Run) error {
 	if spec.CVFolds < 2 {
 		return nil
 	}
@@ -316,30 +316,33 @@ func queryIDs(queries []corpus.Query) []string {
 }
 
 // newReport starts results.json with what describes the run.
-func newReport(spec Spec, ds *corpus.Dataset, ix *msrag.Index, info report.IndexInfo, queries int) *report.Eval {
+func newReport(spec Spec, ds *corpus.Dataset, ix msrag.Searcher, info report.IndexInfo, queries int) *report.Eval {
 	m := ix.Manifest()
 	e := &report.Eval{
 		Created: time.Now().UTC(),
 		Dataset: filepath.Base(filepath.Clean(ds.Dir)), DatasetDir: ds.Dir, Split: spec.Split,
 		Model: report.Model{Name: m.Model.Name, ModelSHA256: m.Model.ModelSHA256, TokenizerSHA256: m.Model.TokenizerSHA256,
 			Dims: m.Model.Dims, MaxTokens: m.Model.MaxTokens, Precision: m.Model.Precision},
-		K: spec.K, WindowK: spec.WindowK, Docs: ix.NumDocs(), Queries: queries, Index: info,
+		K: spec.K, ChannelK: spec.ChannelK, Docs: ix.NumDocs(), Queries: queries, Index: info,
 		Embedding: spec.Build.Embedding.String(),
 	}
 	if spec.Build.Tokenizer != nil {
 		e.Embedding = msrag.NoModel
 	}
-	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == msrag.DefaultHybrid }) {
-		e.DefaultHybrid = msrag.DefaultHybrid
+	if slices.ContainsFunc(spec.Configs, func(c Config) bool { return c.Name == fusion.DefaultHybrid }) {
+		e.DefaultHybrid = fusion.DefaultHybrid
 	}
 	e.Build = msrag.CurrentBuild()
 	e.MsragVersion, e.GoVersion = e.Build.String(), e.Build.GoVersion
-	e.Index.Batching, e.Index.Build = ix.Batching(), m.Build
+	e.Index.Build = m.Build
+	if id, err := msrag.IdentityOf(&m); err == nil {
+		e.Index.Batching = id.Batching
+	}
 	if l := m.Late; l != nil {
 		e.Late = &report.Late{SegmentTokens: l.SegmentTokens, Overlap: l.Overlap, Edges: l.Edges}
 	}
-	for _, w := range ix.Windows() {
-		if w.Truncate {
+	for _, wi := range m.Windows {
+		if w := wi.Window(); w.Truncate {
 			e.FullWindow = w.Size
 		} else {
 			e.Windows = append(e.Windows, w.Size)

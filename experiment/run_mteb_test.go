@@ -74,7 +74,7 @@ func TestRunWritesMTEB(t *testing.T) {
 	writeDataset(t, data)
 	out := t.TempDir()
 	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
-		K: 20, WindowK: 20})
+		K: 20, ChannelK: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestRunMTEBOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
-		K: 20, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16),
+		K: 20, ChannelK: 20, Configs: mustConfigs(t, "rrf", 8, 16),
 		MTEB: experiment.MTEBOptions{Task: "MyTask", ForceTask: true, Languages: []string{"eng-Latn", "deu-Latn"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestRunMTEBOptions(t *testing.T) {
 	var log strings.Builder
 	out3 := t.TempDir()
 	res, err = experiment.Run(context.Background(), experiment.Spec{Dataset: data, Out: out3, Build: msrag.Config{Out: filepath.Join(out, "index"), Embedder: emb, Windows: chunk.Sizes(8, 16)},
-		K: 5, WindowK: 20, Configs: mustConfigs(t, "rrf", 8, 16), Log: &log})
+		K: 5, ChannelK: 20, Configs: mustConfigs(t, "rrf", 8, 16), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/embedders"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/tune"
@@ -52,7 +53,7 @@ func TestRunLearnedAndPaired(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 160); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, WindowK: 30}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16, 32)}, K: 20, ChannelK: 30}
 	res, err := experiment.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestRunCrossValidated(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := experiment.Spec{Dataset: data, Split: "train", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)},
-		K: 20, WindowK: 30, Configs: []experiment.Config{experiment.FusionConfig(msrag.Single("w8"))},
+		K: 20, ChannelK: 30, Configs: []experiment.Config{experiment.FusionConfig(fusion.Single("w8"))},
 		CVFolds: 3, CVGroup: regexp.MustCompile(`^q(\d)`)}
 	res, err := experiment.Run(context.Background(), spec)
 	if err != nil {

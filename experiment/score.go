@@ -21,7 +21,7 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 	files := map[string]bool{}
 	for _, c := range spec.Configs {
 		rc := report.Config{Name: c.Name, Kind: c.reportKind(), Channels: channelKinds(c, layout)}
-		if c.Kind == KindOracle {
+		if c.Ranking == ByOracle {
 			rc.UpperBound = true
 			res.Report.Configs = append(res.Report.Configs, rc)
 			continue
@@ -32,12 +32,12 @@ func score(spec Spec, layout msrag.Layout, res *Result) error {
 		}
 		rc.Fusion, rc.Windows, rc.RunFile, rc.Results = c.fusionText(), windowSizes(c), runFile(c, files), r
 		res.Report.Configs = append(res.Report.Configs, rc)
-		if c.Kind == KindWindow {
+		if c.Ranking == ByChannel {
 			singles = append(singles, single{name: c.Name, kind: layout[layout.Index(c.Name)].Kind, results: r})
 		}
 	}
 	for _, c := range spec.Configs {
-		if c.Kind != KindOracle {
+		if c.Ranking != ByOracle {
 			continue
 		}
 		if err := fillOracle(res.Report, c, singles); err != nil {
@@ -130,7 +130,7 @@ func pair(e *report.Eval) error {
 // the full window and for every window of the index).
 func windowSizes(c Config) []int {
 	var out []int
-	for _, w := range c.Fusion.Windows {
+	for _, w := range c.Fusion.Channels {
 		var n int
 		if _, err := fmt.Sscanf(w, "w%d", &n); err == nil {
 			out = append(out, n)

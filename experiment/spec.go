@@ -51,16 +51,16 @@ type Spec struct {
 	// that need it (full) are left out, saying so on Log; configurations
 	// given here that need it are refused.
 	Configs []Config
-	// K is the number of documents ranked per query (default 100), WindowK
-	// the chunks each window returns (default 100), Batch the queries
+	// K is the number of documents ranked per query (default 100), ChannelK
+	// the chunks each channel returns (default 100), Batch the queries
 	// embedded and searched at once (default 1024).
-	K, WindowK, Batch int
+	K, ChannelK, Batch int
 	// GPUs, when set, are the GPUs every window's FAISS index is
 	// searched on (one device, or sharded across several;
 	// msrag.Index.ToGPU): a reused index is moved there when opened, a
 	// built one (its vectors added on the CPU) once built, and a scatter
 	// task's shard when opened. It needs msrag built with FAISS GPU support
-	// and WindowK at most faiss.MaxGPUK, both checked before any work
+	// and ChannelK at most faiss.MaxGPUK, both checked before any work
 	// (msrag.CheckGPUs). The queries' embedder is Build.Embedder's
 	// business: open it on the GPUs too.
 	GPUs []int
@@ -136,16 +136,16 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.K == 0 {
 		s.K = 100
 	}
-	if s.WindowK == 0 {
-		s.WindowK = 100
+	if s.ChannelK == 0 {
+		s.ChannelK = 100
 	}
 	if s.Batch == 0 {
 		s.Batch = 1024
 	}
-	if s.K < 0 || s.WindowK < 0 || s.Batch < 0 {
-		return s, fmt.Errorf("experiment: K %d, WindowK %d and Batch %d must be positive", s.K, s.WindowK, s.Batch)
+	if s.K < 0 || s.ChannelK < 0 || s.Batch < 0 {
+		return s, fmt.Errorf("experiment: K %d, ChannelK %d and Batch %d must be positive", s.K, s.ChannelK, s.Batch)
 	}
-	if err := checkGPUs(s.GPUs, s.WindowK); err != nil {
+	if err := checkGPUs(s.GPUs, s.ChannelK); err != nil {
 		return s, fmt.Errorf("experiment: Spec.GPUs: %w", err)
 	}
 	if s.Log == nil {
@@ -202,14 +202,14 @@ func (s Spec) indexWindows() []chunk.Window {
 func (s Spec) Layout() msrag.Layout {
 	var kinds []msrag.ChannelKind
 	for _, c := range s.channels() {
-		kinds = append(kinds, c.Kind)
+		kinds = append(kinds, c.Kind())
 	}
-	return msrag.LayoutOf(s.indexWindows(), kinds...)
+	return channel.LayoutOf(kinds, s.indexWindows())
 }
 
 // channels are the kinds of channel the evaluation index has:
 // Build.Channels, or those a build makes by default.
-func (s Spec) channels() []msrag.ChannelConfig {
+func (s Spec) channels() []channel.Params {
 	if len(s.Build.Channels) > 0 {
 		return s.Build.Channels
 	}
@@ -222,8 +222,8 @@ func (s Spec) channels() []msrag.ChannelConfig {
 func EvalLayout(windows []chunk.Window, kinds ...msrag.ChannelKind) msrag.Layout {
 	if len(kinds) == 0 {
 		for _, c := range channel.Defaults(true) {
-			kinds = append(kinds, c.Kind)
+			kinds = append(kinds, c.Kind())
 		}
 	}
-	return msrag.LayoutOf(append(slices.Clone(windows), chunk.Full), kinds...)
+	return channel.LayoutOf(kinds, append(slices.Clone(windows), chunk.Full))
 }

@@ -28,7 +28,7 @@ func TestResultsWrittenLast(t *testing.T) {
 	if err := hashembed.WriteDataset(data, 60); err != nil {
 		t.Fatal(err)
 	}
-	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, WindowK: 20}
+	spec := experiment.Spec{Dataset: data, Split: "test", Out: out, Build: msrag.Config{Embedder: emb, Windows: chunk.Sizes(8, 16)}, K: 10, ChannelK: 20}
 	res, err := experiment.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

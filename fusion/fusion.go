@@ -26,7 +26,7 @@ import (
 // query: a rule (fuse.Rule: the method and its own parameters), the channels
 // it fuses with their weights or coefficients, and an optional
 // router. The zero value stands for an index's default fusion wherever a
-// fusion is optional (msrag.SearchOptions: DefaultFusionOf the index's
+// fusion is optional (msrag.SearchOptions, Fuse: Default of the index's
 // layout; IsZero); Parse never returns it: "rrf" parses to RRF (c = 1,
 // ranks from 0, every chunk voting) over the group of the index's first
 // kind, which the zero value also is as a rule alone. Parse reads the one
@@ -34,16 +34,17 @@ import (
 type Fusion struct {
 	// Rule is the method and its parameters: MethodRRF,
 	// MethodDocRRF, MethodCombSUM, MethodCombMNZ, MethodLinear or
-	// MethodMaxP (package fuse). MaxP over one window is that window alone, its chunks
-	// collapsed to documents by their best.
+	// MethodMaxP (package fuse). MaxP over one channel is that channel
+	// alone, its chunks collapsed to documents by their best.
 	fuse.Rule
-	// Windows names the channels fused (each as its kind names it:
-	// "w100", "full"), or is one group: a kind's name, its channels that
-	// its group fuses (channel.Kind.Grouped), or "all" (every kind's);
-	// empty means the group of the index's first kind.
-	Windows []string
-	// Weights weighs windows by name, or every channel of a kind by the
-	// kind's name (KIND:1.25); a window named weighs its own value, one
+	// Channels names the channels fused (each as its kind names it:
+	// "w100", "full", "bm25-w100"), or is one group: a kind's name, its
+	// channels that its group fuses (channel.Traits.Grouped), or "all"
+	// (every kind's); empty means the group of the index's first kind.
+	// The text form writes it windows=.
+	Channels []string
+	// Weights weighs channels by name, or every channel of a kind by the
+	// kind's name (KIND:1.25); a channel named weighs its own value, one
 	// not named its kind's, else 1. Not with MaxP.
 	Weights map[string]float64
 	// Balance, when set, gives each kind of channel fused the same total
@@ -52,11 +53,11 @@ type Fusion struct {
 	// and four of another weigh 7/6 and 7/8 each. Written balance=kinds; not
 	// with MaxP.
 	Balance bool
-	// Score, Rank and Votes are the coefficients of MethodLinear per window
-	// name (fuse.Options.Linear): of the z-scored document score, of
-	// 1/(docrank+1) and of the chunk votes; a window not named has 0.
+	// Score, Rank and Votes are the coefficients of MethodLinear per
+	// channel name (fuse.Options.Linear): of the z-scored document score,
+	// of 1/(docrank+1) and of the chunk votes; a channel not named has 0.
 	Score, Rank, Votes map[string]float64
-	// Router, when set, weighs windows per query by a learned model of the
+	// Router, when set, weighs channels per query by a learned model of the
 	// query's embedding and the lists' features (msrag tune writes one in a
 	// fusion model file); it cannot be written in the text form.
 	Router *router.Model
@@ -70,7 +71,7 @@ type Fusion struct {
 // the index's default fusion. A Fusion Parse returned, or one with any
 // field set, is not.
 func (f Fusion) IsZero() bool {
-	return !f.parsed && f.Rule == (fuse.Rule{}) && f.Windows == nil && f.Weights == nil && !f.Balance &&
+	return !f.parsed && f.Rule == (fuse.Rule{}) && f.Channels == nil && f.Weights == nil && !f.Balance &&
 		f.Score == nil && f.Rank == nil && f.Votes == nil && f.Router == nil
 }
 
@@ -81,7 +82,7 @@ var ErrUnknownRule = errors.New("unknown rule")
 
 // single reports whether f is one window alone.
 func (f Fusion) single() bool {
-	return f.Method == fuse.MethodMaxP && len(f.Windows) == 1 && !channel.IsGroup(f.Windows[0])
+	return f.Method == fuse.MethodMaxP && len(f.Channels) == 1 && !channel.IsGroup(f.Channels[0])
 }
 
 // Parse reads a fusion rule:
@@ -103,7 +104,7 @@ func (f Fusion) single() bool {
 func Parse(s string) (Fusion, error) {
 	text := strings.ToLower(strings.TrimSpace(s))
 	if w, ok := singleWindow(text); ok {
-		return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Windows: []string{w}, parsed: true}, nil
+		return Fusion{Rule: fuse.Rule{Method: fuse.MethodMaxP}, Channels: []string{w}, parsed: true}, nil
 	}
 	name, params, _ := strings.Cut(text, ":")
 	if rule, list, ok := strings.Cut(name, "="); ok && params == "" {
@@ -194,9 +195,9 @@ var channelParams = []string{"windows", "weights", "balance", "score", "rank", "
 const balanceKinds = "kinds"
 
 func (f *Fusion) setWindows(list string) error {
-	f.Windows = nil
+	f.Channels = nil
 	if g := strings.TrimSpace(list); channel.IsGroup(g) {
-		f.Windows = []string{g}
+		f.Channels = []string{g}
 		return nil
 	}
 	for _, s := range strings.Split(list, "+") {
@@ -204,10 +205,10 @@ func (f *Fusion) setWindows(list string) error {
 		if err != nil {
 			return err
 		}
-		if slices.Contains(f.Windows, w) {
+		if slices.Contains(f.Channels, w) {
 			return fmt.Errorf("window %s given twice", w)
 		}
-		f.Windows = append(f.Windows, w)
+		f.Channels = append(f.Channels, w)
 	}
 	return nil
 }
@@ -276,10 +277,10 @@ func (f Fusion) KindsNamed(layout channel.Layout) []channel.Kind {
 			out = append(out, k)
 		}
 	}
-	if len(f.Windows) == 0 && len(layout) > 0 {
+	if len(f.Channels) == 0 && len(layout) > 0 {
 		add(layout[0].Kind)
 	}
-	for _, w := range f.Windows {
+	for _, w := range f.Channels {
 		if w == channel.All {
 			for _, k := range layout.Kinds() {
 				add(k)
@@ -306,15 +307,15 @@ func (f Fusion) KindsNamed(layout channel.Layout) []channel.Kind {
 func (f Fusion) Select(layout channel.Layout) ([]int, error) {
 	for _, k := range f.KindsNamed(layout) {
 		if !layout.Has(k) {
-			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Absent())
+			return nil, fmt.Errorf("msrag: fusion %s: the index has no %s windows (it has %s): %w", f, k.Name(), layout, k.Traits().Absent)
 		}
 	}
 	group := ""
 	switch {
-	case len(f.Windows) == 0 && len(layout) > 0:
+	case len(f.Channels) == 0 && len(layout) > 0:
 		group = layout[0].Kind.Name()
-	case len(f.Windows) > 0 && channel.IsGroup(f.Windows[0]):
-		group = f.Windows[0]
+	case len(f.Channels) > 0 && channel.IsGroup(f.Channels[0]):
+		group = f.Channels[0]
 	}
 	var sel []int
 	for i, c := range layout {
@@ -328,7 +329,7 @@ func (f Fusion) Select(layout channel.Layout) ([]int, error) {
 	case group != "" && len(sel) == 0:
 		return nil, fmt.Errorf("msrag: fusion %s: the index has no channel that windows=%s fuses (it has %s)", f, group, layout)
 	}
-	for _, w := range f.Windows {
+	for _, w := range f.Channels {
 		if group != "" {
 			break
 		}
@@ -349,8 +350,8 @@ func (f Fusion) Select(layout channel.Layout) ([]int, error) {
 			}
 		}
 	}
-	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Windows) {
-		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Windows, fused.Names())
+	if f.Router != nil && !slices.Equal(fused.Names(), f.Router.Channels) {
+		return nil, fmt.Errorf("msrag: fusion %s: its router weighs windows %v, the rule fuses %v", f, f.Router.Channels, fused.Names())
 	}
 	return sel, nil
 }
@@ -375,11 +376,11 @@ func (f Fusion) Kinds(layout channel.Layout) ([]channel.Kind, error) {
 // fixed order and only where they differ from the defaults.
 func (f Fusion) String() string {
 	if f.single() {
-		return f.Windows[0]
+		return f.Channels[0]
 	}
 	var p []string
-	if len(f.Windows) > 0 {
-		p = append(p, "windows="+strings.Join(mapSlice(f.Windows, shortName), "+"))
+	if len(f.Channels) > 0 {
+		p = append(p, "windows="+strings.Join(mapSlice(f.Channels, shortName), "+"))
 	}
 	for _, m := range []struct {
 		key string

@@ -26,14 +26,14 @@ const benchTexts = 10000
 // the client (and the loopback transport), not the server. It counts inputs
 // as the `","` separators of its input array plus one, which holds for
 // benchTextsOf's texts.
-func benchServer(tb testing.TB, kind Kind, dims, maxBatch int) *httptest.Server {
+func benchServer(tb testing.TB, kind API, dims, maxBatch int) *httptest.Server {
 	tb.Helper()
 	return benchServerTokens(tb, kind, dims, maxBatch, 0)
 }
 
 // benchServerTokens is benchServer whose OpenAI-compatible responses count
 // per prompt tokens for each text (0: fakeTokens of benchTextsOf's texts).
-func benchServerTokens(tb testing.TB, kind Kind, dims, maxBatch, per int) *httptest.Server {
+func benchServerTokens(tb testing.TB, kind API, dims, maxBatch, per int) *httptest.Server {
 	tb.Helper()
 	f := &fake{remotetest.NewServer(remotetest.Config{Model: "bench-model", Dims: dims})}
 	defer f.Close()
@@ -91,7 +91,7 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
-		kind Kind
+		kind API
 		enc  Encoding
 	}{
 		{"openai-float", OpenAI, Float},
@@ -100,7 +100,7 @@ func BenchmarkEmbed(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%s/dims=%d", tc.name, dims), func(b *testing.B) {
 			srv := benchServer(b, tc.kind, dims, batch)
-			o := Options{Kind: tc.kind, Endpoints: []string{srv.URL}, Encoding: tc.enc, BatchTexts: batch, Concurrency: 4}
+			o := Options{API: tc.kind, Endpoints: []string{srv.URL}, Encoding: tc.enc, BatchTexts: batch, Concurrency: 4}
 			c := mustNew(b, o)
 			if _, err := c.Embed(context.Background(), in[:batch]); err != nil { // connections, /info
 				b.Fatal(err)

@@ -46,7 +46,7 @@ func New(opts Options) (*Client, error) {
 	}
 	c := &Client{opts: o, sem: make(chan struct{}, o.Concurrency), batchCap: o.BatchTexts, dims: o.Dimensions}
 	for _, raw := range o.Endpoints {
-		ep, err := parseEndpoint(raw, o.Kind)
+		ep, err := parseEndpoint(raw, o.API)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func (c *Client) Close() error {
 
 // Info describes the served model as far as the Client knows it.
 type Info struct {
-	Kind      Kind
+	API       API
 	Endpoints []string // embedding URLs, credentials removed
 	// Model is the model the server reports: the OpenAI-compatible
 	// response's "model", TEI's model_id from GET /info; "" until known.
@@ -97,7 +97,7 @@ type Info struct {
 func (c *Client) Info() Info {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	in := Info{Kind: c.opts.Kind, Model: c.model, Dims: c.dims, MaxInputLength: c.maxInput,
+	in := Info{API: c.opts.API, Model: c.model, Dims: c.dims, MaxInputLength: c.maxInput,
 		MaxClientBatch: c.maxBatch, BatchTexts: c.batchCap}
 	for _, ep := range c.endpoints {
 		in.Endpoints = append(in.Endpoints, ep.shown)
@@ -135,7 +135,7 @@ func (c *Client) EmbedWithUsage(ctx context.Context, texts []string) ([]float32,
 // both queries and passages on a server that tells them apart that way. It
 // is an ErrOptions error with TEI, whose /embed has no such field.
 func (c *Client) EmbedAs(ctx context.Context, inputType string, texts []string) ([]float32, []Usage, error) {
-	if c.opts.Kind == TEI && inputType != "" {
+	if c.opts.API == TEI && inputType != "" {
 		return nil, nil, fmt.Errorf("remote: input type %q: tei's /embed has no input_type: %w", inputType, ErrOptions)
 	}
 	return c.embed(ctx, texts, inputType)

@@ -300,7 +300,7 @@ func TestFailsEveryRetry(t *testing.T) {
 func TestNotRetried(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		kind   Kind
+		kind   API
 		status int
 		body   any
 		want   error
@@ -672,11 +672,11 @@ func TestOptions(t *testing.T) {
 		{"no host", Options{Endpoints: []string{"http://"}}, "http or https"},
 		{"query", Options{Endpoints: []string{"http://h/v1?x=1"}}, "no query"},
 		{"credentials hidden", Options{Endpoints: []string{"ftp://user:hunter2@h/"}}, "xxxxx"},
-		{"tei base64", Options{Kind: TEI, Encoding: Base64, Endpoints: []string{"http://h"}}, "no base64"},
-		{"tei input type", Options{Kind: TEI, InputType: "query", Endpoints: []string{"http://h"}}, "no input_type"},
+		{"tei base64", Options{API: TEI, Encoding: Base64, Endpoints: []string{"http://h"}}, "no base64"},
+		{"tei input type", Options{API: TEI, InputType: "query", Endpoints: []string{"http://h"}}, "no input_type"},
 		{"openai normalize", Options{NoNormalize: true, Endpoints: []string{"http://h"}}, "tei setting"},
 		{"negative", Options{BatchTexts: -1, Endpoints: []string{"http://h"}}, "batch texts -1"},
-		{"kind", Options{Kind: Kind(7), Endpoints: []string{"http://h"}}, "kind(7)"},
+		{"kind", Options{API: API(7), Endpoints: []string{"http://h"}}, "api(7)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.o)
@@ -693,16 +693,16 @@ func TestOptions(t *testing.T) {
 		c.opts.Timeout != DefaultTimeout || c.endpoints[0].embed != "http://a:1/v1/embeddings" {
 		t.Errorf("defaults %+v, endpoints %+v", c.opts, c.endpoints)
 	}
-	c, _ = New(Options{Kind: TEI, MaxRetries: -1, Endpoints: []string{"https://h/tei"}})
+	c, _ = New(Options{API: TEI, MaxRetries: -1, Endpoints: []string{"https://h/tei"}})
 	if c.opts.MaxRetries != 0 || c.endpoints[0].embed != "https://h/tei/embed" || c.Info().Endpoints[0] != "https://h/tei/embed" {
 		t.Errorf("tei endpoint %+v, max retries %d", c.endpoints[0], c.opts.MaxRetries)
 	}
 }
 
-func TestParseKindEncoding(t *testing.T) {
-	for _, k := range []Kind{OpenAI, TEI} {
-		if got, err := ParseKind(strings.ToUpper(k.String())); err != nil || got != k {
-			t.Errorf("ParseKind(%v) = %v, %v", k, got, err)
+func TestParseAPIEncoding(t *testing.T) {
+	for _, k := range []API{OpenAI, TEI} {
+		if got, err := ParseAPI(strings.ToUpper(k.String())); err != nil || got != k {
+			t.Errorf("ParseAPI(%v) = %v, %v", k, got, err)
 		}
 	}
 	for _, e := range []Encoding{Float, Base64} {
@@ -710,8 +710,8 @@ func TestParseKindEncoding(t *testing.T) {
 			t.Errorf("ParseEncoding(%v) = %v, %v", e, got, err)
 		}
 	}
-	if _, err := ParseKind("grpc"); !errors.Is(err, ErrOptions) {
-		t.Errorf("ParseKind(grpc): %v", err)
+	if _, err := ParseAPI("grpc"); !errors.Is(err, ErrOptions) {
+		t.Errorf("ParseAPI(grpc): %v", err)
 	}
 	if _, err := ParseEncoding("fp16"); !errors.Is(err, ErrOptions) {
 		t.Errorf("ParseEncoding(fp16): %v", err)

@@ -41,7 +41,7 @@ func (c *Client) accept(j *call, b, ep int, w *worker, attempts int) error {
 	want, wantWhy := c.wantDims()
 	var d decoded
 	var err error
-	if c.opts.Kind == TEI {
+	if c.opts.API == TEI {
 		d, err = decodeTEI(w.resp.Bytes(), s, want, wantWhy, w)
 	} else {
 		d, err = decodeOpenAI(w.resp.Bytes(), s, want, wantWhy, w)

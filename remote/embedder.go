@@ -122,7 +122,7 @@ func NewEmbedder(ctx context.Context, o EmbedderOptions) (*Embedder, error) {
 	if o.Tokenizer == "" {
 		return nil, fmt.Errorf("remote: a model behind a server needs the tokenizer.json that cuts its windows: %w", ErrOptions)
 	}
-	if o.InputType && o.Client.Kind == TEI {
+	if o.InputType && o.Client.API == TEI {
 		return nil, fmt.Errorf("remote: tei's /embed has no input_type: %w", ErrOptions)
 	}
 	if o.MaxTokens < 0 || o.Dims < 0 {
@@ -139,7 +139,7 @@ func NewEmbedder(ctx context.Context, o EmbedderOptions) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote: tokenizer: %w", err)
 	}
-	if o.NoNormalize && o.Client.Kind == TEI {
+	if o.NoNormalize && o.Client.API == TEI {
 		o.Client.NoNormalize = true
 	}
 	c, err := New(o.Client)
@@ -190,7 +190,7 @@ func (e *Embedder) probe(ctx context.Context) error {
 	}
 	maxTokens := e.serverMax - e.headroom
 	e.spec = embed.Spec{
-		Name: o.Client.Kind.String() + ":" + e.model, Checksums: map[string]string{"tokenizer.json": e.tokSHA},
+		Name: o.Client.API.String() + ":" + e.model, Checksums: map[string]string{"tokenizer.json": e.tokSHA},
 		Dims: info.Dims, MaxTokens: maxTokens, SpecialTokens: e.tok.NumSpecialTokens(), Pooling: embed.PoolNone,
 		Normalize: !o.NoNormalize, QueryPrefix: o.QueryPrefix, PassagePrefix: o.PassagePrefix,
 		PrefixTokens: [2]int{e.tok.Count(o.PassagePrefix), e.tok.Count(o.QueryPrefix)},
@@ -309,7 +309,7 @@ func (e *Embedder) embedExact(ctx context.Context, texts []string, role embed.Ro
 	if err != nil {
 		return nil, err
 	}
-	if e.c.opts.Kind == OpenAI {
+	if e.c.opts.API == OpenAI {
 		if err := e.checkCounts(ctx, sent, counts, usage, role, strict); err != nil {
 			return nil, err
 		}

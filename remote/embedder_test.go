@@ -82,7 +82,7 @@ func TestEmbedderSpec(t *testing.T) {
 		t.Errorf("%d requests to open, want the one probe", got)
 	}
 	sv := e.Served()
-	if sv.Kind != OpenAI || sv.Model != "fake-model" || len(sv.Endpoints) != 1 || !strings.HasSuffix(sv.Endpoints[0], "/v1") {
+	if sv.API != OpenAI || sv.Model != "fake-model" || len(sv.Endpoints) != 1 || !strings.HasSuffix(sv.Endpoints[0], "/v1") {
 		t.Errorf("served %+v", sv)
 	}
 }

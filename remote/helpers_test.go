@@ -34,7 +34,7 @@ type fake struct {
 
 // newFake starts a fake server; set its Config before the first request.
 // kind is the API the test's client speaks (the route decides the answer).
-func newFake(tb testing.TB, kind Kind, dims int) *fake {
+func newFake(tb testing.TB, kind API, dims int) *fake {
 	tb.Helper()
 	f := &fake{remotetest.NewServer(remotetest.Config{Model: "fake-model", Dims: dims})}
 	tb.Cleanup(f.Close)
@@ -54,8 +54,8 @@ func (f *fake) openaiBody(inputs []string, b64 bool, order []int) any {
 }
 
 // fastOptions are Options with quick backoffs for tests.
-func fastOptions(kind Kind, endpoints ...string) Options {
-	return Options{Kind: kind, Endpoints: endpoints, BackoffBase: time.Millisecond, BackoffMax: 20 * time.Millisecond,
+func fastOptions(kind API, endpoints ...string) Options {
+	return Options{API: kind, Endpoints: endpoints, BackoffBase: time.Millisecond, BackoffMax: 20 * time.Millisecond,
 		Timeout: 5 * time.Second}
 }
 

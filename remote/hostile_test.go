@@ -34,7 +34,7 @@ func TestHostileServer(t *testing.T) {
 	}
 	for _, api := range []struct {
 		name string
-		kind Kind
+		kind API
 		enc  Encoding
 	}{{"openai-float", OpenAI, Float}, {"openai-base64", OpenAI, Base64}, {"tei", TEI, Float}} {
 		for _, tc := range cases {

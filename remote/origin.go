@@ -53,12 +53,12 @@ func (e *Embedder) Origin() embed.Origin {
 	}
 	params, _ := json.Marshal(p) // strings, ints and bools always encode
 	access, _ := json.Marshal(originAccess{Endpoints: sv.Endpoints, Tokenizer: sv.Tokenizer})
-	return embed.Origin{Kind: sv.Kind.String(), Params: string(params), Access: string(access)}
+	return embed.Origin{Kind: sv.API.String(), Params: string(params), Access: string(access)}
 }
 
 // ParseOrigin reads the origin of a model behind a server.
 func ParseOrigin(o embed.Origin) (Recorded, error) {
-	kind, err := ParseKind(o.Kind)
+	kind, err := ParseAPI(o.Kind)
 	if err != nil {
 		return Recorded{}, err
 	}
@@ -73,7 +73,7 @@ func ParseOrigin(o embed.Origin) (Recorded, error) {
 		}
 	}
 	return Recorded{
-		Served: Served{Kind: kind, Model: p.Model, Endpoints: a.Endpoints, InputType: p.InputType,
+		Served: Served{API: kind, Model: p.Model, Endpoints: a.Endpoints, InputType: p.InputType,
 			Tokenizer: a.Tokenizer, ServerTokenizer: p.TokenizerOrigin == "server",
 			MaxTokens: p.ServerMaxTokens, Headroom: p.Headroom},
 		QueryPrefix: p.QueryPrefix, PassagePrefix: p.PassagePrefix, Dims: p.Dims, Normalize: p.Normalize,
@@ -83,7 +83,7 @@ func ParseOrigin(o embed.Origin) (Recorded, error) {
 // String describes the recorded model for messages: kind, model, prefixes.
 func (r Recorded) String() string {
 	return fmt.Sprintf("%s model %q with prefixes %q/%q (input_type %v), %d tokens (%d of headroom)",
-		r.Kind, r.Model, r.QueryPrefix, r.PassagePrefix, r.InputType, r.MaxTokens, r.Headroom)
+		r.API, r.Model, r.QueryPrefix, r.PassagePrefix, r.InputType, r.MaxTokens, r.Headroom)
 }
 
 // endpointsOf returns the endpoints to reach a recorded model at: those

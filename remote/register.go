@@ -14,7 +14,7 @@ import (
 // "openai" and "tei", which claim the model names that start with "openai:"
 // and "tei:" (KIND:URL[#MODEL], see ParseModelSpec).
 func init() {
-	for _, k := range []Kind{OpenAI, TEI} {
+	for _, k := range []API{OpenAI, TEI} {
 		embed.Register(embed.Kind{Name: k.String(), Claims: claims(k), Open: openKind, Reopen: reopenKind})
 	}
 }
@@ -23,7 +23,7 @@ func init() {
 // embed.Options: give one in embed.Options.Extra.
 type OpenOptions struct {
 	// Client holds the client's settings (API key, concurrency, batch
-	// size, time limits, retries, encoding, log); its Kind, Endpoints and
+	// size, time limits, retries, encoding, log); its API, Endpoints and
 	// Model come from the model's name or origin. A nil Log is
 	// embed.Options.Log.
 	Client Options
@@ -49,15 +49,15 @@ type OpenOptions struct {
 }
 
 // claims reports whether a model name is of kind k: "KIND:...".
-func claims(k Kind) func(string) bool {
+func claims(k API) func(string) bool {
 	return func(name string) bool { return strings.HasPrefix(name, k.String()+":") }
 }
 
 // clientOf returns oo's client options for servers of kind k, with o's log
 // where they have none.
-func clientOf(k Kind, oo OpenOptions, o embed.Options) (Options, error) {
+func clientOf(k API, oo OpenOptions, o embed.Options) (Options, error) {
 	co := oo.Client
-	co.Kind = k
+	co.API = k
 	if co.Log == nil {
 		co.Log = o.Log
 	}
@@ -84,7 +84,7 @@ func openKind(ctx context.Context, name string, o embed.Options) (embed.Embedder
 	if oo.Tokenizer == "" {
 		return nil, fmt.Errorf("remote: model %s: a model behind a server needs the tokenizer.json that cuts its windows (--tokenizer PATH, OpenOptions.Tokenizer): %w", Redact(name), ErrOptions)
 	}
-	co, err := clientOf(ms.Kind, oo, o)
+	co, err := clientOf(ms.API, oo, o)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func reopenKind(ctx context.Context, or embed.Origin, o embed.Options) (embed.Em
 		return nil, err
 	}
 	oo, _ := embed.ExtraOf[OpenOptions](o)
-	co, err := clientOf(r.Kind, oo, o)
+	co, err := clientOf(r.API, oo, o)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func (c *Client) encodeRequest(buf *bytes.Buffer, texts []string, inputType stri
 	buf.Reset()
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	if c.opts.Kind == TEI {
+	if c.opts.API == TEI {
 		r := teiRequest{Inputs: texts}
 		if c.opts.NoNormalize {
 			r.Normalize = new(bool)

@@ -15,7 +15,7 @@ import (
 // one server, and optionally the model to ask for (sent as "model" to an
 // OpenAI-compatible server; with TEI, the model_id GET /info must report).
 type ModelSpec struct {
-	Kind     Kind
+	API      API
 	Endpoint string
 	Model    string
 }
@@ -27,7 +27,7 @@ func IsModelSpec(s string) bool {
 	if !ok {
 		return false
 	}
-	if _, err := ParseKind(kind); err != nil || strings.TrimSpace(kind) != kind {
+	if _, err := ParseAPI(kind); err != nil || strings.TrimSpace(kind) != kind {
 		return false
 	}
 	return strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://")
@@ -39,17 +39,17 @@ func ParseModelSpec(s string) (ModelSpec, error) {
 		return ModelSpec{}, fmt.Errorf("remote: model %q: want openai:URL[#MODEL] or tei:URL[#MODEL]: %w", Redact(s), ErrOptions)
 	}
 	kind, rest, _ := strings.Cut(s, ":")
-	k, _ := ParseKind(kind)
+	k, _ := ParseAPI(kind)
 	url, model, _ := strings.Cut(rest, "#")
 	if _, err := parseEndpoint(url, k); err != nil {
 		return ModelSpec{}, err
 	}
-	return ModelSpec{Kind: k, Endpoint: url, Model: model}, nil
+	return ModelSpec{API: k, Endpoint: url, Model: model}, nil
 }
 
 // Served describes the model behind an Embedder as an index records it.
 type Served struct {
-	Kind  Kind
+	API   API
 	Model string // as the server reports it
 	// Endpoints are the base URLs, credentials removed.
 	Endpoints []string
@@ -67,7 +67,7 @@ type Served struct {
 
 // Served describes the served model.
 func (e *Embedder) Served() Served {
-	s := Served{Kind: e.c.opts.Kind, Model: e.model, InputType: e.opts.InputType,
+	s := Served{API: e.c.opts.API, Model: e.model, InputType: e.opts.InputType,
 		Tokenizer: e.opts.Tokenizer, ServerTokenizer: e.opts.ServerTokenizer, MaxTokens: e.serverMax, Headroom: e.headroom}
 	for _, ep := range e.c.endpoints {
 		s.Endpoints = append(s.Endpoints, ep.base)

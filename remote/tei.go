@@ -25,7 +25,7 @@ type teiInfo struct {
 // the texts per request. An endpoint that does not answer is noted on Log
 // and skipped; a cancelled ctx leaves the probe for the next call.
 func (c *Client) probe(ctx context.Context) error {
-	if c.opts.Kind != TEI {
+	if c.opts.API != TEI {
 		return nil
 	}
 	c.probeMu.Lock()

@@ -72,14 +72,14 @@ type Eval struct {
 	// tokens of the full-document window (0: none).
 	Windows    []int `json:"windows"`
 	FullWindow int   `json:"full_window,omitempty"`
-	// K is the number of documents ranked per query, WindowK the number of
-	// chunks each window's index returns.
+	// K is the number of documents ranked per query, ChannelK the number of
+	// chunks each channel returns.
 	// Embedding is how the index embedded its windows: "independent" or
 	// "late"; Late describes a late index's segments.
 	Embedding string `json:"embedding,omitempty"`
 	Late      *Late  `json:"late,omitempty"`
 	K         int    `json:"k"`
-	WindowK   int    `json:"window_k"`
+	ChannelK  int    `json:"window_k"`
 	Docs      int    `json:"docs"`
 	// Queries is the number of queries searched: those of the split's qrels
 	// found in the queries file.
@@ -91,7 +91,7 @@ type Eval struct {
 	// Oracle says how the oracle configuration was formed; nil without one.
 	Oracle *Oracle `json:"oracle,omitempty"`
 	// DefaultHybrid names the configuration of msrag's default hybrid rule
-	// (msrag.DefaultHybrid) when the run has it.
+	// (fusion.DefaultHybrid) when the run has it.
 	DefaultHybrid string `json:"default_hybrid,omitempty"`
 	// PairedMetric is the metric of the configurations' paired comparisons.
 	PairedMetric string `json:"paired_metric,omitempty"`
@@ -196,7 +196,7 @@ type Config struct {
 	// w100, rrf, rrf-100+200, maxp, full, oracle.
 	Name string `json:"name"`
 	Kind string `json:"kind"`
-	// Fusion is the fusion rule in msrag's text form (msrag.ParseFusion
+	// Fusion is the fusion rule in msrag's text form (fusion.Parse
 	// reads it); empty for the oracle.
 	Fusion string `json:"fusion,omitempty"`
 	// Windows are the window sizes it names (none when it fuses every

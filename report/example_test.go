@@ -13,7 +13,7 @@ func ExampleWriteSummary() {
 	}
 	e := &report.Eval{
 		Dataset: "toy", Split: "test", Model: report.Model{Name: "some-model"},
-		Windows: []int{100, 200}, K: 100, WindowK: 100, Queries: 2, Docs: 5,
+		Windows: []int{100, 200}, K: 100, ChannelK: 100, Queries: 2, Docs: 5,
 		Configs: []report.Config{
 			{Name: "w100", Kind: report.KindWindow, Results: res(0.5, 0.5)},
 			{Name: "w200", Kind: report.KindWindow, Results: res(0.625, 0.5)},

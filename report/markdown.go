@@ -66,13 +66,13 @@ func (e *Eval) cdrMetrics() []string {
 	return out
 }
 
-// metricLabel turns ndcg_cut_10 into nDCG@10 and the like (eval.Kind.Label).
+// metricLabel turns ndcg_cut_10 into nDCG@10 and the like (eval.Family.Label).
 func metricLabel(m string) string {
 	pm, err := eval.ParseMetric(m)
-	if err != nil || pm.Kind == eval.RecipRank {
+	if err != nil || pm.Family == eval.RecipRank {
 		return m
 	}
-	return pm.Kind.Label() + "@" + strconv.Itoa(pm.K)
+	return pm.Family.Label() + "@" + strconv.Itoa(pm.K)
 }
 
 type table struct {
@@ -188,7 +188,7 @@ func (e *Eval) header(w io.Writer) {
 	fmt.Fprintf(w, "%d queries, %d documents; windows %s tokens; full-document window: %s; "+
 		"%d chunks per window, %d documents per query; rrf is RRF over every window with c = 1 and ranks from 0 "+
 		"unless its name says otherwise.\n\n",
-		e.Queries, e.Docs, joinInts(e.Windows), full, e.WindowK, e.K)
+		e.Queries, e.Docs, joinInts(e.Windows), full, e.ChannelK, e.K)
 	if l := e.Late; l != nil {
 		fmt.Fprintf(w, "Late chunking: each document encoded once, in segments of %d content tokens sharing %d, "+
 			"every window's vector the mean of its tokens' vectors from that pass (edges %s).\n\n", l.SegmentTokens, l.Overlap, l.Edges)

@@ -30,7 +30,7 @@ func results(n int, means map[string]float64) eval.Results {
 func tinyEval() *report.Eval {
 	return &report.Eval{
 		Dataset: "tiny", Split: "test", Model: report.Model{Name: "m", Dims: 4, MaxTokens: 64},
-		Windows: []int{10, 20}, FullWindow: 62, K: 100, WindowK: 50, Queries: 4, Docs: 9,
+		Windows: []int{10, 20}, FullWindow: 62, K: 100, ChannelK: 50, Queries: 4, Docs: 9,
 		Configs: []report.Config{
 			{Name: "w10", Kind: report.KindWindow, Windows: []int{10}, Results: results(4, map[string]float64{
 				"ndcg_cut_10": 0.4, "cdr_1": 0.25, "cdr_2": 0.5, "cdr_3": 0.5, "cdr_5": 0.75, "cdr_10": 0.75})},

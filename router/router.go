@@ -33,7 +33,7 @@ const maxInputs = 1 << 20
 // lengths Inputs and (Inputs+1) x windows; every number finite. The error
 // names the field.
 func (m *Model) Validate() error {
-	k := len(m.Windows)
+	k := len(m.Channels)
 	switch {
 	case k == 0:
 		return fmt.Errorf("%w: windows: none", ErrInvalid)
@@ -51,7 +51,7 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("%w: features: %q is not a feature set this msrag computes (%q): the router is of another version", ErrInvalid, m.Features, FeatureSets)
 	}
 	seen := make(map[string]bool, k)
-	for i, w := range m.Windows {
+	for i, w := range m.Channels {
 		if w == "" || seen[w] {
 			return fmt.Errorf("%w: windows[%d]: %q is empty or repeated", ErrInvalid, i, w)
 		}
@@ -76,8 +76,8 @@ func (m *Model) Validate() error {
 // CheckInputs fails unless m takes rows of a dims-dimensional query embedding
 // and nf features per window: Inputs = dims + len(Windows) x nf.
 func (m *Model) CheckInputs(dims, nf int) error {
-	if want := dims + len(m.Windows)*nf; m.Inputs != want {
-		return fmt.Errorf("%w: inputs: %d, want %d (%d embedding dims + %d windows x %d features)", ErrShape, m.Inputs, want, dims, len(m.Windows), nf)
+	if want := dims + len(m.Channels)*nf; m.Inputs != want {
+		return fmt.Errorf("%w: inputs: %d, want %d (%d embedding dims + %d windows x %d features)", ErrShape, m.Inputs, want, dims, len(m.Channels), nf)
 	}
 	return nil
 }
@@ -131,10 +131,10 @@ func KindInputs(kinds []float64, perKind int, feats []float64, nw, nf, pick int)
 
 // Model is a fitted router. Its fields are what a fusion model file stores.
 type Model struct {
-	// Windows names the windows, in the order of the outputs.
-	Windows []string `json:"windows"`
+	// Channels names the channels weighed, in the order of the outputs.
+	Channels []string `json:"windows"`
 	// Inputs is the length of an input row: embedding dims plus
-	// len(Windows) * the number of features per window.
+	// len(Channels) * the number of features per channel.
 	Inputs int `json:"inputs"`
 	// Mean and Std standardise the inputs.
 	Mean []float64 `json:"mean"`
@@ -161,7 +161,7 @@ func Fit(x []float64, inputs int, y []float64, windows []string, lambda float64)
 	if inputs <= 0 || k == 0 || len(x)%inputs != 0 || len(y) != len(x)/inputs*k || len(x) == 0 {
 		return nil, fmt.Errorf("%w: %d inputs of %d, %d targets for %d windows", ErrShape, len(x), inputs, len(y), k)
 	}
-	m := &Model{Windows: windows, Inputs: inputs, Lambda: lambda, W: make([]float64, (inputs+1)*k)}
+	m := &Model{Channels: windows, Inputs: inputs, Lambda: lambda, W: make([]float64, (inputs+1)*k)}
 	m.Mean, m.Std = standardisation(x, inputs)
 	xs := m.standardise(x)
 	n := len(x) / inputs
@@ -226,7 +226,7 @@ func (m *Model) standardise(x []float64) []float64 {
 
 // softmax writes into p the model's distribution for one standardised row.
 func (m *Model) softmax(p, row []float64) {
-	k := len(m.Windows)
+	k := len(m.Channels)
 	hi := math.Inf(-1)
 	for c := range k {
 		z := 0.0
@@ -264,7 +264,7 @@ func (m *Model) Predict(x []float64) ([]float64, error) {
 	if len(x)%m.Inputs != 0 {
 		return nil, fmt.Errorf("%w: %d inputs is not a multiple of %d", ErrShape, len(x), m.Inputs)
 	}
-	k := len(m.Windows)
+	k := len(m.Channels)
 	xs := m.standardise(x)
 	n := len(x) / m.Inputs
 	out := make([]float64, n*k)
@@ -284,7 +284,7 @@ func (m *Model) Predict(x []float64) ([]float64, error) {
 func (m *Model) Weights(x []float64) ([]float64, error) {
 	p, err := m.Predict(x)
 	for i := range p {
-		p[i] *= float64(len(m.Windows))
+		p[i] *= float64(len(m.Channels))
 	}
 	return p, err
 }

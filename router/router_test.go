@@ -96,7 +96,7 @@ func TestShapes(t *testing.T) {
 // and Predict refuses it instead of dividing by zero or indexing past W.
 func TestValidate(t *testing.T) {
 	good := func() *router.Model {
-		return &router.Model{Windows: []string{"a", "b"}, Inputs: 2, Mean: []float64{0, 0}, Std: []float64{1, 1}, W: make([]float64, 6)}
+		return &router.Model{Channels: []string{"a", "b"}, Inputs: 2, Mean: []float64{0, 0}, Std: []float64{1, 1}, W: make([]float64, 6)}
 	}
 	for _, tc := range []struct {
 		name string
@@ -104,8 +104,8 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"inputs zero", func(m *router.Model) { m.Inputs = 0 }, "inputs: 0"},
-		{"no windows", func(m *router.Model) { m.Windows = nil }, "windows: none"},
-		{"repeated window", func(m *router.Model) { m.Windows = []string{"a", "a"} }, `windows[1]: "a"`},
+		{"no windows", func(m *router.Model) { m.Channels = nil }, "windows: none"},
+		{"repeated window", func(m *router.Model) { m.Channels = []string{"a", "a"} }, `windows[1]: "a"`},
 		{"mean short", func(m *router.Model) { m.Mean = m.Mean[:1] }, "mean: 1 values for 2 inputs"},
 		{"std negative", func(m *router.Model) { m.Std[1] = -1 }, "std[1]: -1"},
 		{"w NaN", func(m *router.Model) { m.W[3] = math.NaN() }, "w[3]: NaN"},

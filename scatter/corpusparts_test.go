@@ -18,7 +18,7 @@ import (
 func searchedTogether(tb testing.TB, dirs []string, qs scatter.QuerySet) map[string]error {
 	tb.Helper()
 	ctx := context.Background()
-	o := scatter.Options{Work: tb.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	o := scatter.Options{Work: tb.TempDir(), ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	out := map[string]error{}
 	ix, err := msrag.OpenWith(msrag.OpenOptions{}, dirs...)
 	if err == nil {

@@ -11,15 +11,16 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/scatterfile"
 )
 
 // Gather is the gather phase of a scatter-gather search: every shard's
 // lists, checked, then merged channel by channel (channel.Merge) a block of
 // queries at a time. It is a msrag.Searcher, as the index of the shards
-// searched in one process is. Its Index holds every shard's documents and
-// no channel open: fuse the merged lists with it (msrag.Index.Fuse), as
-// after any search.
+// searched in one process is: it fuses the merged lists as that index
+// does, by the shards' documents (opened alone, no channel), and says
+// what that index is.
 type Gather struct {
 	ix     *msrag.Index
 	layout msrag.Layout // the index's channels
@@ -63,7 +64,7 @@ func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 	if err := removeTemps(o.Work, len(dirs)); err != nil {
 		return nil, err
 	}
-	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.WindowK, set.MaxWindowK())}
+	g := &Gather{set: set, o: o, qs: qs, kinds: kinds, k: min(o.ChannelK, set.MaxChannelK())}
 	if queryNeeds(kinds).Has(channel.QueryVectors) && !set.Manifests[0].Model.None() {
 		g.vecs = newQueryVectors(set, o.Work, fp)
 		if err := g.vecs.check(len(qs.IDs)); err != nil {
@@ -79,14 +80,36 @@ func OpenGather(dirs []string, qs QuerySet, o Options) (_ *Gather, err error) {
 	return g, nil
 }
 
-// Index returns the index of every shard's documents, with no channel
-// open, to fuse with; it stays the Gather's.
-func (g *Gather) Index() *msrag.Index { return g.ix }
+// Fuse turns a block's merged lists into documents, as the index of the
+// shards does (msrag.Index.Fuse).
+func (g *Gather) Fuse(ch *msrag.ChunkHits, opts msrag.SearchOptions) ([][]msrag.Hit, error) {
+	return g.ix.Fuse(ch, opts)
+}
+
+// Clamp fills in opts's defaults, K at most the shards' documents and
+// ChannelK at most the rows any channel of them holds (msrag.Index.Clamp).
+func (g *Gather) Clamp(opts msrag.SearchOptions) msrag.SearchOptions { return g.ix.Clamp(opts) }
+
+// Layout returns the index's channels.
+func (g *Gather) Layout() msrag.Layout { return g.ix.Layout() }
+
+// Manifest returns the first shard's manifest.
+func (g *Gather) Manifest() msrag.Manifest { return g.ix.Manifest() }
+
+// Dir returns the first shard's directory.
+func (g *Gather) Dir() string { return g.ix.Dir() }
+
+// NumDocs returns the number of documents over every shard.
+func (g *Gather) NumDocs() int { return g.ix.NumDocs() }
+
+// DocID returns the id of document i, numbered over every shard in the
+// order of their ids.
+func (g *Gather) DocID(i int) string { return g.ix.DocID(i) }
 
 // CheckFusion fails unless f can be fused from the gathered lists: the
-// index's check (msrag.CheckServes) with the kinds the scatter searched.
-func (g *Gather) CheckFusion(f msrag.Fusion) error {
-	return msrag.CheckServes(f, g.layout, g.ix.Manifest().Model, g.ix.Dir(), func(k msrag.ChannelKind) error {
+// index's check (fusion.CheckServes) with the kinds the scatter searched.
+func (g *Gather) CheckFusion(f fusion.Fusion) error {
+	return fusion.CheckServes(f, g.layout, g.ix.Manifest().Model.Dims, g.ix.Dir(), func(k msrag.ChannelKind) error {
 		if !slices.Contains(g.kinds, k) {
 			return fmt.Errorf("msrag: fusion %s: the scatter of %s did not search the %s channels", f, g.o.Work, k.Name())
 		}
@@ -105,15 +128,15 @@ func (g *Gather) Close() error {
 // SearchBatches hands the merged lists of every block of the search's
 // queries to fn with the position of its first query, as
 // Index.SearchBatches does after a search of every shard in one process.
-// queries must be the search's texts and o.WindowK its window k (0: its
+// queries must be the search's texts and o.ChannelK its channel k (0: its
 // own); the blocks are the scatter's.
 func (g *Gather) SearchBatches(ctx context.Context, queries []string, o msrag.BatchOptions, fn func(lo int, ch *msrag.ChunkHits) error) (msrag.BatchTimes, error) {
 	var tm msrag.BatchTimes
 	if !slices.Equal(queries, g.qs.Texts) {
 		return tm, fmt.Errorf("msrag: the gather of %s was given other queries than it searched", g.o.Work)
 	}
-	if o.WindowK > 0 && o.WindowK != g.o.WindowK {
-		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.WindowK, g.o.WindowK)
+	if o.ChannelK > 0 && o.ChannelK != g.o.ChannelK {
+		return tm, fmt.Errorf("msrag: window k %d asked of a search of window k %d", o.ChannelK, g.o.ChannelK)
 	}
 	readers := make([]*scatterfile.Reader, len(g.set.Dirs))
 	defer func() {

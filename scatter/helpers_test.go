@@ -13,11 +13,13 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	_ "github.com/msrag/msrag/channels" // the built-in kinds the indices are built of
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/internal/testfiles"
 )
@@ -171,9 +173,9 @@ func lexicalQueries(docs []testDoc, n int) []string {
 	return qs
 }
 
-func mustFusion(tb testing.TB, s string) msrag.Fusion {
+func mustFusion(tb testing.TB, s string) fusion.Fusion {
 	tb.Helper()
-	f, err := msrag.ParseFusion(s)
+	f, err := fusion.Parse(s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -210,10 +212,10 @@ func defaultLexical() *bm25.Config {
 
 // withLexical is the channels of a build with a model: dense, lexical with
 // lex (none when nil), then more.
-func withLexical(lex *bm25.Config, more ...msrag.ChannelConfig) []msrag.ChannelConfig {
-	out := []msrag.ChannelConfig{dense.Params{}.Channel()}
+func withLexical(lex *bm25.Config, more ...channel.Params) []channel.Params {
+	out := []channel.Params{dense.Params{}}
 	if lex != nil {
-		out = append(out, lex.Channel())
+		out = append(out, *lex)
 	}
 	return append(out, more...)
 }

@@ -7,13 +7,13 @@
 //     (channel.Statistics: documents, the query terms' frequencies), and
 //     the i-th block of the queries embedded, so that every query is
 //     embedded once;
-//   - scatter (Scatter), a task per shard: shard i alone opened, searched
-//     with every shard's statistics added, each channel's canonical top
-//     rows written to a lists file;
+//   - scatter (Scatter), a task per shard: shard i alone opened
+//     (msrag.OpenShard), searched with every shard's statistics added,
+//     each channel's canonical top rows written to a lists file;
 //   - gather (OpenGather, then Gather.SearchBatches), one task: every
 //     shard's lists of each channel merged exactly (channel.Merge), then
-//     fused by the index of the shards' documents (Gather.Index), as
-//     msrag.Index.Fuse fuses any search's.
+//     fused by the shards' documents (Gather.Fuse), as msrag.Index.Fuse
+//     fuses any search's: a Gather is a msrag.Searcher.
 //
 // It ranks exactly as one process searching the shards together does
 // (msrag.OpenWith of every shard), which ranks as one index over the whole
@@ -63,8 +63,8 @@ func QuerySetOf(queries []corpus.Query) QuerySet {
 type Options struct {
 	// Work is the directory the phases share.
 	Work string
-	// WindowK is the rows each channel returns per query; default 100.
-	WindowK int
+	// ChannelK is the rows each channel returns per query; default 100.
+	ChannelK int
 	// Batch is the queries searched at once, a block of the lists files;
 	// default 1024.
 	Batch int
@@ -80,8 +80,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.WindowK <= 0 {
-		o.WindowK = 100
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
 	}
 	if o.Batch <= 0 {
 		o.Batch = 1024
@@ -147,7 +147,7 @@ func (s *shardSet) kindsSearched(o Options) ([]channel.Kind, error) {
 	}
 	for _, k := range o.Kinds {
 		if !slices.Contains(s.allKinds, k) {
-			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.Dirs[0], k.Name(), k.Absent())
+			return nil, fmt.Errorf("msrag: index %s has no %s windows: %w", s.Dirs[0], k.Name(), k.Traits().Absent)
 		}
 	}
 	return o.Kinds, nil
@@ -162,12 +162,12 @@ func queryNeeds(kinds []channel.Kind) channel.Needs {
 	return n
 }
 
-// fingerprint identifies a search: its queries (ids and texts), window k,
+// fingerprint identifies a search: its queries (ids and texts), channel k,
 // blocks, kinds and whether it keeps evidence terms. Every file of one
 // search records it.
 func fingerprint(qs QuerySet, o Options, kinds []channel.Kind) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "msrag scatter-gather %d\nwindow_k %d batch %d terms %v kinds", scatterfile.Format, o.WindowK, o.Batch, o.Terms)
+	fmt.Fprintf(h, "msrag scatter-gather %d\nwindow_k %d batch %d terms %v kinds", scatterfile.Format, o.ChannelK, o.Batch, o.Terms)
 	for _, k := range kinds {
 		fmt.Fprintf(h, " %s", k.Name())
 	}
@@ -216,7 +216,7 @@ func Statistics(ctx context.Context, dirs []string, i int, qs QuerySet, o Option
 	}
 	payload := []byte("{}")
 	if len(withStats) > 0 {
-		st, err := shardStats(set.Shard(i), qs, withStats, o.Open)
+		st, err := shardStats(set, i, qs, withStats, o.Open)
 		if err != nil {
 			return err
 		}
@@ -262,16 +262,16 @@ func startPhase(dirs []string, i int, qs QuerySet, o Options) (*shardSet, []chan
 	return set, kinds, fingerprint(qs, o, kinds), nil
 }
 
-// shardStats opens the kinds of one shard and returns its statistics for
+// shardStats opens the kinds of shard i and returns its statistics for
 // every query.
-func shardStats(shard *msrag.Shards, qs QuerySet, kinds []channel.Kind, open msrag.OpenOptions) (channel.StatsSet, error) {
-	open.Kinds, open.Embedder, open.CloseEmbedder, open.GPUs = kinds, nil, false, nil // statistics search nothing
-	ix, err := msrag.OpenShards(open, shard)
+func shardStats(set *shardSet, i int, qs QuerySet, kinds []channel.Kind, open msrag.OpenOptions) (channel.StatsSet, error) {
+	open.Kinds, open.GPUs = kinds, nil // statistics search nothing
+	sh, err := msrag.OpenShard(open, set.Shards, i)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.Close()
-	return ix.Stats(&channel.Queries{Texts: qs.Texts}, kinds)
+	defer sh.Close()
+	return sh.Stats(&channel.Queries{Texts: qs.Texts})
 }
 
 // embedBlock embeds the queries of block i with the index's model and
@@ -476,13 +476,13 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) 
 		}
 	}
 	open := o.Open
-	open.Kinds, open.Embedder, open.CloseEmbedder, open.NoEmbedder = kinds, nil, false, true
-	ix, err := msrag.OpenShards(open, set.Shard(i))
+	open.Kinds = kinds
+	sh, err := msrag.OpenShard(open, set.Shards, i)
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	k := min(o.WindowK, set.MaxWindowK())
+	defer sh.Close()
+	k := min(o.ChannelK, set.MaxChannelK())
 	path := scatterfile.Path(o.Work, scatterfile.PhaseLists, i, ".arrow")
 	w, err := scatterfile.CreateLists(path)
 	if err != nil {
@@ -490,7 +490,7 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) 
 	}
 	for lo := 0; lo < len(qs.IDs) || lo == 0; lo += o.Batch {
 		hi := min(lo+o.Batch, len(qs.IDs))
-		rows, err := scatterBlock(ctx, ix, qs, lo, hi, vecs, st, k, kinds, o.Terms)
+		rows, err := scatterBlock(ctx, sh, qs, lo, hi, vecs, st, k, o.Terms)
 		if err == nil {
 			err = w.Lists(rows)
 		}
@@ -511,9 +511,9 @@ func Scatter(ctx context.Context, dirs []string, i int, qs QuerySet, o Options) 
 	return scatterfile.WriteRecord(o.Work, i, rec)
 }
 
-// scatterBlock searches the queries [lo, hi) of a one-shard index and
-// returns every channel's rows.
-func scatterBlock(ctx context.Context, ix *msrag.Index, qs QuerySet, lo, hi int, vecs *queryVectors, st channel.StatsSet, k int, kinds []channel.Kind, terms bool) ([]scatterfile.Row, error) {
+// scatterBlock searches the queries [lo, hi) of a shard and returns every
+// channel's rows.
+func scatterBlock(ctx context.Context, sh *msrag.ShardSearcher, qs QuerySet, lo, hi int, vecs *queryVectors, st channel.StatsSet, k int, terms bool) ([]scatterfile.Row, error) {
 	q := &channel.Queries{Texts: qs.Texts[lo:hi]}
 	if vecs != nil {
 		v, err := vecs.take(qs.IDs[lo:hi])
@@ -525,17 +525,17 @@ func scatterBlock(ctx context.Context, ix *msrag.Index, qs QuerySet, lo, hi int,
 	if hi == lo {
 		return nil, nil
 	}
-	lists, err := ix.SearchShard(ctx, q, st, k, kinds)
+	lists, err := sh.Search(ctx, q, st, k)
 	if err != nil {
 		return nil, err
 	}
-	layout := ix.Layout()
+	layout := sh.Layout()
 	var rows []scatterfile.Row
 	for ci, h := range lists {
 		for qi := range h.NumQueries() {
 			var held [][]string
 			if terms {
-				if held, err = ix.ExplainRows(q, qi, ci, h); err != nil {
+				if held, err = sh.Explain(q, qi, ci, h); err != nil {
 					return nil, fmt.Errorf("channel %s, query %d: %w", layout[ci].Name(), lo+qi+1, err)
 				}
 			}
@@ -544,7 +544,7 @@ func scatterBlock(ctx context.Context, ix *msrag.Index, qs QuerySet, lo, hi int,
 				if x.Row < 0 {
 					break
 				}
-				r := scatterfile.Row{Query: int32(lo + qi), Channel: int32(ci), Rank: int32(j), Row: x.Row, Doc: ix.DocID(int(x.Doc)),
+				r := scatterfile.Row{Query: int32(lo + qi), Channel: int32(ci), Rank: int32(j), Row: x.Row, Doc: sh.DocID(int(x.Doc)),
 					Score: x.Score, Start: x.Start, End: x.End}
 				if held != nil {
 					r.Terms = held[j]

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
-	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/scatterfile"
 	"github.com/msrag/msrag/internal/testkind"
 	"github.com/msrag/msrag/scatter"
@@ -26,7 +26,7 @@ import (
 func scatterShards(t *testing.T, docs []testDoc, n int) []string {
 	t.Helper()
 	return buildShards(t, writeJSONL(t, docs), t.TempDir(), n, 30, msrag.Config{Embedder: testEmbedder(t), Windows: testWindows,
-		Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
+		Channels: withLexical(defaultLexical(), testkind.Kind.Params())})
 }
 
 // runPhases runs every task of the statistics and scatter phases in
@@ -47,7 +47,7 @@ func runPhases(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Optio
 }
 
 // gatherHits gathers the search and fuses it with fusion.
-func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options, fusion string) ([][]msrag.Hit, error) {
+func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Options, rule string) ([][]msrag.Hit, error) {
 	t.Helper()
 	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {
@@ -55,9 +55,9 @@ func gatherHits(t *testing.T, dirs []string, qs scatter.QuerySet, o scatter.Opti
 	}
 	defer g.Close()
 	out := make([][]msrag.Hit, len(qs.Texts))
-	opts := msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: o.WindowK}
+	opts := msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, ChannelK: o.ChannelK}
 	_, err = g.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{}, func(lo int, ch *msrag.ChunkHits) error {
-		hits, err := g.Index().Fuse(ch, opts)
+		hits, err := g.Fuse(ch, opts)
 		copy(out[lo:], hits)
 		return err
 	})
@@ -74,7 +74,11 @@ func tiesAtK(t *testing.T, dir string, qs scatter.QuerySet, ch string, k int) bo
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	h, err := ix.SearchQueries(context.Background(), &channel.Queries{Texts: qs.Texts}, k+1, []msrag.ChannelKind{testkind.Kind})
+	var h *msrag.ChunkHits
+	_, err = ix.SearchBatches(context.Background(), qs.Texts, msrag.BatchOptions{ChannelK: k + 1}, func(_ int, ch *msrag.ChunkHits) error {
+		h = ch
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,23 +118,23 @@ func TestScatterGatherIsOneProcess(t *testing.T) {
 	}
 	defer one.Close()
 	qs := querySet(lexicalQueries(docs, 25))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 30, Batch: 7, Terms: true, Open: msrag.OpenOptions{Embedder: emb}}
-	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.WindowK) {
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 30, Batch: 7, Terms: true, Open: msrag.OpenOptions{Embedder: emb}}
+	if !tiesAtK(t, dirs[0], qs, "ovl-w16", o.ChannelK) {
 		t.Fatal("no query of shard 0 has a tie at the k-th place of ovl-w16: the case is not the one built")
 	}
 	runPhases(t, dirs, qs, o)
-	for _, fusion := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", msrag.DefaultHybrid, "rrf:windows=all"} {
-		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, fusion), K: 20, WindowK: 30})
+	for _, rule := range []string{"rrf", "w32", "bm25-w16", "bm25-doc", "rrf:windows=lexical", "ovl-w64", fusion.DefaultHybrid, "rrf:windows=all"} {
+		want, err := one.Search(context.Background(), qs.Texts, msrag.SearchOptions{Fusion: mustFusion(t, rule), K: 20, ChannelK: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := gatherHits(t, dirs, qs, o, fusion)
+		got, err := gatherHits(t, dirs, qs, o, rule)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for q := range want {
 			if len(want[q]) == 0 || !sameRanking(want[q], got[q]) {
-				t.Fatalf("%s query %d: gathered %v, one process %v", fusion, q, ids(got[q]), ids(want[q]))
+				t.Fatalf("%s query %d: gathered %v, one process %v", rule, q, ids(got[q]), ids(want[q]))
 			}
 		}
 	}
@@ -145,7 +149,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	docs := scifactDocs(t, 90)
 	dirs := scatterShards(t, docs, 3)
 	qs := querySet(lexicalQueries(docs, 8))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 20, Batch: 5, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 20, Batch: 5, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	lists := scatterfile.Path(o.Work, scatterfile.PhaseLists, 1, ".arrow")
 	good, err := os.ReadFile(lists)
@@ -198,7 +202,7 @@ func TestScatterGatherFaults(t *testing.T) {
 	// A shard of other windows (or model, or analyzer) beside the others.
 	path := writeJSONL(t, docs[:20])
 	otherWin := filepath.Join(t.TempDir(), "w")
-	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), msrag.ChannelConfig{Kind: testkind.Kind})})
+	ix, err := msrag.Build(context.Background(), openCorpus(t, path, corpus.Options{}), msrag.Config{Embedder: emb, Windows: chunk.Sizes(16, 48), Out: otherWin, Channels: withLexical(defaultLexical(), testkind.Kind.Params())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +257,7 @@ func TestScatterStatisticsChanged(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	for i := range dirs {
 		if err := scatter.Statistics(context.Background(), dirs, i, qs, o); err != nil {
 			t.Fatal(err)
@@ -302,7 +306,7 @@ func TestScatterRemovesLeftovers(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 5))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	leave := func(phase string, i int, ext string) string {
 		p := scatterfile.Path(o.Work, phase, i, ext)
@@ -350,7 +354,7 @@ func TestScatterWorkLink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	o := scatter.Options{Work: link, WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
+	o := scatter.Options{Work: link, ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}}
 	err := scatter.Statistics(context.Background(), dirs, 0, qs, o)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link to "+target) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("a link to nothing: %v", err)
@@ -385,7 +389,7 @@ func TestGatherChecksFusion(t *testing.T) {
 	docs := scifactDocs(t, 60)
 	dirs := scatterShards(t, docs, 2)
 	qs := querySet(lexicalQueries(docs, 4))
-	o := scatter.Options{Work: t.TempDir(), WindowK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
+	o := scatter.Options{Work: t.TempDir(), ChannelK: 10, Kinds: []msrag.ChannelKind{bm25.Kind}, Open: msrag.OpenOptions{Embedder: emb}}
 	runPhases(t, dirs, qs, o)
 	g, err := scatter.OpenGather(dirs, qs, o)
 	if err != nil {
@@ -396,7 +400,7 @@ func TestGatherChecksFusion(t *testing.T) {
 	if err := s.CheckFusion(mustFusion(t, "rrf:windows=lexical")); err != nil {
 		t.Errorf("a fusion of the kind searched: %v", err)
 	}
-	for _, f := range []string{"w32", msrag.DefaultHybrid} {
+	for _, f := range []string{"w32", fusion.DefaultHybrid} {
 		err := s.CheckFusion(mustFusion(t, f))
 		if err == nil || !strings.Contains(err.Error(), "did not search the dense channels") {
 			t.Errorf("%s, of a kind the scatter did not search: %v", f, err)

@@ -94,8 +94,8 @@ func (s *Suite) checkFields() error {
 		return errors.New(`suite: no dataset: list them in "datasets"`)
 	case len(s.Models) == 0:
 		return errors.New(`suite: no model: list them in "models"`)
-	case s.K < 0 || s.WindowK < 0 || s.Batch < 0:
-		return fmt.Errorf("suite: k %d, window_k %d and batch %d must not be negative", s.K, s.WindowK, s.Batch)
+	case s.K < 0 || s.ChannelK < 0 || s.Batch < 0:
+		return fmt.Errorf("suite: k %d, window_k %d and batch %d must not be negative", s.K, s.ChannelK, s.Batch)
 	}
 	for i, m := range s.Models {
 		if m.Name == "" {

@@ -108,7 +108,7 @@ func (s *Suite) runOne(ctx context.Context, emb msrag.Embedder, r *Planned, p *P
 	spec := experiment.Spec{
 		Dataset: r.Dataset.Dir, Split: r.Dataset.Split, Out: filepath.Join(p.Out, r.Name),
 		Build:   msrag.Config{Out: r.Index, Embedder: emb, Windows: chunk.Sizes(r.Windows...), Wait: s.Wait, Workers: s.Workers},
-		Configs: r.Configs, K: s.K, WindowK: s.WindowK, Batch: s.Batch, Rebuild: s.Rebuild,
+		Configs: r.Configs, K: s.K, ChannelK: s.ChannelK, Batch: s.Batch, Rebuild: s.Rebuild,
 		Log: s.Log, MTEB: r.MTEB,
 	}
 	if s.Progress != nil {

@@ -123,7 +123,7 @@ func TestRunGoesOnAfterAFailure(t *testing.T) {
 	writeDataset(t, filepath.Join(root, "bad"), 10, 3, true)
 	writeDataset(t, filepath.Join(root, "good"), 10, 3, false)
 	opened := 0
-	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, WindowK: 10,
+	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, ChannelK: 10,
 		Datasets: []suite.Dataset{{Dir: "bad"}, {Dir: "good"}},
 		Models:   []suite.Model{{Name: hashembed.Name, WindowSets: [][]int{{8}}}},
 		Open: func(name string) (msrag.Embedder, error) {
@@ -186,7 +186,7 @@ func TestRunInterrupted(t *testing.T) {
 	writeDataset(t, filepath.Join(root, "second"), 10, 3, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, WindowK: 10,
+	s := suite.Suite{Name: "t", Dir: root, Out: "out", K: 10, ChannelK: 10,
 		Datasets: []suite.Dataset{{Dir: "first"}, {Dir: "second"}},
 		Models:   []suite.Model{{Name: hashembed.Name, WindowSets: [][]int{{8}}}},
 		Progress: func(run string) (func(msrag.Progress), func()) {

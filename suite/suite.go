@@ -29,11 +29,11 @@ type Suite struct {
 	// default experiment.DefaultConfigs (windows,rrf,maxp,full,oracle).
 	Configs string `json:"configs,omitempty"`
 	// K is the number of documents ranked per query (default 100),
-	// WindowK the chunks each window returns (default 100), Batch the
+	// ChannelK the chunks each channel returns (default 100), Batch the
 	// queries embedded at once (default 1024).
-	K       int `json:"k,omitempty"`
-	WindowK int `json:"window_k,omitempty"`
-	Batch   int `json:"batch,omitempty"`
+	K        int `json:"k,omitempty"`
+	ChannelK int `json:"window_k,omitempty"`
+	Batch    int `json:"batch,omitempty"`
 	// Datasets and Models: each dataset runs with each model and window set.
 	Datasets []Dataset `json:"datasets"`
 	Models   []Model   `json:"models"`

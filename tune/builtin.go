@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // TransferName names the built-in transferred fusion (msrag search
@@ -33,7 +34,7 @@ var ErrNoBuiltin = errors.New("no such built-in fusion")
 func IsBuiltin(name string) bool { return name == TransferName }
 
 // ParseBuiltin reads a fusion as msrag's flags take it: whether s names a
-// built-in fusion model, in any case (as msrag.ParseFusion takes rule
+// built-in fusion model, in any case (as fusion.Parse takes rule
 // names), and the model's name. A built-in model takes no parameters (its
 // rule, channels and weights are those msrag tune fitted):
 // "transfer:windows=64" is an error.
@@ -55,12 +56,12 @@ func ParseBuiltin(s string) (name string, ok bool, err error) {
 // built-in file that is damaged or of another version is refused as a file
 // is (ReadFusionModel), naming it; an index that none serves is refused,
 // naming the channels each would need.
-func Builtin(name string, ix *msrag.Index) (*FusionModel, error) {
+func Builtin(name string, ix msrag.Searcher) (*FusionModel, error) {
 	return builtinFrom(builtins, "builtin", name, ix)
 }
 
 // BuiltinModels returns every built-in fusion model called name, in file
-// order: one per set of channels it was fitted for (FusionModel.Windows),
+// order: one per set of channels it was fitted for (FusionModel.Channels),
 // so that what an evaluation fuses can be checked before any index is open.
 func BuiltinModels(name string) ([]*FusionModel, error) {
 	return modelsFrom(builtins, "builtin", name)
@@ -92,7 +93,7 @@ func modelsFrom(fsys fs.FS, dir, name string) ([]*FusionModel, error) {
 }
 
 // builtinFrom is Builtin over the files dir/NAME-*.json of fsys.
-func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, error) {
+func builtinFrom(fsys fs.FS, dir, name string, ix msrag.Searcher) (*FusionModel, error) {
 	ms, err := modelsFrom(fsys, dir, name)
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, e
 		if CheckFusionModel(ix, m) == nil {
 			return m, nil
 		}
-		needs = append(needs, fmt.Sprintf("%s (fitted on indices of %s)", m.Windows, m.Model.Name))
+		needs = append(needs, fmt.Sprintf("%s (fitted on indices of %s)", m.Channels, m.Model.Name))
 	}
 	return nil, fmt.Errorf("tune: built-in fusion %s serves indices with the channels %s; index %s has %s: %w",
 		name, strings.Join(needs, ", or "), ix.Dir(), ix.Layout(), msrag.ErrIndexMismatch)
@@ -111,11 +112,11 @@ func builtinFrom(fsys fs.FS, dir, name string, ix *msrag.Index) (*FusionModel, e
 // Chosen returns the fusion the model's fit chose: its rule with its router
 // when the router's cross-validated nDCG@10 beat the rule's alone, else the
 // rule alone. Its name is "learned+router" or "learned".
-func (m *FusionModel) Chosen() (msrag.Fusion, string, error) {
+func (m *FusionModel) Chosen() (fusion.Fusion, string, error) {
 	var ch Choice
 	if len(m.Choice) > 0 {
 		if err := json.Unmarshal(m.Choice, &ch); err != nil {
-			return msrag.Fusion{}, "", fmt.Errorf("tune: fusion model choice: %w", err)
+			return fusion.Fusion{}, "", fmt.Errorf("tune: fusion model choice: %w", err)
 		}
 	}
 	router := m.Router != nil && ch.Router != nil && ch.Router.BeatsNone

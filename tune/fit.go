@@ -9,6 +9,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/router"
 )
 
@@ -79,8 +80,8 @@ func Fit(ss Sets, trs []Training, o Options) (*FusionModel, error) {
 	layout := ss[0].Index.Layout()
 	windows, sliding, singles := names(layout)
 	ch := &Choice{Train: map[string]float64{}, Features: fs, LossAversion: o.LossAversion}
-	for _, b := range append([]string{"rrf", "combsum:norm=zscore", msrag.DefaultHybrid}, singles...) {
-		f, _ := msrag.ParseFusion(b)
+	for _, b := range append([]string{"rrf", "combsum:norm=zscore", fusion.DefaultHybrid}, singles...) {
+		f, _ := fusion.Parse(b)
 		if _, err := f.Select(layout); err != nil {
 			continue // the default hybrid over an index of one kind
 		}
@@ -191,7 +192,7 @@ func foldRuns(s *Set, train, test []int, o Options, k int, linear, routed eval.R
 	withRouter := lin.Fusion
 	withRouter.Router = r
 	for _, p := range []struct {
-		f   msrag.Fusion
+		f   fusion.Fusion
 		run eval.Run
 	}{{lin.Fusion, linear}, {withRouter, routed}} {
 		run, err := te.Run(p.f, k)

@@ -1,8 +1,8 @@
 package tune
 
 import (
-	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 )
 
 // Grid is the values coordinate ascent tries for each coefficient.
@@ -13,7 +13,7 @@ const Passes = 3
 
 // Linear is a fitted linear rule and its training score.
 type Linear struct {
-	Fusion msrag.Fusion
+	Fusion fusion.Fusion
 	Score  float64 // the objective on the sets it was fitted on (mean nDCG@10 at loss aversion 0)
 	Start  string  // the starting rule it was fitted from
 }
@@ -103,8 +103,8 @@ func ascend(obj *objective, windows []string, theta []float64) (*Linear, error) 
 }
 
 // linearFusion is the linear rule with coefficients theta over windows.
-func linearFusion(windows []string, theta []float64) msrag.Fusion {
-	f := msrag.Fusion{Rule: fuse.Rule{Method: fuse.MethodLinear}, Windows: windows,
+func linearFusion(windows []string, theta []float64) fusion.Fusion {
+	f := fusion.Fusion{Rule: fuse.Rule{Method: fuse.MethodLinear}, Channels: windows,
 		Score: map[string]float64{}, Rank: map[string]float64{}, Votes: map[string]float64{}}
 	for w, name := range windows {
 		for m, v := range map[*map[string]float64]float64{

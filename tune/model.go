@@ -15,6 +15,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/router"
 )
@@ -35,12 +36,12 @@ type FusionModel struct {
 	SHA256 string `json:"sha256"`
 	// Model is the embedding model of the index it was trained on.
 	Model msrag.ModelInfo `json:"model"`
-	// Windows are the index channels the rule fuses, in order, in the
+	// Channels are the index channels the rule fuses, in order, in the
 	// layout's serialised form.
-	Windows msrag.Layout `json:"windows"`
-	// Rule is the learned static rule in msrag.ParseFusion's form.
+	Channels msrag.Layout `json:"windows"`
+	// Rule is the learned static rule in fusion.Parse's form.
 	Rule string `json:"rule"`
-	// Router weighs the windows per query; nil when none was fitted.
+	// Router weighs the channels per query; nil when none was fitted.
 	Router *router.Model `json:"router,omitempty"`
 	// Training says which queries of which datasets it saw.
 	Training []Training `json:"training"`
@@ -79,14 +80,14 @@ func JudgementsFingerprint(q map[string]map[string]int) string {
 }
 
 // Fusion returns the model's rule, with its router when withRouter is set.
-func (m *FusionModel) Fusion(withRouter bool) (msrag.Fusion, error) {
-	f, err := msrag.ParseFusion(m.Rule)
+func (m *FusionModel) Fusion(withRouter bool) (fusion.Fusion, error) {
+	f, err := fusion.Parse(m.Rule)
 	if err != nil {
-		return msrag.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
+		return fusion.Fusion{}, fmt.Errorf("tune: fusion model rule: %w", err)
 	}
 	if withRouter {
 		if m.Router == nil {
-			return msrag.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without a model): use its rule alone (learned)")
+			return fusion.Fusion{}, fmt.Errorf("tune: the fusion model has no router (msrag tune fits none on an index without a model): use its rule alone (learned)")
 		}
 		f.Router = m.Router
 	}
@@ -124,15 +125,15 @@ func (m *FusionModel) Transfers() bool {
 
 // CheckFusionModel fails unless ix has every channel m fuses, with the same
 // window parameters, and, unless m transfers (Transfers), is of m's model;
-// and ix serves m's rule (msrag.CheckServes; its router is checked with
+// and ix serves m's rule (fusion.CheckServes; its router is checked with
 // the fusion that uses it).
-func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
+func CheckFusionModel(ix msrag.Searcher, m *FusionModel) error {
 	if have := ix.Manifest().Model; !m.Transfers() && !m.Model.SameModel(have) {
 		return fmt.Errorf("tune: the fusion model was trained with model %s (sha256 %s), the index is of %s (sha256 %s): %w",
 			m.Model.Name, m.Model.ModelSHA256, have.Name, have.ModelSHA256, msrag.ErrIndexMismatch)
 	}
 	have := ix.Layout()
-	if d := have.Diff(m.Windows); !d.Covers() {
+	if d := have.Diff(m.Channels); !d.Covers() {
 		w := d.Missing[0]
 		return fmt.Errorf("tune: the fusion model fuses window %s (%d tokens), which the index does not have (it has %s): %w",
 			w.Name(), w.Window.Size, have, msrag.ErrIndexMismatch)
@@ -141,7 +142,7 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 	if err != nil {
 		return err
 	}
-	if err := msrag.CheckServes(f, have, ix.Manifest().Model, ix.Dir(), nil); err != nil {
+	if err := fusion.CheckServes(f, have, ix.Manifest().Model.Dims, ix.Dir(), nil); err != nil {
 		return fmt.Errorf("tune: the fusion model: %w", err)
 	}
 	return nil
@@ -149,13 +150,13 @@ func CheckFusionModel(ix *msrag.Index, m *FusionModel) error {
 
 // NewFusionModel starts a fusion model for rule over the channels fused, trained
 // on indices of ix's model (trs: what of which datasets).
-func NewFusionModel(ix *msrag.Index, rule msrag.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
+func NewFusionModel(ix msrag.Searcher, rule fusion.Fusion, fused msrag.Layout, trs []Training) *FusionModel {
 	for _, tr := range trs {
 		slices.Sort(tr.QueryIDs)
 	}
 	static := rule
 	static.Router = nil
-	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Windows: slices.Clone(fused), Rule: static.String(),
+	return &FusionModel{Format: FusionModelFormat, Model: ix.Manifest().Model, Channels: slices.Clone(fused), Rule: static.String(),
 		Router: rule.Router, Training: trs, Created: time.Now().UTC().Truncate(time.Second)}
 }
 
@@ -268,11 +269,11 @@ func (m *FusionModel) validate() error {
 	case !m.Model.None() && (m.Model.Dims <= 0 || m.Model.Dims > maxDims):
 		return fmt.Errorf("model.dims: %d, want 1 to %d: %w", m.Model.Dims, maxDims, ErrBadFusionModel)
 	}
-	if len(m.Windows) == 0 {
+	if len(m.Channels) == 0 {
 		return fmt.Errorf("windows: none: %w", ErrBadFusionModel)
 	}
-	for i, c := range m.Windows {
-		if m.Windows[:i].Index(c.Name()) >= 0 {
+	for i, c := range m.Channels {
+		if m.Channels[:i].Index(c.Name()) >= 0 {
 			return fmt.Errorf("windows[%d]: %s is repeated: %w", i, c.Name(), ErrBadFusionModel)
 		}
 	}
@@ -289,11 +290,11 @@ func (m *FusionModel) validate() error {
 		}
 		f.Router = m.Router
 	}
-	if w := lacking(f, m.Windows); w != "" {
-		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Windows, ErrBadFusionModel)
+	if w := lacking(f, m.Channels); w != "" {
+		return fmt.Errorf("rule %q fuses or weighs channel %s, which the fusion model's windows (%s) do not list: %w", m.Rule, w, m.Channels, ErrBadFusionModel)
 	}
-	if _, err := f.Select(m.Windows); err != nil {
-		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Windows, err)
+	if _, err := f.Select(m.Channels); err != nil {
+		return fmt.Errorf("rule %q over the fusion model's windows %s: %w", m.Rule, m.Channels, err)
 	}
 	return nil
 }
@@ -307,26 +308,26 @@ func (m *FusionModel) checkRouterInputs() error {
 		return r.CheckInputs(m.Model.Dims, fuse.NumFeatures)
 	}
 	kinds := map[msrag.ChannelKind]bool{}
-	for _, w := range r.Windows {
-		if i := m.Windows.Index(w); i >= 0 {
-			kinds[m.Windows[i].Kind] = true
+	for _, w := range r.Channels {
+		if i := m.Channels.Index(w); i >= 0 {
+			kinds[m.Channels[i].Kind] = true
 		}
 	}
-	if want := len(kinds)*fuse.NumKindFeatures + len(r.Windows); r.Inputs != want {
-		return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d windows)", router.ErrShape, r.Inputs, want, len(kinds), fuse.NumKindFeatures, len(r.Windows))
+	if want := len(kinds)*fuse.NumKindFeatures + len(r.Channels); r.Inputs != want {
+		return fmt.Errorf("%w: inputs: %d, want %d (%d kinds x %d kind features + %d windows)", router.ErrShape, r.Inputs, want, len(kinds), fuse.NumKindFeatures, len(r.Channels))
 	}
 	return nil
 }
 
 // lacking returns the first channel f names, weighs or routes that windows
 // lacks, in f's order (weights by name), or "".
-func lacking(f msrag.Fusion, windows msrag.Layout) string {
-	names := slices.Clone(f.Windows)
+func lacking(f fusion.Fusion, windows msrag.Layout) string {
+	names := slices.Clone(f.Channels)
 	for _, m := range []map[string]float64{f.Weights, f.Score, f.Rank, f.Votes} {
 		names = append(names, slices.Sorted(maps.Keys(m))...)
 	}
 	if f.Router != nil {
-		names = append(names, f.Router.Windows...)
+		names = append(names, f.Router.Channels...)
 	}
 	for _, w := range names {
 		if !channel.IsGroup(w) && windows.Index(w) < 0 {

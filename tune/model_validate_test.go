@@ -12,6 +12,7 @@ import (
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/router"
 )
 
@@ -20,7 +21,7 @@ import (
 func testFusionModel() *FusionModel {
 	const dims, nw = 4, 2
 	inputs := dims + nw*fuse.NumFeatures
-	r := &router.Model{Windows: []string{"w4", "w8"}, Inputs: inputs, Lambda: 0.1,
+	r := &router.Model{Channels: []string{"w4", "w8"}, Inputs: inputs, Lambda: 0.1,
 		Mean: make([]float64, inputs), Std: make([]float64, inputs), W: make([]float64, (inputs+1)*nw)}
 	for i := range r.Std {
 		r.Std[i] = 1
@@ -29,8 +30,8 @@ func testFusionModel() *FusionModel {
 		r.W[i] = float64(i%5) / 10
 	}
 	return &FusionModel{Format: 1, Model: msrag.ModelInfo{Name: "m", Dims: dims},
-		Windows: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}, dense.Kind),
-		Rule:    "rrf", Router: r, Training: []Training{{QueryIDs: []string{"q1"}}}}
+		Channels: msrag.LayoutOf([]chunk.Window{{Size: 4, ShortTail: true}, {Size: 8, ShortTail: true}}, dense.Kind),
+		Rule:     "rrf", Router: r, Training: []Training{{QueryIDs: []string{"q1"}}}}
 }
 
 // fusionModelJSON is m as a file of format 1 (one training dataset, no
@@ -164,7 +165,7 @@ func TestFusionModelChecksum(t *testing.T) {
 // give an error, not NaN weights.
 func TestRouterOverflowIsAnError(t *testing.T) {
 	m := testFusionModel()
-	nw := len(m.Router.Windows)
+	nw := len(m.Router.Channels)
 	for i := range m.Router.W {
 		if j := i / nw; j < m.Model.Dims || j == m.Router.Inputs {
 			m.Router.W[i] = 1e308 // the embedding's and the bias's rows
@@ -180,9 +181,9 @@ func TestRouterOverflowIsAnError(t *testing.T) {
 // useFusionModel fuses a small batch of two queries, three hits a window,
 // over 5 documents with m's rule and router.
 func useFusionModel(m *FusionModel) error {
-	ws := m.Windows.Windows()
+	ws := m.Channels.Windows()
 	const nq, k, ndocs = 2, 3, 5
-	ch := &msrag.ChunkHits{NQ: nq, Layout: m.Windows, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
+	ch := &fusion.Lists{NQ: nq, Layout: m.Channels, Dims: m.Model.Dims, Queries: make([]float32, nq*m.Model.Dims)}
 	for i := range ch.Queries {
 		ch.Queries[i] = float32(i%7) / 7
 	}
@@ -199,7 +200,7 @@ func useFusionModel(m *FusionModel) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := msrag.FuseHits(f, ch, ndocs, 10); err != nil {
+		if _, _, err := fusion.Fuse(f, ch, ndocs, 10); err != nil {
 			return err
 		}
 	}

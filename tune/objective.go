@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // objective is what a fit maximises on ss: the mean over the sets of each
@@ -13,7 +13,7 @@ import (
 //	ndcg - aversion * max(0, base - ndcg)
 //
 // where base is the query's nDCG@10 under the default fusion of the sets'
-// indices (msrag.DefaultFusionOf), the ranking a user has without a fitted
+// indices (fusion.Default), the ranking a user has without a fitted
 // model. Aversion 0 is mean nDCG@10 (Sets.Score); a positive one prefers a
 // rule that loses few queries the default ranks well over one that gains as
 // much on average with more losses.
@@ -33,7 +33,7 @@ func newObjective(ss Sets, aversion float64) (*objective, error) {
 		return o, nil
 	}
 	for i, s := range ss {
-		per, _, err := s.Score(msrag.DefaultFusionOf(s.Index.Layout()))
+		per, _, err := s.Score(fusion.Default(s.Index.Layout()))
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +51,7 @@ func (o *objective) value(i, q int, v float64) float64 {
 }
 
 // score is the objective of f over every query of the sets.
-func (o *objective) score(f msrag.Fusion) (float64, error) {
+func (o *objective) score(f fusion.Fusion) (float64, error) {
 	total := 0.0
 	for i, s := range o.ss {
 		per, mean, err := s.Score(f)

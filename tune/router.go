@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/router"
 )
 
@@ -36,7 +37,7 @@ type RouterChoice struct {
 // router is fitted on every query of every set alike. A router of
 // router.EmbeddingWindows over an index without a model has no query
 // vectors to read: an error wrapping msrag.ErrNoModel.
-func FitRouter(ss Sets, aversion float64, rule msrag.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
+func FitRouter(ss Sets, aversion float64, rule fusion.Fusion, windows []string, fs router.FeatureSet, folds int, seed uint64) (*router.Model, *RouterChoice, error) {
 	if fs == router.EmbeddingWindows && !ss.HasModel() {
 		return nil, nil, fmt.Errorf("tune: a router of feature set %s weighs the windows from the query's embedding, and an index has no model: %w", fs, msrag.ErrNoModel)
 	}
@@ -100,7 +101,7 @@ func routerData(ss Sets, windows []string, fs router.FeatureSet) (x, y []float64
 		per := make([]float64, n*nw)
 		sel := make([]int, nw)
 		for w, name := range windows {
-			vals, _, err := s.Score(msrag.Single(name))
+			vals, _, err := s.Score(fusion.Single(name))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -109,7 +110,7 @@ func routerData(ss Sets, windows []string, fs router.FeatureSet) (x, y []float64
 			}
 			sel[w] = s.Hits.Layout.Index(name)
 		}
-		in, err := msrag.RouterInputs(fs, s.Hits, sel)
+		in, err := fusion.RouterInputs(fs, s.Hits, sel)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tune: %w", err)
 		}
@@ -121,7 +122,7 @@ func routerData(ss Sets, windows []string, fs router.FeatureSet) (x, y []float64
 // cvScore is the objective over held-out folds of rule weighted by a
 // router fitted on the other folds of every set (fit nil: the rule alone). fold[i][q] is query q of set i's fold; fit
 // takes rows numbered over all sets, set after set.
-func cvScore(obj *objective, rule msrag.Fusion, fold [][]int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
+func cvScore(obj *objective, rule fusion.Fusion, fold [][]int, folds int, fit func([]int) (*router.Model, error)) (float64, error) {
 	ss := obj.ss
 	totals := make([]float64, len(ss))
 	for f := range folds {

@@ -8,18 +8,20 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/eval"
+	"github.com/msrag/msrag/fusion"
 )
 
-// Set is a split's queries, searched once in Index.
+// Set is a split's queries, searched once in Index (an index, or the
+// gather of a scatter-gather search).
 type Set struct {
-	Index *msrag.Index
+	Index msrag.Searcher
 	IDs   []string
-	Hits  *msrag.ChunkHits // every window's lists, all queries in one
+	Hits  *fusion.Lists // every channel's lists, all queries in one
 	Qrels eval.Qrels
 }
 
 // Load searches the judged queries of a dataset's split in ix.
-func Load(ctx context.Context, ix *msrag.Index, dataset, split string, batch, windowK int) (*Set, error) {
+func Load(ctx context.Context, ix msrag.Searcher, dataset, split string, batch, channelK int) (*Set, error) {
 	ds, err := corpus.OpenDataset(dataset)
 	if err != nil {
 		return nil, err
@@ -31,7 +33,7 @@ func Load(ctx context.Context, ix *msrag.Index, dataset, split string, batch, wi
 	if err := CheckJudged(ix, eval.Qrels(j), fmt.Sprintf("%s split %s", ds.Dir, split)); err != nil {
 		return nil, err
 	}
-	return Search(ctx, ix, queries, eval.Qrels(j), batch, windowK)
+	return Search(ctx, ix, queries, eval.Qrels(j), batch, channelK)
 }
 
 // ErrNothingToLearn reports training queries none of whose relevant
@@ -41,7 +43,7 @@ var ErrNothingToLearn = errors.New("tune: nothing to learn from")
 
 // CheckJudged fails unless at least one query of qrels (of what) has a
 // relevant document (score > 0) that ix holds.
-func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
+func CheckJudged(ix msrag.Searcher, qrels eval.Qrels, what string) error {
 	have := make(map[string]bool, ix.NumDocs())
 	for i := range ix.NumDocs() {
 		have[ix.DocID(i)] = true
@@ -58,16 +60,16 @@ func CheckJudged(ix *msrag.Index, qrels eval.Qrels, what string) error {
 }
 
 // Search embeds and searches queries in batches of batch and gathers the
-// chunk lists of every window (windowK chunks each) into one Set.
-func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels eval.Qrels, batch, windowK int) (*Set, error) {
+// chunk lists of every window (channelK chunks each) into one Set.
+func Search(ctx context.Context, ix msrag.Searcher, queries []corpus.Query, qrels eval.Qrels, batch, channelK int) (*Set, error) {
 	set := &Set{Index: ix, Qrels: qrels}
 	texts := make([]string, len(queries))
 	for i, q := range queries {
 		texts[i], set.IDs = q.Text, append(set.IDs, q.ID)
 	}
-	var parts []*msrag.ChunkHits
-	_, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: batch, WindowK: windowK}, func(_ int, ch *msrag.ChunkHits) error {
-		parts = append(parts, ch)
+	var parts []*fusion.Lists
+	_, err := ix.SearchBatches(ctx, texts, msrag.BatchOptions{Batch: batch, ChannelK: channelK}, func(_ int, ch *msrag.ChunkHits) error {
+		parts = append(parts, &ch.Lists)
 		return nil
 	})
 	if err != nil {
@@ -80,14 +82,14 @@ func Search(ctx context.Context, ix *msrag.Index, queries []corpus.Query, qrels 
 }
 
 // NewSet makes a Set of queries ids searched in ix in consecutive batches.
-func NewSet(ix *msrag.Index, ids []string, batches []*msrag.ChunkHits, qrels eval.Qrels) (*Set, error) {
+func NewSet(ix msrag.Searcher, ids []string, batches []*fusion.Lists, qrels eval.Qrels) (*Set, error) {
 	s := &Set{Index: ix, IDs: ids, Qrels: qrels}
 	return s, s.join(batches)
 }
 
 // join puts the chunk lists of consecutive batches into s.
-func (s *Set) join(parts []*msrag.ChunkHits) error {
-	ch, err := msrag.Concat(parts)
+func (s *Set) join(parts []*fusion.Lists) error {
+	ch, err := fusion.Concat(parts)
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
@@ -104,14 +106,24 @@ func (s *Set) Subset(idx []int) *Set {
 	return out
 }
 
-// Run fuses the set with f into a run of k documents per query.
-func (s *Set) Run(f msrag.Fusion, k int) (eval.Run, error) {
-	// A run ranks documents: the terms each chunk holds are not needed.
-	hits, err := s.Index.Fuse(s.Hits, msrag.SearchOptions{K: k, WindowK: s.Hits.Hits[0].K, Fusion: f, SkipTerms: true})
+// Run fuses the set with f into a run of k documents per query (at most
+// the index's).
+func (s *Set) Run(f fusion.Fusion, k int) (eval.Run, error) {
+	n := s.Index.NumDocs()
+	_, rk, err := fusion.Fuse(f, s.Hits, n, min(k, max(n, 1)))
 	if err != nil {
 		return nil, err
 	}
-	return msrag.EvalRun(s.IDs, hits), nil
+	run := make(eval.Run, len(s.IDs))
+	for q, id := range s.IDs {
+		docs, scores := rk.Query(q)
+		row := make([]eval.Hit, len(docs))
+		for j, d := range docs {
+			row[j] = eval.Hit{Doc: s.Index.DocID(int(d)), Score: scores[j]}
+		}
+		run[id] = row
+	}
+	return run, nil
 }
 
 // Metric is what fitting maximises: mean nDCG@10.
@@ -119,7 +131,7 @@ const Metric = "ndcg_cut_10"
 
 // Score returns each query's nDCG@10 under f, in the order of s.IDs, and
 // their mean.
-func (s *Set) Score(f msrag.Fusion) ([]float64, float64, error) {
+func (s *Set) Score(f fusion.Fusion) ([]float64, float64, error) {
 	run, err := s.Run(f, 100)
 	if err != nil {
 		return nil, 0, err

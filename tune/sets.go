@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // Sets are the training queries of one or more datasets, each searched in
@@ -18,7 +19,7 @@ func (ss Sets) Check() error {
 	if len(ss) == 0 {
 		return fmt.Errorf("tune: no training queries")
 	}
-	ixs := make([]*msrag.Index, len(ss))
+	ixs := make([]msrag.Searcher, len(ss))
 	for i, s := range ss {
 		ixs[i] = s.Index
 	}
@@ -30,7 +31,7 @@ func (ss Sets) Check() error {
 // parameters): one rule's coefficients name the channels, and a router
 // reads the same features of each. It reads only the manifests, so that a
 // fit over indices that disagree is refused before any search.
-func CheckIndices(ixs []*msrag.Index) error {
+func CheckIndices(ixs []msrag.Searcher) error {
 	for _, ix := range ixs[1:] {
 		first := ixs[0]
 		if a, b := first.Manifest().Model, ix.Manifest().Model; !a.SameModel(b) {
@@ -47,7 +48,7 @@ func CheckIndices(ixs []*msrag.Index) error {
 
 // Score returns each set's per-query nDCG@10 under f, in the order of its
 // IDs, and the mean over the sets of their means.
-func (ss Sets) Score(f msrag.Fusion) ([][]float64, float64, error) {
+func (ss Sets) Score(f fusion.Fusion) ([][]float64, float64, error) {
 	per := make([][]float64, len(ss))
 	total := 0.0
 	for i, s := range ss {
@@ -72,7 +73,7 @@ func (ss Sets) Queries() int {
 // HasModel reports whether every set's index has a model.
 func (ss Sets) HasModel() bool {
 	for _, s := range ss {
-		if !s.Index.HasModel() {
+		if s.Index.Manifest().Model.None() {
 			return false
 		}
 	}

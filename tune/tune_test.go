@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/embedders"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/hashembed"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/router"
@@ -91,7 +93,7 @@ func fitNeverLoses(t *testing.T, lex *bm25.Config) {
 		starts = []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"}
 	}
 	for _, s := range starts {
-		f, _ := msrag.ParseFusion(s)
+		f, _ := fusion.Parse(s)
 		_, sc, err := set.Score(f)
 		if err != nil {
 			t.Fatal(err)
@@ -111,8 +113,8 @@ func TestSubsetAndFolds(t *testing.T) {
 	if sub.Hits.NQ != 2 || sub.IDs[0] != set.IDs[2] || len(sub.Hits.Queries) != 2*set.Hits.Dims {
 		t.Fatalf("subset: %d queries, ids %v", sub.Hits.NQ, sub.IDs)
 	}
-	a, _, _ := set.Score(msrag.Single("w8"))
-	b, _, _ := sub.Score(msrag.Single("w8"))
+	a, _, _ := set.Score(fusion.Single("w8"))
+	b, _, _ := sub.Score(fusion.Single("w8"))
 	if b[0] != a[2] || b[1] != a[0] {
 		t.Errorf("a subset scores its queries as the whole set did: %v vs %v", b, []float64{a[2], a[0]})
 	}
@@ -183,10 +185,10 @@ func defaultLexical() *bm25.Config {
 
 // withLexical is the channels of a build with a model: dense, and lexical
 // with lex unless it is nil.
-func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
-	out := []msrag.ChannelConfig{dense.Params{}.Channel()}
+func withLexical(lex *bm25.Config) []channel.Params {
+	out := []channel.Params{dense.Params{}}
 	if lex != nil {
-		out = append(out, lex.Channel())
+		out = append(out, *lex)
 	}
 	return out
 }
@@ -200,11 +202,11 @@ func withLexical(lex *bm25.Config) []msrag.ChannelConfig {
 func TestLossAversion(t *testing.T) {
 	ix, set := tinySetWith(t, defaultLexical())
 	all, sliding, hybrid := names(ix.Layout())
-	base, _, err := set.Score(msrag.DefaultFusionOf(ix.Layout()))
+	base, _, err := set.Score(fusion.Default(ix.Layout()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := func(f msrag.Fusion, a float64) (score, lost float64) {
+	counted := func(f fusion.Fusion, a float64) (score, lost float64) {
 		per, _, err := set.Score(f)
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +234,7 @@ func TestLossAversion(t *testing.T) {
 		t.Errorf("fit's score %v, counted %v", averse.Score, got)
 	}
 	for _, s := range []string{"combsum:norm=zscore,windows=all", "rrf:windows=all", "docrrf:windows=all"} {
-		f, _ := msrag.ParseFusion(s)
+		f, _ := fusion.Parse(s)
 		if sc, _ := counted(f, a); averse.Score < sc-1e-12 {
 			t.Errorf("fitted at loss aversion %d: %v, below its start %s's %v", a, averse.Score, s, sc)
 		}
@@ -245,9 +247,9 @@ func TestLossAversion(t *testing.T) {
 	// below -1, the router's penalty is still one of Lambdas. The rule
 	// routed is RRF over every channel, which loses against the default on
 	// some training query (the fits may be the default itself).
-	routed, _ := msrag.ParseFusion("rrf:windows=all")
+	routed, _ := fusion.Parse("rrf:windows=all")
 	if _, lost := counted(routed, 0); lost == 0 {
-		t.Fatalf("%s loses nothing against the default %s: the router's case needs a loss", routed, msrag.DefaultFusionOf(ix.Layout()))
+		t.Fatalf("%s loses nothing against the default %s: the router's case needs a loss", routed, fusion.Default(ix.Layout()))
 	}
 	sel, err := routed.Select(ix.Layout())
 	if err != nil {

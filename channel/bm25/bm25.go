@@ -20,10 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/indexfile"
 	"github.com/msrag/msrag/lexical"
 )
@@ -82,57 +80,53 @@ func (c Config) Record() *indexfile.LexicalInfo {
 
 type kind struct{}
 
-func (kind) Name() string   { return Name }
-func (kind) Order() int     { return 10 }
-func (kind) WholeDoc() bool { return true }
-
-// ChannelName is "bm25-" and the window's name, "bm25-doc" for the whole
-// documents.
-func (kind) ChannelName(w chunk.Window) string {
-	if w == (chunk.Window{}) {
-		return prefix + "doc"
-	}
-	return prefix + w.Name()
-}
-
-// ParseName reads "bm25-doc" and "bm25-" with a window as the dense kind
-// writes it ("bm25-100", "bm25-w100", "bm25-full").
-func (kind) ParseName(s string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(s), prefix)
-	if !ok {
-		return "", false
-	}
-	if rest == "doc" || rest == "full" {
-		return prefix + rest, true
-	}
-	if n, ok := sizeName(rest); ok {
-		return prefix + n, true
-	}
-	return "", false
-}
-
-// sizeName reads "100", "w100" or "w=100" as "w100".
-func sizeName(s string) (string, bool) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "w"), "=")
-	if s == "" || s[0] == '0' || strings.TrimLeft(s, "0123456789") != "" || len(s) > 9 {
-		return "", false
-	}
-	return "w" + s, true
-}
-
-// Grouped: windows=lexical fuses every lexical channel.
-func (kind) Grouped(chunk.Window) bool { return true }
-
+func (kind) Name() string         { return Name }
 func (kind) Needs() channel.Needs { return channel.QueryTexts | channel.Statistics }
 
-func (kind) Absent() error {
-	return fmt.Errorf("it was built before they existed or with --no-lexical: %w", ErrNone)
+// absent is the error for a lexical channel asked of an index without one.
+var absent = fmt.Errorf("it was built before they existed or with --no-lexical: %w", ErrNone)
+
+// Traits: the channels are "bm25-" and the window's name ("bm25-w100",
+// "bm25-full"), and "bm25-doc" over whole documents, after the dense ones
+// in a layout; windows=lexical fuses all of them; a build without a model
+// makes them unless asked for other kinds, one with a model only when
+// asked.
+func (kind) Traits() channel.Traits {
+	return channel.Traits{Order: 10, Prefix: prefix, WholeDoc: true, Default: channel.BuildsWithoutModel, Absent: absent}
 }
 
-func (kind) In(m *indexfile.Manifest) bool { return m.Lexical != nil }
+// Params are DefaultConfig.
+func (kind) Params() channel.Params { return DefaultConfig() }
 
-// Settings are the analyzer (name and version) and the BM25 parameters.
-func (kind) Settings(m *indexfile.Manifest) channel.Settings { return settingsOf(m.Lexical) }
+// Recorded reads the lexical section: the analyzer (name and version) and
+// the BM25 parameters as settings, a file per window with as many rows as
+// the window has vectors and the document file with a row per document,
+// parameters in range.
+func (kind) Recorded(m *indexfile.Manifest) (*channel.Record, error) {
+	l := m.Lexical
+	switch {
+	case l == nil:
+		return nil, nil
+	case l.Analyzer.Name == "":
+		return nil, errors.New("lexical.analyzer: no name")
+	case !(l.K1 >= 0) || !(l.B >= 0 && l.B <= 1):
+		return nil, fmt.Errorf("lexical: k1 %v, b %v: want k1 >= 0 and b from 0 to 1", l.K1, l.B)
+	case len(l.Windows) != len(m.Windows):
+		return nil, fmt.Errorf("lexical.windows: %d files for %d windows", len(l.Windows), len(m.Windows))
+	case l.Doc.Rows != m.Docs:
+		return nil, fmt.Errorf("lexical.doc: %d rows for %d documents", l.Doc.Rows, m.Docs)
+	}
+	r := &channel.Record{Settings: settingsOf(l)}
+	for i, f := range l.Windows {
+		field := fmt.Sprintf("lexical.windows[%d]", i)
+		if f.Rows != m.Windows[i].Vectors {
+			return nil, fmt.Errorf("%s: %d rows, the window has %d vectors", field, f.Rows, m.Windows[i].Vectors)
+		}
+		r.Files = append(r.Files, channel.FileRef{Field: field + ".file", Name: f.File})
+	}
+	r.Files = append(r.Files, channel.FileRef{Field: "lexical.doc.file", Name: l.Doc.File})
+	return r, nil
+}
 
 func settingsOf(l *indexfile.LexicalInfo) channel.Settings {
 	return channel.Settings{
@@ -142,34 +136,20 @@ func settingsOf(l *indexfile.LexicalInfo) channel.Settings {
 	}
 }
 
-// Describe is what a build with params records.
-func (kind) Describe(params any) (channel.Settings, error) {
-	c, err := configOf(params)
-	if err != nil {
+// Kind is the lexical kind.
+func (Config) Kind() channel.Kind { return Kind }
+
+// Settings is what a build with c records.
+func (c Config) Settings() (channel.Settings, error) {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	return settingsOf(c.Record()), nil
 }
 
-// configOf returns a build's configuration (nil: DefaultConfig), checked.
-func configOf(params any) (Config, error) {
-	c := DefaultConfig()
-	if params != nil {
-		p, ok := params.(Config)
-		if !ok {
-			return Config{}, fmt.Errorf("bm25: parameters of type %T, want bm25.Config", params)
-		}
-		c = p
-	}
-	if err := c.Check(); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
-
 // Flags: the analyzer, k1 and b (the command line's --lexical-analyzer,
 // --bm25-k1 and --bm25-b).
-func (kind) Flags() []channel.Flag {
+func (Config) Flags() []channel.Flag {
 	return []channel.Flag{
 		{Key: "analyzer", Default: "english", Alias: "lexical-analyzer",
 			Usage: "analyzer of the lexical windows: english (stop words, Snowball stemming) or none (lower case only)"},
@@ -178,11 +158,10 @@ func (kind) Flags() []channel.Flag {
 	}
 }
 
-// ParseParams reads analyzer, k1 and b, each in range (the bounds of
+// Parse reads analyzer, k1 and b, each in range (the bounds of
 // lexical.BM25.Validate, said key by key).
-func (k kind) ParseParams(s channel.Settings) (any, error) {
-	c := DefaultConfig()
-	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+func (c Config) Parse(s channel.Settings) (channel.Params, error) {
+	err := channel.ParseFlags(s, c.Flags(), func(key, v string) error {
 		if key == "analyzer" {
 			a, err := lexical.ParseAnalyzer(v)
 			c.Analyzer = a
@@ -208,50 +187,20 @@ func (k kind) ParseParams(s channel.Settings) (any, error) {
 	return c, err
 }
 
-// CheckManifest checks the lexical section: a file per window with as
-// many rows as the window has vectors, the document file with a row per
-// document, parameters in range.
-func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
-	l := m.Lexical
-	switch {
-	case l.Analyzer.Name == "":
-		return nil, errors.New("lexical.analyzer: no name")
-	case !(l.K1 >= 0) || !(l.B >= 0 && l.B <= 1):
-		return nil, fmt.Errorf("lexical: k1 %v, b %v: want k1 >= 0 and b from 0 to 1", l.K1, l.B)
-	case len(l.Windows) != len(m.Windows):
-		return nil, fmt.Errorf("lexical.windows: %d files for %d windows", len(l.Windows), len(m.Windows))
-	case l.Doc.Rows != m.Docs:
-		return nil, fmt.Errorf("lexical.doc: %d rows for %d documents", l.Doc.Rows, m.Docs)
-	}
-	var files []channel.FileRef
-	for i, f := range l.Windows {
-		field := fmt.Sprintf("lexical.windows[%d]", i)
-		if f.Rows != m.Windows[i].Vectors {
-			return nil, fmt.Errorf("%s: %d rows, the window has %d vectors", field, f.Rows, m.Windows[i].Vectors)
-		}
-		files = append(files, channel.FileRef{Field: field + ".file", Name: f.File})
-	}
-	return append(files, channel.FileRef{Field: "lexical.doc.file", Name: l.Doc.File}), nil
-}
-
-// Default: a build without a model makes lexical windows unless asked for
-// other kinds; one with a model, only when asked.
-func (kind) Default(model bool) bool { return !model }
-
-// Channel is the configuration of a build's lexical windows with c.
-func (c Config) Channel() channel.Config { return channel.Config{Kind: Kind, Params: c} }
-
 // NewBuilder starts a BM25 index per window and one over whole documents.
-func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
-	c, err := configOf(cfg.Params)
-	if err != nil {
+func (kind) NewBuilder(params channel.Params, cfg channel.BuildConfig) (channel.Builder, error) {
+	c, ok := params.(Config)
+	if !ok {
+		return nil, fmt.Errorf("msrag: bm25: parameters of type %T, want bm25.Config", params)
+	}
+	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("msrag: %w", err)
 	}
 	b := &builder{cfg: c, windows: make([]*lexical.Builder, len(cfg.Windows)), specs: cfg.Windows}
 	for i := range b.windows {
 		b.windows[i] = &lexical.Builder{}
 	}
-	return b, nil
+	return channel.BuilderOf[[]string](b), nil
 }
 
 // stats is a shard's statistics for a batch of queries, one per channel

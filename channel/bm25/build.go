@@ -16,20 +16,16 @@ type builder struct {
 	doc     lexical.Builder
 }
 
-// preparer analyses texts with the build's analyzer.
-type preparer struct{ tok *lexical.Tokenizer }
-
-// Prepare returns the text's terms.
-func (p preparer) Prepare(text string) any { return p.tok.Append(nil, text) }
-
-func (b *builder) Preparer() channel.Preparer {
-	return preparer{tok: b.cfg.Analyzer.NewTokenizer()}
+// Prepare returns a worker's analysis of texts into their terms, by the
+// build's analyzer.
+func (b *builder) Prepare() func(string) []string {
+	tok := b.cfg.Analyzer.NewTokenizer()
+	return func(text string) []string { return tok.Append(nil, text) }
 }
 
 // Add adds the chunk's terms as the next row of window w's index.
-func (b *builder) Add(w int, prep any, _ []float32) error {
+func (b *builder) Add(w int, terms []string, _ []float32) error {
 	lb := b.windows[w]
-	terms, _ := prep.([]string)
 	if err := lb.Add(lb.Len(), terms); err != nil {
 		return fmt.Errorf("msrag: window %s: %w", b.specs[w].Name(), err)
 	}
@@ -38,8 +34,7 @@ func (b *builder) Add(w int, prep any, _ []float32) error {
 
 // AddDoc adds the document's terms as the next row of the whole documents'
 // index.
-func (b *builder) AddDoc(prep any) error {
-	terms, _ := prep.([]string)
+func (b *builder) AddDoc(terms []string) error {
 	return b.doc.Add(b.doc.Len(), terms)
 }
 

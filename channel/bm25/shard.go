@@ -48,7 +48,7 @@ func (sh *shard) terms(q *channel.Queries) ([][]string, error) {
 	if sh.err != nil {
 		return nil, sh.err
 	}
-	v, err := q.Prepared(Name, func(texts []string) (any, error) {
+	return channel.PrepareQueries(q, Kind, func(texts []string) ([][]string, error) {
 		tok := sh.analyzer.NewTokenizer()
 		out := make([][]string, len(texts))
 		for i, t := range texts {
@@ -56,10 +56,6 @@ func (sh *shard) terms(q *channel.Queries) ([][]string, error) {
 		}
 		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([][]string), nil
 }
 
 // Stats returns the shard's documents, tokens and query terms' document
@@ -106,7 +102,7 @@ func (sh *shard) Search(ctx context.Context, q *channel.Queries, st channel.Stat
 			return res.Rows, res.Scores, err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("msrag: channel %s: %w", Kind.ChannelName(sh.window(ci)), err)
+			return nil, fmt.Errorf("msrag: channel %s: %w", Kind.Traits().ChannelName(sh.window(ci)), err)
 		}
 		out[ci] = h
 	}

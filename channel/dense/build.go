@@ -24,16 +24,17 @@ type builder struct {
 	windows []*window
 }
 
-func (*builder) Preparer() channel.Preparer { return nil }
+// Prepare: the dense kind reads no text.
+func (*builder) Prepare() func(string) struct{} { return nil }
 
-func (*builder) AddDoc(any) error { return nil }
+func (*builder) AddDoc(struct{}) error { return nil }
 
 // addBlock is how many vectors a trained index takes at once.
 const addBlock = 4096
 
 // Add queues v for window w's index, adding in blocks and training the
 // index on the first TrainSize vectors when it needs training.
-func (b *builder) Add(w int, _ any, v []float32) error {
+func (b *builder) Add(w int, _ struct{}, v []float32) error {
 	win := b.windows[w]
 	if v == nil {
 		return fmt.Errorf("msrag: window %s: a chunk without a vector", win.spec.Name())

@@ -13,12 +13,10 @@ package dense
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/msrag/msrag/channel"
-	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/faiss"
 	"github.com/msrag/msrag/indexfile"
 )
@@ -61,69 +59,59 @@ func (p Params) withDefaults() Params {
 
 type kind struct{}
 
-func (kind) Name() string   { return Name }
-func (kind) Order() int     { return 0 }
-func (kind) WholeDoc() bool { return false }
-
-// ChannelName is the window's name: "w100", "full".
-func (kind) ChannelName(w chunk.Window) string { return w.Name() }
-
-var sizeName = regexp.MustCompile(`^(?:w=?)?([1-9][0-9]*)$`)
-
-// ParseName reads "w100", "w=100", "100" and "full".
-func (kind) ParseName(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if s == "full" {
-		return s, true
-	}
-	m := sizeName.FindStringSubmatch(s)
-	if m == nil {
-		return "", false
-	}
-	if _, err := strconv.Atoi(m[1]); err != nil {
-		return "", false
-	}
-	return "w" + m[1], true
-}
-
-// Grouped: windows=dense fuses the sliding windows; the full window is
-// ranked alone (MTEB's way), not fused.
-func (kind) Grouped(w chunk.Window) bool { return !w.Truncate }
-
+func (kind) Name() string         { return Name }
 func (kind) Needs() channel.Needs { return channel.QueryVectors | channel.ChunkVectors }
 
-func (kind) Absent() error {
-	return fmt.Errorf("it was built with --model none: %w", ErrNone)
+// absent is the error for a dense channel asked of an index without a model.
+var absent = fmt.Errorf("it was built with --model none: %w", ErrNone)
+
+// Traits: the dense kind's channels are named by their windows ("w100",
+// "full"), first in a layout; its group (windows=dense) fuses the sliding
+// windows, the full window being ranked alone (MTEB's way); a build with a
+// model makes them unless asked for other kinds alone.
+func (kind) Traits() channel.Traits {
+	return channel.Traits{Order: 0, FullApart: true, Default: channel.BuildsWithModel, Absent: absent}
 }
 
-// In: every index with a model has dense windows.
-func (kind) In(m *indexfile.Manifest) bool { return !m.Model.None() }
+// Params are the defaults: an exact inner-product index.
+func (kind) Params() channel.Params { return Params{}.withDefaults() }
 
-// Settings is the metric: shards of other FAISS factories rank together
-// by score, shards of another metric do not, so the factory (which the
-// manifest records too) is left out of the identity.
-func (kind) Settings(m *indexfile.Manifest) channel.Settings {
-	return channel.Settings{{Key: "metric", Value: m.Metric}}
+// Recorded reads the legacy sections every index with a model has: the
+// metric (its one setting: shards of other FAISS factories rank together
+// by score, shards of another metric do not, so the factory, which the
+// manifest records too, is left out of the identity) and every window's
+// FAISS file; the manifest's model has the vectors' dims (checked with
+// it).
+func (kind) Recorded(m *indexfile.Manifest) (*channel.Record, error) {
+	if m.Model.None() {
+		return nil, nil
+	}
+	if m.Metric != "" {
+		if _, err := ParseMetric(m.Metric); err != nil {
+			return nil, fmt.Errorf("metric %w", err)
+		}
+	}
+	r := &channel.Record{Settings: channel.Settings{{Key: "metric", Value: m.Metric}}}
+	for i, w := range m.Windows {
+		r.Files = append(r.Files, channel.FileRef{Field: fmt.Sprintf("windows[%d].index_file", i), Name: w.IndexFile})
+	}
+	return r, nil
 }
 
-// Describe is the metric a build with params records.
-func (kind) Describe(params any) (channel.Settings, error) {
-	p, err := paramsOf(params)
+// Kind is the dense kind.
+func (Params) Kind() channel.Kind { return Kind }
+
+// Settings is the metric a build with p records.
+func (p Params) Settings() (channel.Settings, error) {
+	p, err := p.check()
 	if err != nil {
 		return nil, err
 	}
 	return channel.Settings{{Key: "metric", Value: p.Metric.String()}}, nil
 }
 
-// paramsOf returns a build's parameters, defaults applied.
-func paramsOf(params any) (Params, error) {
-	if params == nil {
-		return Params{}.withDefaults(), nil
-	}
-	p, ok := params.(Params)
-	if !ok {
-		return Params{}, fmt.Errorf("dense: parameters of type %T, want dense.Params", params)
-	}
+// check returns p with its defaults, or why it cannot build.
+func (p Params) check() (Params, error) {
 	if p.Metric != faiss.InnerProduct && p.Metric != faiss.L2 {
 		return Params{}, fmt.Errorf("dense: %v: want inner product or L2", p.Metric)
 	}
@@ -132,7 +120,7 @@ func paramsOf(params any) (Params, error) {
 
 // Flags: the FAISS factory and metric (the command line's --factory and
 // --metric) and the training sample's size.
-func (kind) Flags() []channel.Flag {
+func (Params) Flags() []channel.Flag {
 	return []channel.Flag{
 		{Key: "factory", Default: "Flat", Alias: "factory",
 			Usage: "FAISS index factory string (Flat, IVF1024,Flat, IVF4096,PQ48, HNSW32, OPQ16,IVF256,PQ16, SQ8, ...; checked before use, NSG not supported)"},
@@ -141,10 +129,10 @@ func (kind) Flags() []channel.Flag {
 	}
 }
 
-// ParseParams reads factory, metric and train-size.
-func (k kind) ParseParams(s channel.Settings) (any, error) {
-	p := Params{}.withDefaults()
-	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+// Parse reads factory, metric and train-size.
+func (p Params) Parse(s channel.Settings) (channel.Params, error) {
+	p = p.withDefaults()
+	err := channel.ParseFlags(s, p.Flags(), func(key, v string) error {
 		switch key {
 		case "factory":
 			p.Factory = v
@@ -175,45 +163,27 @@ func ParseMetric(s string) (faiss.Metric, error) {
 	return 0, fmt.Errorf("%s: want ip or l2", s)
 }
 
-// CheckModel fails unless the factory of params makes an index of vectors
-// of dims (channel.ModelChecker): FAISS builds one (faiss.CheckBuild).
-func (kind) CheckModel(params any, dims int) error {
-	p, err := paramsOf(params)
+// CheckModel fails unless the factory of p makes an index of vectors of
+// dims (channel.ModelChecker): FAISS builds one (faiss.CheckBuild).
+func (p Params) CheckModel(dims int) error {
+	p, err := p.check()
 	if err != nil {
 		return err
 	}
 	return faiss.CheckBuild(dims, p.Factory, p.Metric)
 }
 
-// CheckManifest checks the metric and that every window names its FAISS
-// file; the manifest's model has the vectors' dims (checked with it).
-func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
-	if m.Metric != "" {
-		if _, err := ParseMetric(m.Metric); err != nil {
-			return nil, fmt.Errorf("metric %w", err)
-		}
-	}
-	var files []channel.FileRef
-	for i, w := range m.Windows {
-		files = append(files, channel.FileRef{Field: fmt.Sprintf("windows[%d].index_file", i), Name: w.IndexFile})
-	}
-	return files, nil
-}
-
-// Default: a build with a model makes dense windows unless asked for other
-// kinds alone.
-func (kind) Default(model bool) bool { return model }
-
-// Channel is the configuration of a build's dense windows with p.
-func (p Params) Channel() channel.Config { return channel.Config{Kind: Kind, Params: p} }
-
 func (kind) DecodeStats([]byte) (channel.Stats, error) {
 	return nil, errors.New("dense: the kind has no statistics")
 }
 
 // NewBuilder makes an empty FAISS index per window.
-func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
-	p, err := paramsOf(cfg.Params)
+func (kind) NewBuilder(params channel.Params, cfg channel.BuildConfig) (channel.Builder, error) {
+	p, ok := params.(Params)
+	if !ok {
+		return nil, fmt.Errorf("dense: parameters of type %T, want dense.Params", params)
+	}
+	p, err := p.check()
 	if err != nil {
 		return nil, err
 	}
@@ -229,5 +199,5 @@ func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
 		}
 		b.windows[i] = &window{spec: w, index: ix}
 	}
-	return b, nil
+	return channel.BuilderOf[struct{}](b), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
 	"github.com/msrag/msrag/experiment"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/hub"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -127,14 +128,14 @@ func evalFlags(c *cli.Context, build msrag.Config) (experiment.Spec, error) {
 	}
 	spec := experiment.Spec{Build: build,
 		Dataset: c.String("dataset"), Split: c.String("split"), Out: c.String("out"),
-		K: c.Int("k"), WindowK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
+		K: c.Int("k"), ChannelK: c.Int("window-k"), Batch: c.Int("batch"), Rebuild: c.Bool("rebuild"), Corpus: copts,
 		MTEB: experiment.MTEBOptions{Task: c.String("mteb-task"), ForceTask: c.Bool("force-mteb-task"), Revision: c.String("mteb-revision"),
 			IgnoreIdenticalIDs: boolIfSet(c, "ignore-identical-ids"), SkipFirstResult: boolIfSet(c, "skip-first-result")},
 	}
 	if err := checkMTEBTask(c, &spec.MTEB, spec.Dataset); err != nil {
 		return spec, err
 	}
-	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, msrag.ErrUnknownRule) {
+	if spec.Configs, err = experiment.ParseConfigs(configText, spec.Layout()); errors.Is(err, fusion.ErrUnknownRule) {
 		return experiment.Spec{}, usagef("eval: --configs: %w; the evaluation index's channels, each a configuration alone: %s", err, spec.Layout())
 	} else if err != nil {
 		return experiment.Spec{}, usagef("eval: --configs: %w", err)

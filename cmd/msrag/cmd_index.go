@@ -143,12 +143,12 @@ func indexAction(c *cli.Context) error {
 	if cfg.Embedder == nil {
 		fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (no model, windows cut by tokenizer %s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v chunks, %s\n",
 			cfg.Out, cfg.Tokenizer.Name, stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
-			windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond))
+			windowNames(ix.Manifest()), stats.Vectors, stats.Wall.Round(time.Millisecond))
 		return nil
 	}
 	fmt.Fprintf(c.App.ErrWriter, "index: wrote %s (%s): %d docs (%d skipped empty, %d duplicate, %d with invalid UTF-8 replaced), %d unique chunks, %d tokens, windows %v with %v vectors, %s, %.0f tokens/s (embedder busy %.0f%%)\n",
 		cfg.Out, embeddingOf(ix), stats.Docs, st.Empty, st.Duplicates, st.InvalidUTF8, stats.UniqueChunks, stats.Tokens,
-		windowNames(ix.Windows()), stats.Vectors, stats.Wall.Round(time.Millisecond), float64(stats.Tokens)/stats.Wall.Seconds(),
+		windowNames(ix.Manifest()), stats.Vectors, stats.Wall.Round(time.Millisecond), float64(stats.Tokens)/stats.Wall.Seconds(),
 		100*stats.EmbedBusy.Seconds()/stats.Wall.Seconds())
 	printRemoteStats(c.App.ErrWriter, "index", cfg.Embedder)
 	return nil
@@ -163,10 +163,11 @@ func embeddingOf(ix *msrag.Index) string {
 	return fmt.Sprintf("late embedding: segments of %d tokens sharing %d, edges %s", m.Late.SegmentTokens, m.Late.Overlap, m.Late.Edges)
 }
 
-func windowNames(ws []chunk.Window) string {
-	names := make([]string, len(ws))
-	for i, w := range ws {
-		names[i] = w.Name()
+// windowNames names the windows of an index of manifest m, in order.
+func windowNames(m msrag.Manifest) string {
+	names := make([]string, len(m.Windows))
+	for i, w := range m.Windows {
+		names[i] = w.Window().Name()
 	}
 	return strings.Join(names, ",")
 }

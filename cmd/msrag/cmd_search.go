@@ -12,6 +12,7 @@ import (
 
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/corpus"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/safefile"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/remote"
@@ -44,7 +45,7 @@ func init() {
 			&cli.StringFlag{Name: "split", Usage: "with --queries a dataset directory: only the queries its qrels split judges (test, dev, train+dev), as msrag eval searches"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "documents per query"},
 			&cli.IntFlag{Name: "window-k", Value: 100, Usage: "chunks each window's index returns"},
-			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + msrag.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
+			&cli.StringFlag{Name: "fusion", Usage: "fusion rule (see above; default: the index's, " + fusion.DefaultHybrid + " for an index of several kinds of channel, rrf for one of one kind), or " + tune.TransferName + " (the built-in fusion model, learned on other datasets: docs/fusion.md)"},
 			&cli.StringFlag{Name: "fusion-model", Usage: "fusion.json of msrag tune: its learned rule (with its router: --fusion learned+router); replaces --fusion; " + tune.TransferName + ": the built-in fusion model, as --fusion " + tune.TransferName + " (a file of that name: ./" + tune.TransferName + ")"},
 			&cli.StringFlag{Name: "format", Value: "trec", Usage: "trec, jsonl or parquet"},
 			&cli.StringFlag{Name: "out", Usage: "output file (default standard output; a file is written whole, then renamed into place; a link is followed; a device, FIFO or socket is written as it is)"},
@@ -59,11 +60,11 @@ func init() {
 	})
 }
 
-// fusionHelp describes the fusion rules (msrag.ParseFusion).
-const fusionHelp = "  rrf                  RRF over the group of the index's first kind (its sliding windows): every chunk adds\n" +
+// fusionHelp describes the fusion rules (fusion.Parse).
+var fusionHelp = "  rrf                  RRF over the group of the index's first kind (its sliding windows): every chunk adds\n" +
 	"                       1/(rank + c), ranks from 0, c = 1\n" +
 	"  rrf:windows=all      RRF over the channels of every kind\n" +
-	"  " + msrag.DefaultHybrid + "   the same, each channel weighing what weights= gives it or its\n" +
+	"  " + fusion.DefaultHybrid + "   the same, each channel weighing what weights= gives it or its\n" +
 	"                       kind, and each kind weighed per query by its best document's RRF score (the default with several)\n" +
 	"  combsum:norm=zscore,windows=all   z-scored scores summed over every kind\n" +
 	"  combsum:norm=zscore,windows=all,adapt=consensus:1   the same, each channel weighed by its agreement with\n" +
@@ -87,7 +88,7 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 	if c.NArg() != 0 {
 		return msrag.SearchOptions{}, 0, usagef("search: unexpected arguments %v", c.Args().Slice())
 	}
-	opts := msrag.SearchOptions{K: c.Int("k"), WindowK: c.Int("window-k")}
+	opts := msrag.SearchOptions{K: c.Int("k"), ChannelK: c.Int("window-k")}
 	if err := atLeastOne(c, "search", "k", "window-k", "batch"); err != nil {
 		return opts, 0, err
 	}
@@ -102,8 +103,8 @@ func searchFlags(c *cli.Context) (msrag.SearchOptions, output.RunFormat, error) 
 		}
 	case builtin != "": // chosen for the index once it is open (modelFusion)
 	case c.IsSet("fusion"):
-		f, err := msrag.ParseFusion(fu)
-		if errors.Is(err, msrag.ErrUnknownRule) {
+		f, err := fusion.Parse(fu)
+		if errors.Is(err, fusion.ErrUnknownRule) {
 			return opts, 0, usagef("search: --fusion: %w%s", err, indexChannels(c.String("index")))
 		}
 		if err != nil {
@@ -157,7 +158,7 @@ func searchAction(c *cli.Context) error {
 	}
 	defer ix.Close()
 	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
-		opts.Fusion = ix.DefaultFusion()
+		opts.Fusion = fusion.Default(ix.Layout())
 	}
 	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
 		return err
@@ -197,7 +198,7 @@ func textsCorpus(c *cli.Context, ix *msrag.Index) (string, error) {
 // index), or of the built-in fusion --fusion-model or --fusion names
 // (tune.Builtin) that serves the index: the rule its fit chose unless
 // --fusion says learned or learned+router; or f when there is neither.
-func modelFusion(c *cli.Context, ix *msrag.Index, f msrag.Fusion) (msrag.Fusion, error) {
+func modelFusion(c *cli.Context, ix msrag.Searcher, f fusion.Fusion) (fusion.Fusion, error) {
 	p := c.String("fusion-model")
 	builtin, err := searchBuiltin(c)
 	if err != nil {
@@ -245,7 +246,7 @@ func searchAll(c *cli.Context, ix *msrag.Index, queries []corpus.Query, qpath st
 	for i, q := range queries {
 		qtexts[i] = q.Text
 	}
-	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), WindowK: opts.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
+	_, err := ix.SearchBatches(c.Context, qtexts, msrag.BatchOptions{Batch: c.Int("batch"), ChannelK: opts.ChannelK}, func(lo int, ch *msrag.ChunkHits) error {
 		hits, err := ix.Fuse(ch, opts)
 		if err != nil {
 			return err
@@ -344,8 +345,8 @@ func clampSearch(c *cli.Context, ix *msrag.Index, opts msrag.SearchOptions) msra
 	if cl.K < opts.K && c.IsSet("k") {
 		fmt.Fprintf(c.App.ErrWriter, "search: --k %d is more than the index's %d documents: returning at most %d\n", opts.K, ix.NumDocs(), cl.K)
 	}
-	if cl.WindowK < opts.WindowK && c.IsSet("window-k") {
-		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.WindowK, cl.WindowK, cl.WindowK)
+	if cl.ChannelK < opts.ChannelK && c.IsSet("window-k") {
+		fmt.Fprintf(c.App.ErrWriter, "search: --window-k %d is more than any window's %d chunks: searching for %d\n", opts.ChannelK, cl.ChannelK, cl.ChannelK)
 	}
 	return cl
 }

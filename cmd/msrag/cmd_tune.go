@@ -78,7 +78,7 @@ func tuneAction(c *cli.Context) error {
 	if _, err := embedderOptions(c); err != nil {
 		return err
 	}
-	ixs := make([]*msrag.Index, len(datasets))
+	ixs := make([]msrag.Searcher, len(datasets))
 	for i, d := range datasets {
 		ix, err := openSource(c, d, indices[i])
 		if err != nil {

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 )
 
 // TestGoZeroFusionIsTheCLIDefault: msrag search without --fusion and the Go
 // search with the zero SearchOptions.Fusion rank alike, by the index's
-// default (the hybrid over dense and lexical channels); ParseFusion("rrf")
+// default (the hybrid over dense and lexical channels); fusion.Parse("rrf")
 // in Go is --fusion rrf.
 func TestGoZeroFusionIsTheCLIDefault(t *testing.T) {
 	hashTokenizer(t)
@@ -38,14 +39,14 @@ func TestGoZeroFusionIsTheCLIDefault(t *testing.T) {
 	if len(ix.Layout().Kinds()) < 2 {
 		t.Fatalf("the index has one kind of channel (%s): the default would be rrf either way", ix.Layout())
 	}
-	rrf, err := msrag.ParseFusion("rrf")
+	rrf, err := fusion.Parse("rrf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		flags  []string
-		fusion msrag.Fusion
-	}{{nil, msrag.Fusion{}}, {[]string{"--fusion", "rrf"}, rrf}} {
+		fusion fusion.Fusion
+	}{{nil, fusion.Fusion{}}, {[]string{"--fusion", "rrf"}, rrf}} {
 		code, stdout, stderr := runCLI(t, "", append([]string{"search", "--index", idx, "--queries", qfile, "--k", "5"}, tc.flags...)...)
 		if code != exitOK {
 			t.Fatalf("search %v: code %d\n%s", tc.flags, code, stderr)

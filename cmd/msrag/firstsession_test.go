@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/testfiles"
 	"github.com/msrag/msrag/onnx"
 	"github.com/msrag/msrag/report"
@@ -111,7 +111,7 @@ func TestFirstSession(t *testing.T) {
 	if err != nil || e.Queries != 20 {
 		t.Fatalf("eval results: %v (%+v queries), want 20 queries", err, e)
 	}
-	for _, name := range []string{"rrf", "rrf:windows=lexical", msrag.DefaultHybrid, "oracle:dense", "oracle:lexical"} {
+	for _, name := range []string{"rrf", "rrf:windows=lexical", fusion.DefaultHybrid, "oracle:dense", "oracle:lexical"} {
 		if e.Config(name) == nil {
 			t.Errorf("eval has no configuration %s", name)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/msrag/msrag"
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/bm25"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/faiss"
@@ -49,7 +50,7 @@ func TestIndexAndEvalBuildAlike(t *testing.T) {
 	if fromIndex.Out != fromEval.Out || fromIndex.Windows[0].Stride != 8 || !fromIndex.Windows[0].ShortTail || len(fromIndex.Channels) != 2 || fromIndex.Embedding != msrag.Late || fromIndex.Workers != 3 || !fromIndex.Wait {
 		t.Fatalf("index %+v, eval %+v", fromIndex, fromEval)
 	}
-	if got := fromIndex.Channels[1].Params; got != (bm25.Config{Analyzer: lexical.None, BM25: lexical.BM25{K1: 1.5, B: 0.6}}) {
+	if got := fromIndex.Channels[1]; got != (bm25.Config{Analyzer: lexical.None, BM25: lexical.BM25{K1: 1.5, B: 0.6}}) {
 		t.Errorf("lexical parameters %+v", got)
 	}
 	if !reflect.DeepEqual(fromIndex, fromEval) {
@@ -89,10 +90,10 @@ func TestChannelFlags(t *testing.T) {
 	if err := app.Run(args); err != nil {
 		t.Fatal(err)
 	}
-	want := []msrag.ChannelConfig{
-		dense.Params{Factory: "IVF4,Flat", Metric: faiss.L2, TrainSize: 1 << 16}.Channel(),
-		bm25.Config{Analyzer: lexical.English, BM25: lexical.BM25{K1: 1.2, B: 0.4}}.Channel(),
-		testkind.Params{Min: 2, Weight: testkind.Rare}.Channel(),
+	want := []channel.Params{
+		dense.Params{Factory: "IVF4,Flat", Metric: faiss.L2, TrainSize: 1 << 16},
+		bm25.Config{Analyzer: lexical.English, BM25: lexical.BM25{K1: 1.2, B: 0.4}},
+		testkind.Params{Min: 2, Weight: testkind.Rare},
 	}
 	if !reflect.DeepEqual(got.Channels, want) {
 		t.Errorf("channels %+v, want %+v", got.Channels, want)

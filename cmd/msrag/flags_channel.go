@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 )
@@ -38,7 +37,7 @@ func channelFlagSet() []cli.Flag {
 		flags = append(flags, &cli.BoolFlag{Name: name, Usage: "build " + onFlags[name] + " channels (the default; kept for older command lines)"})
 	}
 	for _, k := range channel.Kinds() {
-		for _, f := range k.Flags() {
+		for _, f := range k.Params().Flags() {
 			if f.Alias != "" {
 				flags = append(flags, &cli.StringFlag{Name: f.Alias, Value: f.Default, Usage: f.Usage + " (--channel " + k.Name() + ":" + f.Key + "=...)"})
 			}
@@ -52,7 +51,7 @@ func kindsHelp() string {
 	var out []string
 	for _, k := range channel.Kinds() {
 		var keys []string
-		for _, f := range k.Flags() {
+		for _, f := range k.Params().Flags() {
 			keys = append(keys, f.Key+"="+f.Default)
 		}
 		out = append(out, k.Name()+" ("+strings.Join(keys, ",")+")")
@@ -74,7 +73,7 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 // each with its parameters read by its flag table: the default kinds (less
 // those an off flag leaves out) and those --channel names. An unknown
 // kind, key or value is a usage error naming it.
-func channelFlags(c *cli.Context, cmd string, model bool) ([]msrag.ChannelConfig, error) {
+func channelFlags(c *cli.Context, cmd string, model bool) ([]channel.Params, error) {
 	given := map[channel.Kind]channel.Settings{}
 	var order []channel.Kind
 	for _, arg := range channelArgs(c.StringSlice("channel")) {
@@ -94,23 +93,23 @@ func channelFlags(c *cli.Context, cmd string, model bool) ([]msrag.ChannelConfig
 	if len(built) == 0 {
 		return nil, usagef("%s: the build makes no channels: %s leaves nothing to build (add --channel NAME)", cmd, offNames(c))
 	}
-	var out []msrag.ChannelConfig
+	var out []channel.Params
 	for _, k := range built {
 		s, err := aliasSettings(c, cmd, k, given[k])
 		if err != nil {
 			return nil, err
 		}
-		p, err := k.ParseParams(s)
+		p, err := k.Params().Parse(s)
 		if err != nil {
 			return nil, paramUsage(c, cmd, k, err)
 		}
-		out = append(out, msrag.ChannelConfig{Kind: k, Params: p})
+		out = append(out, p)
 	}
 	for _, k := range channel.Kinds() {
 		if slices.Contains(built, k) {
 			continue
 		}
-		for _, f := range k.Flags() {
+		for _, f := range k.Params().Flags() {
 			if f.Alias != "" && c.IsSet(f.Alias) {
 				return nil, usagef("%s: --%s is for %s channels, which this build leaves out", cmd, f.Alias, k.Name())
 			}
@@ -180,14 +179,15 @@ func offKinds(c *cli.Context, cmd string) (map[string]string, error) {
 // otherwise: every kind a build makes by default with a model or without,
 // but one of the model's vectors without a model.
 func byDefault(k channel.Kind, model bool) bool {
-	return k.Default(model) || k.Default(!model) && (model || !k.Needs().Has(channel.ChunkVectors))
+	d := k.Traits().Default
+	return d.For(model) || d.For(!model) && (model || !k.Needs().Has(channel.ChunkVectors))
 }
 
 // aliasSettings adds to s the kind's parameters given by flags of their
 // own (--bm25-k1); a key given both ways is a usage error.
 func aliasSettings(c *cli.Context, cmd string, k channel.Kind, s channel.Settings) (channel.Settings, error) {
 	s = slices.Clone(s)
-	for _, f := range k.Flags() {
+	for _, f := range k.Params().Flags() {
 		if f.Alias == "" || !c.IsSet(f.Alias) {
 			continue
 		}
@@ -204,7 +204,7 @@ func aliasSettings(c *cli.Context, cmd string, k channel.Kind, s channel.Setting
 func paramUsage(c *cli.Context, cmd string, k channel.Kind, err error) error {
 	var pe *channel.ParamError
 	if errors.As(err, &pe) {
-		for _, f := range k.Flags() {
+		for _, f := range k.Params().Flags() {
 			if f.Key == pe.Key && f.Alias != "" && c.IsSet(f.Alias) {
 				return usagef("%s: --%s %v", cmd, f.Alias, pe.Err)
 			}
@@ -216,11 +216,11 @@ func paramUsage(c *cli.Context, cmd string, k channel.Kind, err error) error {
 // checkModelChannels fails, a usage error, unless the parameters of every
 // kind suit the model's vectors (channel.ModelChecker: a FAISS factory's
 // sub-quantizers divide their dims).
-func checkModelChannels(cmd string, cs []msrag.ChannelConfig, dims int) error {
-	for _, ch := range cs {
-		if mc, ok := ch.Kind.(channel.ModelChecker); ok {
-			if err := mc.CheckModel(ch.Params, dims); err != nil {
-				return usagef("%s: %s channels: %w (the model's vectors have %d dims)", cmd, ch.Kind.Name(), err, dims)
+func checkModelChannels(cmd string, cs []channel.Params, dims int) error {
+	for _, p := range cs {
+		if mc, ok := p.(channel.ModelChecker); ok {
+			if err := mc.CheckModel(dims); err != nil {
+				return usagef("%s: %s channels: %w (the model's vectors have %d dims)", cmd, p.Kind().Name(), err, dims)
 			}
 		}
 	}
@@ -267,9 +267,10 @@ func kindsFusionHelp() string {
 	b.WriteString("  kinds (windows=KIND: its channels):")
 	w := chunk.Window{Size: 100}
 	for _, k := range channel.Kinds() {
-		names := k.ChannelName(w) + ", ..."
-		if k.WholeDoc() {
-			names += ", " + k.ChannelName(chunk.Window{})
+		t := k.Traits()
+		names := t.ChannelName(w) + ", ..."
+		if t.WholeDoc {
+			names += ", " + t.ChannelName(chunk.Window{})
 		}
 		fmt.Fprintf(&b, "\n    %-18s %s", k.Name(), names)
 	}

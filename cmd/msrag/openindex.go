@@ -51,7 +51,7 @@ func openIndex(c *cli.Context, arg string) (*msrag.Index, error) {
 
 // servedKind reports whether an embedder kind is one of package remote's.
 func servedKind(kind string) bool {
-	_, err := remote.ParseKind(kind)
+	_, err := remote.ParseAPI(kind)
 	return err == nil && strings.ToLower(kind) == kind
 }
 

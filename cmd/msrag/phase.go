@@ -11,6 +11,7 @@ import (
 	"github.com/msrag/msrag"
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/embed"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/output"
 	"github.com/msrag/msrag/scatter"
 )
@@ -184,12 +185,12 @@ func phaseDevice(c *cli.Context, cmd string, t phaseTask, embeds bool) error {
 // phaseKinds returns the kinds of channel the search reads: those --fusion
 // (or the index's default) fuses; every kind with a fusion model or a
 // built-in one, whose rule is read in the gather.
-func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.ChannelKind, error) {
+func phaseKinds(c *cli.Context, layout msrag.Layout, f fusion.Fusion) ([]msrag.ChannelKind, error) {
 	if builtin, err := searchBuiltin(c); err != nil || builtin != "" || c.String("fusion-model") != "" {
 		return nil, err
 	}
 	if !c.IsSet("fusion") {
-		f = msrag.DefaultFusionOf(layout)
+		f = fusion.Default(layout)
 	}
 	kinds, err := f.Kinds(layout)
 	if err != nil {
@@ -202,7 +203,7 @@ func phaseKinds(c *cli.Context, layout msrag.Layout, f msrag.Fusion) ([]msrag.Ch
 // options (searchModelOptions).
 func scatterOptions(c *cli.Context, t phaseTask, opts msrag.SearchOptions, kinds []msrag.ChannelKind, eo embed.Options, terms bool) (scatter.Options, error) {
 	var err error
-	so := scatter.Options{Work: t.work, WindowK: opts.WindowK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
+	so := scatter.Options{Work: t.work, ChannelK: opts.ChannelK, Batch: c.Int("batch"), Kinds: kinds, Terms: terms,
 		Open: msrag.OpenOptions{SkipVerify: c.Bool("skip-verify"), EmbedderOptions: eo}}
 	if t.phase == phaseScatter {
 		if so.Open.GPUs, err = faissGPUs(c); err != nil {
@@ -219,11 +220,10 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 		return err
 	}
 	defer g.Close()
-	ix := g.Index()
 	if !c.IsSet("fusion") && c.String("fusion-model") == "" {
-		opts.Fusion = ix.DefaultFusion()
+		opts.Fusion = fusion.Default(g.Layout())
 	}
-	if opts.Fusion, err = modelFusion(c, ix, opts.Fusion); err != nil {
+	if opts.Fusion, err = modelFusion(c, g, opts.Fusion); err != nil {
 		return err
 	}
 	if err := g.CheckFusion(opts.Fusion); err != nil {
@@ -232,8 +232,8 @@ func gatherSearch(c *cli.Context, dirs []string, qs scatter.QuerySet, so scatter
 	opts.SkipTerms = !so.Terms
 	return writeOutput(c, c.String("out"), func(w io.Writer) error {
 		rw := output.NewRunWriter(w, format, c.String("tag"))
-		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{WindowK: so.WindowK}, func(lo int, ch *msrag.ChunkHits) error {
-			hits, err := ix.Fuse(ch, opts)
+		_, err := g.SearchBatches(c.Context, qs.Texts, msrag.BatchOptions{ChannelK: so.ChannelK}, func(lo int, ch *msrag.ChunkHits) error {
+			hits, err := g.Fuse(ch, opts)
 			if err != nil {
 				return err
 			}

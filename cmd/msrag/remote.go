@@ -76,7 +76,7 @@ var serverFlags = []string{"tokenizer", "endpoints", "concurrency", "batch-texts
 // (KIND:URL[#MODEL], the names package remote's kinds claim).
 func servedName(name string) bool {
 	kind, _, ok := strings.Cut(name, ":")
-	_, err := remote.ParseKind(kind)
+	_, err := remote.ParseAPI(kind)
 	return ok && err == nil && strings.ToLower(kind) == kind
 }
 

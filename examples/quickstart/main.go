@@ -29,7 +29,7 @@ func main() {
 	}
 	defer src.Close()
 	ix, err := msrag.Build(ctx, src, msrag.Config{Embedder: emb, Out: "idx", Windows: chunk.Sizes(100, 200, 500),
-		Channels: []channel.Config{dense.Params{}.Channel(), bm25.DefaultConfig().Channel()}}) // none: dense only
+		Channels: []channel.Params{dense.Params{}, bm25.DefaultConfig()}}) // none: dense only
 	if err != nil {
 		log.Fatal(err)
 	}

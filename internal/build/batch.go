@@ -1,6 +1,7 @@
 package build
 
 import (
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/corpus"
 	"github.com/msrag/msrag/late"
@@ -16,7 +17,7 @@ type docBatch struct {
 	segs  []segment // a Late build's segments, in document order
 	// docPreps are, parallel to docs, what each kind's Preparer made of the
 	// document's whole text (nil for a kind without one).
-	docPreps [][]any
+	docPreps [][]channel.Prepared
 }
 
 // segment is one span of a document a Late build encodes in one pass.
@@ -36,7 +37,7 @@ type item struct {
 	text               string  // the chunk's text (a substring of the document's)
 	// preps are what each kind's Preparer made of the text (nil for a kind
 	// without one).
-	preps []any
+	preps []channel.Prepared
 	// pieces say, in a Late build, which segments' rows the chunk pools;
 	// their Seg indexes the segments of the batch that holds the item.
 	pieces []late.Piece
@@ -51,5 +52,5 @@ type embedBatch struct {
 	tokens   int64
 	vecs     []float32
 	docIDs   []string
-	docPreps [][]any
+	docPreps [][]channel.Prepared
 }

@@ -30,10 +30,10 @@ type Config struct {
 	// Windows are the windows to cut; chunk.New checks them against the
 	// embedder's model.
 	Windows []chunk.Window
-	// Kinds are the kinds of channel the build fills, each with its
-	// parameters (channel.BuildConfig.Params): each gets every chunk of
-	// every window (and its vector) and every document.
-	Kinds []KindSpec
+	// Kinds are the kinds of channel the build fills, each by its
+	// parameters (channel.Params, whose Kind builds): each gets every
+	// chunk of every window (and its vector) and every document.
+	Kinds []channel.Params
 	// BatchTokens is the number of tokens handed to the embedder at once.
 	BatchTokens int
 	// Workers is the number of goroutines that tokenize and chunk.
@@ -55,12 +55,6 @@ type Config struct {
 	// tokenized; an error fails the build as a failing document would. Tests
 	// use it to fail or stall one document.
 	PrepareHook func(id string) error
-}
-
-// KindSpec is a kind of channel a build fills and its parameters.
-type KindSpec struct {
-	Kind   channel.Kind
-	Params any
 }
 
 // Progress is a snapshot of a build's counters.
@@ -166,12 +160,13 @@ func New(cfg Config) (*Builder, error) {
 	for range b.windows {
 		b.tables = append(b.tables, &store.ChunkTable{})
 	}
-	for _, k := range cfg.Kinds {
-		if k.Kind.Needs().Has(channel.ChunkVectors) && cfg.Embedder == nil {
+	for _, p := range cfg.Kinds {
+		k := p.Kind()
+		if k.Needs().Has(channel.ChunkVectors) && cfg.Embedder == nil {
 			b.Close()
-			return nil, fmt.Errorf("msrag: %s channels need the chunks' vectors, and the build has no model: %w", k.Kind.Name(), k.Kind.Absent())
+			return nil, fmt.Errorf("msrag: %s channels need the chunks' vectors, and the build has no model: %w", k.Name(), k.Traits().Absent)
 		}
-		kb, err := k.Kind.NewBuilder(channel.BuildConfig{Windows: b.windows, Dims: spec.Dims, Params: k.Params})
+		kb, err := k.NewBuilder(p, channel.BuildConfig{Windows: b.windows, Dims: spec.Dims})
 		if err != nil {
 			b.Close()
 			return nil, err

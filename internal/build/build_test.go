@@ -82,7 +82,7 @@ func newTestBuilder(t *testing.T, cfg Config) *Builder {
 	if cfg.Windows == nil {
 		cfg.Windows = chunk.Sizes(3, 5)
 	}
-	cfg.Kinds = append([]KindSpec{{Kind: dense.Kind, Params: dense.Params{Factory: "Flat", Metric: faiss.L2, TrainSize: 1 << 16}}}, cfg.Kinds...)
+	cfg.Kinds = append([]channel.Params{dense.Params{Factory: "Flat", Metric: faiss.L2, TrainSize: 1 << 16}}, cfg.Kinds...)
 	cfg.BatchTokens, cfg.Workers = 7, 3
 	b, err := New(cfg)
 	if err != nil {
@@ -247,7 +247,7 @@ func openBatch(t *testing.T, ids, texts []string, batch int) corpus.Reader {
 func TestTrainingTooFewVectors(t *testing.T) {
 	ids, texts := testDocs(2)
 	b := newTestBuilder(t, Config{Windows: chunk.Sizes(50)})
-	b.cfg.Kinds[0].Params = dense.Params{Factory: "IVF64,Flat", Metric: faiss.L2, TrainSize: 1 << 16}
+	b.cfg.Kinds[0] = dense.Params{Factory: "IVF64,Flat", Metric: faiss.L2, TrainSize: 1 << 16}
 	b.Close()
 	nb, err := New(b.cfg)
 	if err != nil {
@@ -268,7 +268,7 @@ func TestNewRejectsAWindowTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Kinds: []KindSpec{{Kind: dense.Kind}}})
+	_, err = New(Config{Embedder: &spanEmbedder{tok: tok}, Windows: chunk.Sizes(100), Kinds: []channel.Params{dense.Kind.Params()}})
 	if err == nil || !strings.HasPrefix(err.Error(), "msrag: ") {
 		t.Fatalf("New with a window of 100 tokens for a model of 64 = %v; want an error", err)
 	}
@@ -282,7 +282,7 @@ func TestRunLexical(t *testing.T) {
 	ids, texts := testDocs(9)
 	texts[3] = "the a of and" // stop words only: rows with no terms
 	{
-		b := newTestBuilder(t, Config{Kinds: []KindSpec{{Kind: bm25.Kind, Params: bm25.Config{Analyzer: lexical.English, BM25: lexical.DefaultBM25}}}})
+		b := newTestBuilder(t, Config{Kinds: []channel.Params{bm25.Config{Analyzer: lexical.English, BM25: lexical.DefaultBM25}}})
 		res, err := b.Run(context.Background(), testCorpus(t, ids, texts))
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/corpus"
 )
 
@@ -162,7 +163,7 @@ func (b *Builder) order(ctx context.Context, in <-chan *docBatch, slots *semapho
 // on whenever it is full; it returns the batch being filled.
 func (b *Builder) emit(ctx context.Context, bt *docBatch, cur *embedBatch, out chan<- *embedBatch) (*embedBatch, error) {
 	for di, d := range bt.docs {
-		var prep []any
+		var prep []channel.Prepared
 		if bt.docPreps != nil {
 			prep = bt.docPreps[di]
 		}
@@ -250,10 +251,10 @@ func (b *Builder) add(ctx context.Context, in <-chan *embedBatch) error {
 }
 
 // addDocs hands the next documents to every kind.
-func (b *Builder) addDocs(ids []string, preps [][]any) error {
+func (b *Builder) addDocs(ids []string, preps [][]channel.Prepared) error {
 	for d, prep := range preps {
 		for k, kb := range b.builders {
-			var p any
+			var p channel.Prepared
 			if prep != nil {
 				p = prep[k]
 			}
@@ -274,7 +275,7 @@ func (b *Builder) addItem(it item, v []float32) error {
 		}
 		b.tables[wi].Add(it.doc, it.tokStart, it.tokEnd, it.byteStart, it.byteEnd)
 		for k, kb := range b.builders {
-			var p any
+			var p channel.Prepared
 			if it.preps != nil {
 				p = it.preps[k]
 			}

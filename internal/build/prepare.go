@@ -106,8 +106,8 @@ func (b *Builder) preparers() []channel.Preparer {
 // appended) what each kind makes of their texts, and the document what it
 // makes of its whole text. A chunk's text is its span's alone.
 func prepare(preps []channel.Preparer, bt *docBatch, di int, d corpus.Doc) {
-	made := func(text string) []any {
-		out := make([]any, len(preps))
+	made := func(text string) []channel.Prepared {
+		out := make([]channel.Prepared, len(preps))
 		for k, p := range preps {
 			if p != nil {
 				out[k] = p.Prepare(text)
@@ -119,7 +119,7 @@ func prepare(preps []channel.Preparer, bt *docBatch, di int, d corpus.Doc) {
 		bt.items[i].preps = made(bt.items[i].text)
 	}
 	if bt.docPreps == nil {
-		bt.docPreps = make([][]any, len(bt.docs))
+		bt.docPreps = make([][]channel.Prepared, len(bt.docs))
 	}
 	bt.docPreps[di] = made(d.Full())
 }

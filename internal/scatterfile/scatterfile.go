@@ -55,7 +55,7 @@ type Record struct {
 	Format int    `json:"format"`
 	Phase  string `json:"phase"`
 	// Queries is the fingerprint of the query set (ids and texts, the
-	// window k, the channels searched); every file of one search has the
+	// channel k, the channels searched); every file of one search has the
 	// same.
 	Queries string `json:"queries"`
 	// Shard and Shards place the task: shard (or block of queries) Shard

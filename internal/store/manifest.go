@@ -137,6 +137,17 @@ func validate(m *Manifest) error {
 // validateKinds checks the section of every kind the manifest records, by
 // the kind, and the files it names; an index records at least one kind.
 func validateKinds(m *Manifest, files map[string]string) error {
+	for _, k := range channel.Kinds() {
+		r, err := k.Recorded(m)
+		if err != nil {
+			return fmt.Errorf("%s channels: %w: %w", k.Name(), err, ErrBadManifest)
+		}
+		for _, f := range recordedFiles(r) {
+			if err := plainFile(files, f.Field, f.Name); err != nil {
+				return err
+			}
+		}
+	}
 	kinds, err := channel.KindsOf(m)
 	if err != nil {
 		return err
@@ -144,18 +155,15 @@ func validateKinds(m *Manifest, files map[string]string) error {
 	if len(kinds) == 0 {
 		return fmt.Errorf("no channels of a kind this msrag registers (registered: %s): %w", orNone(strings.Join(channel.Names(), ", ")), ErrBadManifest)
 	}
-	for _, k := range kinds {
-		refs, err := k.CheckManifest(m)
-		if err != nil {
-			return fmt.Errorf("%s channels: %w: %w", k.Name(), err, ErrBadManifest)
-		}
-		for _, f := range refs {
-			if err := plainFile(files, f.Field, f.Name); err != nil {
-				return err
-			}
-		}
-	}
 	return nil
+}
+
+// recordedFiles are the files a kind's record names (none without one).
+func recordedFiles(r *channel.Record) []channel.FileRef {
+	if r == nil {
+		return nil
+	}
+	return r.Files
 }
 
 // validateNoModel checks a manifest of an index without a model: format

@@ -7,6 +7,7 @@ import (
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/testkind"
 )
 
@@ -19,7 +20,7 @@ func TestDefaultFusionWithoutLexicalKind(t *testing.T) {
 		t.Fatal("the lexical kind is registered in this test binary, which this test must run without")
 	}
 	l := msrag.LayoutOf(chunk.Sizes(16, 32), dense.Kind, testkind.Kind)
-	f := msrag.DefaultFusionOf(l)
+	f := fusion.Default(l)
 	if sel, err := f.Select(l); err != nil || len(sel) != len(l) {
 		t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, l, sel, err)
 	}

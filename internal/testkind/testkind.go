@@ -49,36 +49,18 @@ const prefix = "ovl-"
 
 type kind struct{}
 
-func (kind) Name() string   { return Name }
-func (kind) Order() int     { return 20 }
-func (kind) WholeDoc() bool { return false }
+func (kind) Name() string         { return Name }
+func (kind) Needs() channel.Needs { return channel.QueryTexts | channel.Statistics }
 
-func (kind) ChannelName(w chunk.Window) string { return prefix + w.Name() }
-
-func (kind) ParseName(s string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(s), prefix)
-	if !ok {
-		return "", false
-	}
-	if rest == "full" {
-		return prefix + rest, true
-	}
-	rest = strings.TrimPrefix(rest, "w")
-	if rest == "" || rest[0] == '0' || strings.TrimLeft(rest, "0123456789") != "" || len(rest) > 9 {
-		return "", false
-	}
-	return prefix + "w" + rest, true
+// Traits: channels "ovl-w100", after the built-in kinds' in a layout, all
+// in the kind's group; no whole-document channel; built only when asked
+// for.
+func (kind) Traits() channel.Traits {
+	return channel.Traits{Order: 20, Prefix: prefix, Absent: fmt.Errorf("it was built without overlap channels: %w", ErrNone)}
 }
 
-func (kind) Grouped(chunk.Window) bool { return true }
-func (kind) Needs() channel.Needs      { return channel.QueryTexts | channel.Statistics }
-func (kind) Absent() error {
-	return fmt.Errorf("it was built without overlap channels: %w", ErrNone)
-}
-func (kind) In(m *indexfile.Manifest) bool { _, ok := m.Channels[Name]; return ok }
-
-// Default: the kind is built only when asked for.
-func (kind) Default(bool) bool { return false }
+// Params are the defaults: min 1, weight count.
+func (kind) Params() channel.Params { return Params{}.withDefaults() }
 
 // Params are the kind's build parameters.
 type Params struct {
@@ -115,8 +97,17 @@ func (p Params) check() error {
 	return nil
 }
 
-// Channel is the configuration of a build's overlap channels with p.
-func (p Params) Channel() channel.Config { return channel.Config{Kind: Kind, Params: p} }
+// Kind is the overlap kind.
+func (Params) Kind() channel.Kind { return Kind }
+
+// Settings are what a build with p records.
+func (p Params) Settings() (channel.Settings, error) {
+	p = p.withDefaults()
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("testkind: %w", err)
+	}
+	return record{Words: wordsVersion, Min: p.Min, Weight: p.Weight}.settings(), nil
+}
 
 // record is what the manifest's channels section holds of the kind.
 type record struct {
@@ -151,45 +142,15 @@ func (r record) settings() channel.Settings {
 	return channel.Settings{{Key: "words", Value: r.Words}, {Key: "min", Value: strconv.Itoa(p.Min)}, {Key: "weight", Value: p.Weight}}
 }
 
-func (kind) Settings(m *indexfile.Manifest) channel.Settings {
-	var r record
-	json.Unmarshal(m.Channels[Name], &r) // CheckManifest read it when the manifest was
-	return r.settings()
-}
-
-func (kind) Describe(params any) (channel.Settings, error) {
-	p, err := paramsOf(params)
-	if err != nil {
-		return nil, err
-	}
-	return record{Words: wordsVersion, Min: p.Min, Weight: p.Weight}.settings(), nil
-}
-
-func paramsOf(params any) (Params, error) {
-	var p Params
-	if params != nil {
-		var ok bool
-		if p, ok = params.(Params); !ok {
-			return Params{}, fmt.Errorf("testkind: parameters of type %T, want testkind.Params", params)
-		}
-	}
-	p = p.withDefaults()
-	if err := p.check(); err != nil {
-		return Params{}, fmt.Errorf("testkind: %w", err)
-	}
-	return p, nil
-}
-
-func (kind) Flags() []channel.Flag {
+func (Params) Flags() []channel.Flag {
 	return []channel.Flag{
 		{Key: "min", Default: "1", Usage: "the fewest query words a hit holds"},
 		{Key: "weight", Default: Count, Usage: "how a word counts: count (1) or rare (the window's rows over the rows holding it)"},
 	}
 }
 
-func (k kind) ParseParams(s channel.Settings) (any, error) {
-	var p Params
-	err := channel.ParseFlags(s, k.Flags(), func(key, v string) error {
+func (p Params) Parse(s channel.Settings) (channel.Params, error) {
+	err := channel.ParseFlags(s, p.Flags(), func(key, v string) error {
 		if key == "weight" {
 			if v != Count && v != Rare {
 				return fmt.Errorf("%q: want %s or %s", v, Count, Rare)
@@ -207,12 +168,16 @@ func (k kind) ParseParams(s channel.Settings) (any, error) {
 	return p.withDefaults(), err
 }
 
-// CheckManifest checks the kind's section: its words, its parameters, a
-// file per window with the window's rows.
-func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
+// Recorded reads the kind's section: its words and parameters as
+// settings, a file per window with the window's rows.
+func (kind) Recorded(m *indexfile.Manifest) (*channel.Record, error) {
+	data, ok := m.Channels[Name]
+	if !ok {
+		return nil, nil
+	}
 	field := "channels." + Name
 	var r record
-	if err := json.Unmarshal(m.Channels[Name], &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	if err := r.params().check(); err != nil {
@@ -224,14 +189,14 @@ func (kind) CheckManifest(m *indexfile.Manifest) ([]channel.FileRef, error) {
 	if len(r.Files) != len(m.Windows) {
 		return nil, fmt.Errorf("%s: %d files for %d windows", field, len(r.Files), len(m.Windows))
 	}
-	var files []channel.FileRef
+	rec := &channel.Record{Settings: r.settings()}
 	for i, f := range r.Files {
 		if int64(f.Rows) != m.Windows[i].Vectors {
 			return nil, fmt.Errorf("%s.files[%d]: %d rows, the window has %d", field, i, f.Rows, m.Windows[i].Vectors)
 		}
-		files = append(files, channel.FileRef{Field: fmt.Sprintf("%s.files[%d].file", field, i), Name: f.File})
+		rec.Files = append(rec.Files, channel.FileRef{Field: fmt.Sprintf("%s.files[%d].file", field, i), Name: f.File})
 	}
-	return files, nil
+	return rec, nil
 }
 
 // stats are, per window, its rows and the rows holding each query word
@@ -277,12 +242,15 @@ func Words(text string) []string {
 	return slices.Compact(ws)
 }
 
-func (kind) NewBuilder(cfg channel.BuildConfig) (channel.Builder, error) {
-	p, err := paramsOf(cfg.Params)
-	if err != nil {
-		return nil, err
+func (kind) NewBuilder(params channel.Params, cfg channel.BuildConfig) (channel.Builder, error) {
+	p, ok := params.(Params)
+	if !ok {
+		return nil, fmt.Errorf("testkind: parameters of type %T, want testkind.Params", params)
 	}
-	return &builder{params: p, specs: cfg.Windows, rows: make([][][]string, len(cfg.Windows))}, nil
+	if p = p.withDefaults(); p.check() != nil {
+		return nil, fmt.Errorf("testkind: %w", p.check())
+	}
+	return channel.BuilderOf[[]string](&builder{params: p, specs: cfg.Windows, rows: make([][][]string, len(cfg.Windows))}), nil
 }
 
 type builder struct {
@@ -291,17 +259,12 @@ type builder struct {
 	rows   [][][]string // per window, per row: its words
 }
 
-type preparer struct{}
-
-func (preparer) Prepare(text string) any { return Words(text) }
-
-func (*builder) Preparer() channel.Preparer { return preparer{} }
-func (b *builder) Add(w int, prep any, _ []float32) error {
-	words, _ := prep.([]string)
+func (*builder) Prepare() func(string) []string { return Words }
+func (b *builder) Add(w int, words []string, _ []float32) error {
 	b.rows[w] = append(b.rows[w], words)
 	return nil
 }
-func (*builder) AddDoc(any) error { return nil }
+func (*builder) AddDoc([]string) error { return nil }
 func (b *builder) Finish(src *channel.Source) (channel.Shard, error) {
 	return &shard{params: b.params, specs: b.specs, rows: b.rows, maps: src.Rows}, nil
 }

@@ -6,7 +6,7 @@
 //
 //	go run ./scripts/lexical-summary HYBRID LABEL=RESULTS[=FUSION]...
 //
-// HYBRID is the default hybrid's configuration name (msrag.DefaultHybrid);
+// HYBRID is the default hybrid's configuration name (fusion.DefaultHybrid);
 // LABEL names a run's row ("SciFact test, all-MiniLM-L6-v2 int8"); RESULTS is
 // its results.json; FUSION the fusion.json msrag tune wrote on the training
 // split. The learned hybrid is what tune chose on the training split: the

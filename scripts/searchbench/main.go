@@ -73,9 +73,9 @@ func main() {
 		log.Fatal(err)
 	}
 	nq := len(vecs) / dims
-	opts := msrag.SearchOptions{K: 10, WindowK: 100}
+	opts := msrag.SearchOptions{K: 10, ChannelK: 100}
 	// One untimed pass, as the peer does.
-	ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+	ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func main() {
 	var searchS, fuseS []float64
 	for range *reps {
 		t0 := time.Now()
-		ch, err := ix.SearchVectors(ctx, vecs, opts.WindowK)
+		ch, err := ix.SearchVectors(ctx, vecs, opts.ChannelK)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -2,31 +2,25 @@ package msrag
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/msrag/msrag/channel"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 )
 
 // ChunkHits is what every channel of an index returned for a batch of
-// queries, with rows already mapped to documents: the input of fusion. One
-// ChunkHits can be fused many ways without searching again.
+// queries, with rows already mapped to documents: the lists a fusion reads
+// (fusion.Lists), and where each hit came from, which explains it.
 type ChunkHits struct {
-	NQ     int
-	Layout Layout      // the index's channels
-	Hits   []fuse.Hits // per channel; Docs are document indices, -1 for none
-	// Start and End are the byte spans of the chunks, parallel to Hits[w].Docs.
-	Start, End [][]int64
-	// Queries holds the query vectors searched (NQ rows of Dims), which a
-	// learned router reads.
-	Queries []float32
-	Dims    int
+	fusion.Lists
 
 	// rows and shards are, per channel, where each hit came from: its row
 	// in the channel of its shard. q is the batch's queries. Both explain
-	// the hits (the query terms a chunk holds); a ChunkHits put together from others has
-	// neither. terms, when set, are those explanations already made (the
-	// files of a scatter-gather search carry them), per channel and hit.
+	// the hits (the query terms a chunk holds). terms, when set, are those
+	// explanations already made (the files of a scatter-gather search
+	// carry them), per channel and hit.
 	rows, shards [][]int32
 	q            *channel.Queries
 	terms        [][][]string
@@ -36,91 +30,26 @@ type ChunkHits struct {
 // queries.
 func NewChunkHits(layout Layout, nq int) *ChunkHits {
 	nw := len(layout)
-	return &ChunkHits{NQ: nq, Layout: layout, Hits: make([]fuse.Hits, nw), Start: make([][]int64, nw), End: make([][]int64, nw),
-		rows: make([][]int32, nw), shards: make([][]int32, nw)}
+	return &ChunkHits{Lists: fusion.NewLists(layout, nq), rows: make([][]int32, nw), shards: make([][]int32, nw)}
 }
 
 // set makes h (merged over shards) the lists of channel ci.
 func (ch *ChunkHits) set(ci int, h channel.Hits) {
-	ch.Hits[ci] = fuse.Hits{K: h.K, Docs: h.Docs, Scores: h.Scores}
-	ch.Start[ci], ch.End[ci], ch.rows[ci], ch.shards[ci] = h.Start, h.End, h.Rows, h.Shards
+	ch.Lists.Set(ci, h)
+	ch.rows[ci], ch.shards[ci] = h.Rows, h.Shards
 }
 
 // SetGathered makes h, merged over shards searched elsewhere (the gather
 // of a scatter-gather search), the lists of channel ci, and terms (nil:
 // none) what explains each of its slots.
 func (ch *ChunkHits) SetGathered(ci int, h channel.Hits, terms [][]string) {
-	ch.Hits[ci] = fuse.Hits{K: h.K, Docs: h.Docs, Scores: h.Scores}
-	ch.Start[ci], ch.End[ci] = h.Start, h.End
+	ch.Lists.Set(ci, h)
 	if terms != nil {
 		if ch.terms == nil {
 			ch.terms = make([][][]string, len(ch.Layout))
 		}
 		ch.terms[ci] = terms
 	}
-}
-
-// searched reports whether channel ci was searched for the batch.
-func (ch *ChunkHits) searched(ci int) bool {
-	h := ch.Hits[ci]
-	return ch.NQ == 0 || h.K > 0 && len(h.Docs) == ch.NQ*h.K
-}
-
-// Concat puts the lists of batches of queries one after the other: the
-// lists of every query of parts, in order. The parts must have the same
-// layout and lengths of lists; what explains their hits is not kept.
-func Concat(parts []*ChunkHits) (*ChunkHits, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("msrag: no chunk lists to put together")
-	}
-	out := &ChunkHits{Layout: parts[0].Layout, Dims: parts[0].Dims}
-	nw := len(out.Layout)
-	out.Hits, out.Start, out.End = make([]fuse.Hits, nw), make([][]int64, nw), make([][]int64, nw)
-	for _, p := range parts {
-		if len(p.Layout) != nw || p.Dims != out.Dims {
-			return nil, fmt.Errorf("msrag: chunk lists of %d channels and %d dims put together with %d and %d", len(p.Layout), p.Dims, nw, out.Dims)
-		}
-		out.NQ += p.NQ
-		out.Queries = append(out.Queries, p.Queries...)
-		for w := range nw {
-			h := &out.Hits[w]
-			if p.NQ > 0 && h.K != 0 && h.K != p.Hits[w].K {
-				return nil, fmt.Errorf("msrag: channel %s lists %d and %d chunks per query", out.Layout[w].Name(), h.K, p.Hits[w].K)
-			}
-			if p.NQ > 0 {
-				h.K = p.Hits[w].K
-			}
-			h.Docs = append(h.Docs, p.Hits[w].Docs...)
-			h.Scores = append(h.Scores, p.Hits[w].Scores...)
-			out.Start[w] = append(out.Start[w], p.Start[w]...)
-			out.End[w] = append(out.End[w], p.End[w]...)
-		}
-	}
-	return out, nil
-}
-
-// Subset returns the lists of the queries idx (positions in ch), in that
-// order; what explains their hits is not kept.
-func (ch *ChunkHits) Subset(idx []int) *ChunkHits {
-	nw := len(ch.Layout)
-	sub := &ChunkHits{NQ: len(idx), Layout: ch.Layout, Dims: ch.Dims, Hits: make([]fuse.Hits, nw), Start: make([][]int64, nw), End: make([][]int64, nw)}
-	for w := range nw {
-		sub.Hits[w].K = ch.Hits[w].K
-	}
-	for _, q := range idx {
-		if ch.Dims > 0 && len(ch.Queries) > 0 {
-			sub.Queries = append(sub.Queries, ch.Queries[q*ch.Dims:(q+1)*ch.Dims]...)
-		}
-		for w := range nw {
-			k := ch.Hits[w].K
-			h := &sub.Hits[w]
-			h.Docs = append(h.Docs, ch.Hits[w].Docs[q*k:(q+1)*k]...)
-			h.Scores = append(h.Scores, ch.Hits[w].Scores[q*k:(q+1)*k]...)
-			sub.Start[w] = append(sub.Start[w], ch.Start[w][q*k:(q+1)*k]...)
-			sub.End[w] = append(sub.End[w], ch.End[w][q*k:(q+1)*k]...)
-		}
-	}
-	return sub
 }
 
 // Hit is one document in a query's fused ranking.
@@ -191,7 +120,7 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) er
 		groups[g] = append(groups[g], i)
 	}
 	for g, list := range groups {
-		kind := kindIndex(ix.kinds, ch.Layout[g.ci].Kind)
+		kind := slices.Index(ix.kinds, ch.Layout[g.ci].Kind)
 		if kind < 0 || int(g.shard) >= len(ix.shards) {
 			continue
 		}
@@ -220,10 +149,99 @@ func (ix *Index) explain(ch *ChunkHits, q int, row []Hit, refs []evidenceRef) er
 // explains reports whether channels of kind k show the terms a chunk holds
 // (their part of a shard is a channel.Explainer).
 func (ix *Index) explains(k channel.Kind) bool {
-	i := kindIndex(ix.kinds, k)
+	i := slices.Index(ix.kinds, k)
 	if i < 0 || len(ix.shards) == 0 {
 		return false
 	}
 	_, ok := ix.shards[0].parts[i].(channel.Explainer)
 	return ok
+}
+
+// SearchOptions says how to search. The zero value searches every window for
+// its top 100 chunks and fuses them by the index's default fusion
+// (fusion.Default of its layout: fusion.Hybrid over channels of several
+// kinds, RRF over one kind's), as msrag search does without --fusion, into
+// 10 documents.
+type SearchOptions struct {
+	// K is the number of documents returned per query; default 10.
+	K int
+	// ChannelK is the number of chunks each channel returns (its k, the
+	// command line's --window-k); default 100.
+	ChannelK int
+	// Fusion is the rule that turns the windows' chunk lists into
+	// documents; the zero value is the index's default (fusion.Default
+	// of its layout). fusion.Parse("rrf") is RRF over the first kind's
+	// group.
+	Fusion fusion.Fusion
+	// SkipTerms leaves Evidence.Terms nil. Finding the query terms a
+	// chunk holds (channel.Explainer) searches its terms again, which can
+	// cost more than the search; a caller that does not show them (msrag
+	// search's TREC output) skips it.
+	SkipTerms bool
+}
+
+func (o SearchOptions) withDefaults() SearchOptions {
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.ChannelK <= 0 {
+		o.ChannelK = 100
+	}
+	return o
+}
+
+// Clamp returns opts with its defaults filled in, K at most the number of
+// documents and ChannelK at most the rows any channel holds, so that what a search allocates
+// follows the index, not the numbers asked for.
+func (ix *Index) Clamp(opts SearchOptions) SearchOptions {
+	opts = opts.withDefaults()
+	if opts.Fusion.IsZero() {
+		opts.Fusion = fusion.Default(ix.layout)
+	}
+	opts.K = min(opts.K, max(ix.NumDocs(), 1))
+	opts.ChannelK = min(opts.ChannelK, ix.maxChannelK())
+	return opts
+}
+
+// Fuse turns the channels' chunk lists into document rankings with
+// opts.Fusion (fusion.Fuse), each document with its id and its evidence.
+func (ix *Index) Fuse(ch *ChunkHits, opts SearchOptions) ([][]Hit, error) {
+	opts = ix.Clamp(opts)
+	sel, rk, err := fusion.Fuse(opts.Fusion, &ch.Lists, ix.NumDocs(), opts.K)
+	if err != nil {
+		return nil, err
+	}
+	return ix.hitsOf(ch, sel, rk, !opts.SkipTerms)
+}
+
+// hitsOf turns a fused ranking into Hits with their evidence (with terms,
+// what explains each chunk: the query terms it holds). It fails
+// when a channel fails to explain its chunks.
+func (ix *Index) hitsOf(ch *ChunkHits, sel []int, rk *fuse.Ranking, terms bool) ([][]Hit, error) {
+	out := make([][]Hit, ch.NQ)
+	var refs []evidenceRef
+	for q := range ch.NQ {
+		docs, scores := rk.Query(q)
+		row := make([]Hit, 0, len(docs))
+		refs = refs[:0]
+		for r, d := range docs {
+			ev := rk.EvidenceOf(q, r)
+			evs := make([]Evidence, len(ev))
+			for j, e := range ev {
+				wi := sel[e.Window]
+				p := q*ch.Hits[wi].K + int(e.Pos)
+				evs[j] = Evidence{Channel: ch.Layout[wi], Window: ch.Layout[wi].Window, ChunkRank: int(e.Rank) + 1, ChunkScore: e.Score,
+					Start: ch.Start[wi][p], End: ch.End[wi][p]}
+				refs = append(refs, evidenceRef{hit: r, ev: j, ci: wi, p: p})
+			}
+			row = append(row, Hit{DocID: ix.DocID(int(d)), Doc: int(d), Score: scores[r], Rank: r + 1, Evidence: evs})
+		}
+		if terms {
+			if err := ix.explain(ch, q, row, refs); err != nil {
+				return nil, err
+			}
+		}
+		out[q] = row
+	}
+	return out, nil
 }

@@ -1,17 +1,39 @@
-package msrag
+package fusion_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/msrag/msrag/channel"
+	"github.com/msrag/msrag/channel/bm25"
+	"github.com/msrag/msrag/channel/dense"
 	"github.com/msrag/msrag/chunk"
 	"github.com/msrag/msrag/fuse"
+	"github.com/msrag/msrag/fusion"
 	"github.com/msrag/msrag/internal/testkind"
 )
 
-// TestParseFusion reads every form of the fusion syntax and writes it back
+var testWindows = chunk.Sizes(16, 32, 64)
+
+// layoutOf is the layout of an index of the windows with channels of the
+// kinds given.
+func layoutOf(windows []chunk.Window, kinds ...channel.Kind) channel.Layout {
+	return channel.LayoutOf(kinds, windows)
+}
+
+func mustFusion(tb testing.TB, s string) fusion.Fusion {
+	tb.Helper()
+	f, err := fusion.Parse(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// TestParse reads every form of the fusion syntax and writes it back
 // in its canonical form, which reads back the same.
-func TestParseFusion(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"rrf", "rrf"},
 		{"RRF", "rrf"},
@@ -42,9 +64,9 @@ func TestParseFusion(t *testing.T) {
 		{"rrf:adapt=consensus:2,windows=all", "rrf:windows=all,adapt=consensus:2"},
 		{"rrf:weights=lexical:1.5,windows=all", "rrf:windows=all,weights=lexical:1.5"},
 		{"rrf:windows=all,weights=lexical:2/bm25-doc:0.5/dense:0.75", "rrf:windows=all,weights=bm25-doc:0.5/dense:0.75/lexical:2"},
-		{DefaultHybrid, DefaultHybrid},
+		{fusion.DefaultHybrid, fusion.DefaultHybrid},
 	} {
-		f, err := ParseFusion(tc.in)
+		f, err := fusion.Parse(tc.in)
 		if err != nil {
 			t.Errorf("%q: %v", tc.in, err)
 			continue
@@ -52,16 +74,16 @@ func TestParseFusion(t *testing.T) {
 		if got := f.String(); got != tc.want {
 			t.Errorf("%q reads back as %q, want %q", tc.in, got, tc.want)
 		}
-		if g, err := ParseFusion(f.String()); err != nil || g.String() != f.String() {
+		if g, err := fusion.Parse(f.String()); err != nil || g.String() != f.String() {
 			t.Errorf("%q: the canonical form %q does not read back (%v)", tc.in, f.String(), err)
 		}
 	}
-	if f, _ := ParseFusion("w100"); f.Method != fuse.MethodMaxP || len(f.Windows) != 1 || f.Windows[0] != "w100" {
+	if f, _ := fusion.Parse("w100"); f.Method != fuse.MethodMaxP || len(f.Channels) != 1 || f.Channels[0] != "w100" {
 		t.Errorf("w100 is %+v", f)
 	}
 }
 
-func TestParseFusionErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"bogus", `unknown rule "bogus"`},
 		{"rrf:c=-1", "must not be negative"},
@@ -99,14 +121,14 @@ func TestParseFusionErrors(t *testing.T) {
 		{"rrf:windows=all,weights=bogus:2", "is not a window"},
 		{"maxp:windows=all,weights=lexical:2", "maxp takes no weights"},
 	} {
-		_, err := ParseFusion(tc.in)
+		_, err := fusion.Parse(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.want)
 		}
 	}
 }
 
-func TestCheckFusionWindows(t *testing.T) {
+func TestSelect(t *testing.T) {
 	windows := []chunk.Window{{Size: 100}, {Size: 200}, {Size: 507, Truncate: true}}
 	for _, tc := range []struct {
 		in   string
@@ -122,11 +144,11 @@ func TestCheckFusionWindows(t *testing.T) {
 		{"rrf:weights=lexical:2", nil, "weight for window lexical, which it does not fuse"},
 		{"rrf:weights=dense:2", []int{0, 1}, ""},
 	} {
-		f, err := ParseFusion(tc.in)
+		f, err := fusion.Parse(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := f.Select(LayoutOf(windows, Dense))
+		sel, err := f.Select(layoutOf(windows, dense.Kind))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)
@@ -139,20 +161,20 @@ func TestCheckFusionWindows(t *testing.T) {
 	}
 }
 
-// FuzzParseFusion: whatever ParseFusion accepts writes back in a form that
+// FuzzParse: whatever Parse accepts writes back in a form that
 // reads back to the same rule, and passes validation again.
-func FuzzParseFusion(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"rrf", "rrf:c=60,base=1", "combsum:norm=minmax", "w100", "full", "rrf=100+200",
 		"rrf:weights=100:1/200:0.5", "linear:score=100:1/full:0.5,rank=200:0.25,votes=100:1", "combmnz:norm=zscore,adapt=entropy:0.3", "rrf:cap=3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		fu, err := ParseFusion(s)
+		fu, err := fusion.Parse(s)
 		if err != nil {
 			return
 		}
 		text := fu.String()
-		back, err := ParseFusion(text)
+		back, err := fusion.Parse(text)
 		if err != nil {
 			t.Fatalf("%q: its form %q does not read back: %v", s, text, err)
 		}
@@ -169,31 +191,48 @@ func FuzzParseFusion(f *testing.F) {
 // DefaultHybrid, the parameter-free CombSUM of every channel's z-scores,
 // with or without a lexical kind. A hybrid rule that weighs the lexical kind
 // by its name (the default before) is used less that weight on an index of
-// several kinds without it, where the rule itself is refused for weighing a
-// kind it does not fuse.
+// several kinds without it (Fusion.For), where the rule itself is refused
+// for weighing a kind it does not fuse.
 func TestDefaultHybridOverOtherKinds(t *testing.T) {
-	if DefaultHybrid != "combsum:norm=zscore,windows=all" {
-		t.Errorf("DefaultHybrid = %q, want combsum:norm=zscore,windows=all (the choice of docs/results.md, \"Fusion across kinds\")", DefaultHybrid)
+	if fusion.DefaultHybrid != "combsum:norm=zscore,windows=all" {
+		t.Errorf("DefaultHybrid = %q, want combsum:norm=zscore,windows=all (the choice of docs/results.md, \"Fusion across kinds\")", fusion.DefaultHybrid)
 	}
-	with := LayoutOf(testWindows, Dense, Lexical, testkind.Kind)
-	without := LayoutOf(testWindows, Dense, testkind.Kind)
-	for _, l := range []Layout{with, without} {
-		f := DefaultFusionOf(l)
-		if f.String() != DefaultHybrid {
-			t.Errorf("default fusion of %s: %s, want %s", l, f, DefaultHybrid)
+	with := layoutOf(testWindows, dense.Kind, bm25.Kind, testkind.Kind)
+	without := layoutOf(testWindows, dense.Kind, testkind.Kind)
+	for _, l := range []channel.Layout{with, without} {
+		f := fusion.Default(l)
+		if f.String() != fusion.DefaultHybrid {
+			t.Errorf("default fusion of %s: %s, want %s", l, f, fusion.DefaultHybrid)
 		}
 		if sel, err := f.Select(l); err != nil || len(sel) != len(l) {
 			t.Errorf("default fusion %s of %s selects %v, %v; want every channel", f, l, sel, err)
 		}
 	}
-	const weighed = "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1"
-	if got := hybridOf(with, weighed); got != weighed {
-		t.Errorf("hybridOf(%s, %s) = %s, want it unchanged", with, weighed, got)
+	weighed := mustFusion(t, "rrf:windows=all,weights=lexical:1.5,adapt=kind-top:1")
+	if got := weighed.For(with); !reflect.DeepEqual(got, weighed) {
+		t.Errorf("%s for %s = %s, want it unchanged", weighed, with, got)
 	}
-	if _, err := mustFusion(t, weighed).Select(without); err == nil {
+	if _, err := weighed.Select(without); err == nil {
 		t.Fatalf("%s selects the channels of %s, which has no lexical kind", weighed, without)
 	}
-	if got, want := hybridOf(without, weighed), "rrf:windows=all,adapt=kind-top:1"; got != want {
-		t.Errorf("hybridOf(%s, %s) = %s, want %s", without, weighed, got, want)
+	if got, want := weighed.For(without), mustFusion(t, "rrf:windows=all,adapt=kind-top:1"); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s for %s = %+v, want %+v", weighed, without, got, want)
+	}
+	if weighed.Weights["lexical"] != 1.5 {
+		t.Errorf("For changed the rule it was given: %s", weighed)
+	}
+}
+
+// TestHybridReadsBack: the typed default and its text form are one rule:
+// Parse of DefaultHybrid gives Hybrid, field for field, and Default of a
+// layout of several kinds is Hybrid itself.
+func TestHybridReadsBack(t *testing.T) {
+	parsed := mustFusion(t, fusion.DefaultHybrid)
+	if !reflect.DeepEqual(parsed, fusion.Hybrid()) {
+		t.Errorf("Parse(%q) = %+v, Hybrid() = %+v", fusion.DefaultHybrid, parsed, fusion.Hybrid())
+	}
+	with := layoutOf(testWindows, dense.Kind, bm25.Kind)
+	if f := fusion.Default(with); !reflect.DeepEqual(f, parsed) {
+		t.Errorf("Default(%s) = %+v, want %+v", with, f, parsed)
 	}
 }
