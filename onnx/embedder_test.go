@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,23 +121,44 @@ func sampleTexts(tb testing.TB, n int) []string {
 // is absent.
 func readSciFact(tb testing.TB, file string, n int) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(testfiles.DataDir("scifact"), file))
-	if err != nil {
+	path := filepath.Join(testfiles.DataDir("scifact"), file)
+	if _, err := os.Stat(path); err != nil {
 		return nil
+	}
+	var out []string
+	for _, r := range sciFactRecords(tb, path, n) {
+		out = append(out, r.Text)
+	}
+	return out
+}
+
+// sciFactRecord is the part of a SciFact corpus or queries record the
+// tests read.
+type sciFactRecord struct{ Title, Text string }
+
+// sciFactRecords decodes the first n records of a gzipped SciFact JSONL
+// file (fewer where it ends first).
+func sciFactRecords(tb testing.TB, path string, n int) []sciFactRecord {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("%s: %v", path, err)
 	}
 	dec := json.NewDecoder(zr)
-	var out []string
+	var out []sciFactRecord
 	for len(out) < n {
-		var d struct{ Text string }
-		if err := dec.Decode(&d); err != nil {
+		var r sciFactRecord
+		if err := dec.Decode(&r); err == io.EOF {
 			break
+		} else if err != nil {
+			tb.Fatalf("%s: %v", path, err)
 		}
-		out = append(out, d.Text)
+		out = append(out, r)
 	}
 	return out
 }

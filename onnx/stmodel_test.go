@@ -2,9 +2,7 @@ package onnx
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http/httptest"
@@ -58,30 +56,18 @@ func isolatedCache(t *testing.T) string {
 
 // sciFactPassages returns the title and text of the first n SciFact
 // documents in the cache's data (scripts/fetch-data.sh), many of them
-// longer than 256 tokens.
+// longer than 256 tokens; it skips, or fails under CI, as
+// testfiles.Dataset when SciFact is absent.
 func sciFactPassages(tb testing.TB, n int) []string {
 	tb.Helper()
-	path := filepath.Join(CacheDir(), "data", "scifact", "corpus.jsonl.gz")
-	f, err := os.Open(path)
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			tb.Skipf("no SciFact in the cache (scripts/fetch-data.sh): %v", err)
-		}
-		tb.Fatalf("no SciFact in the cache under CI: %v", err)
+	path := filepath.Join(testfiles.Dataset(tb, "scifact"), "corpus.jsonl.gz")
+	recs := sciFactRecords(tb, path, n)
+	if len(recs) < n {
+		tb.Fatalf("%s: %d records, want %d", path, len(recs), n)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dec := json.NewDecoder(zr)
-	var out []string
-	for len(out) < n {
-		var d struct{ Title, Text string }
-		if err := dec.Decode(&d); err != nil {
-			tb.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, d.Title+". "+d.Text)
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Title + ". " + r.Text
 	}
 	return out
 }

@@ -198,17 +198,7 @@ func CreateOutput(ctx context.Context, path string) (*File, error) {
 // left as it was.
 func WriteOutput(ctx context.Context, path string, fn func(io.Writer) error) (string, error) {
 	f, err := CreateOutput(ctx, path)
-	if err != nil {
-		return "", err
-	}
-	if err := fn(f); err != nil {
-		f.Abort()
-		return "", err
-	}
-	if err := f.Commit(); err != nil {
-		return "", err
-	}
-	return f.Sum(), nil
+	return fill(f, err, fn)
 }
 
 // dupFD returns a file of its own on this process's descriptor fd.

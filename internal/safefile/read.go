@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -28,7 +29,7 @@ func ReadSmall(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrTooLarge, kind(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrTooLarge, TypeName(st.Mode()))
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes, more than %d: %w", path, st.Size(), limit, ErrTooLarge)
@@ -43,17 +44,23 @@ func ReadSmall(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// kind names a file's type for messages.
-func kind(m os.FileMode) string {
+// TypeName names a file's type for messages: "a directory", "a regular
+// file", "a FIFO", "a socket", "a device", "a symbolic link", else "a file
+// of another type".
+func TypeName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
-	case m&os.ModeNamedPipe != 0:
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"
-	case m&os.ModeSocket != 0:
+	case m&fs.ModeSocket != 0:
 		return "a socket"
-	case m&os.ModeDevice != 0:
+	case m&fs.ModeDevice != 0:
 		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
-	return "not a plain file"
+	return "a file of another type"
 }

@@ -185,6 +185,12 @@ func (f *File) Path() string { return f.path }
 // sha256 of the content.
 func Write(path string, fn func(io.Writer) error) (string, error) {
 	f, err := Create(path)
+	return fill(f, err, fn)
+}
+
+// fill writes f (opened with err) with the bytes fn writes and commits it,
+// returning their sha256; if fn fails, f is aborted.
+func fill(f *File, err error, fn func(io.Writer) error) (string, error) {
 	if err != nil {
 		return "", err
 	}

@@ -176,7 +176,7 @@ func CheckReplaceable(dir string) error {
 		t, _ := os.Readlink(dir)
 		return fmt.Errorf("%s is a symbolic link (to %s), which an index would replace, leaving what it names as it was: give that directory itself: %w", dir, t, safefile.ErrNotReplaceable)
 	case !fi.IsDir():
-		return fmt.Errorf("%s is %s, not an index directory: %w", dir, fileKind(fi.Mode()), safefile.ErrNotReplaceable)
+		return fmt.Errorf("%s is %s, not an index directory: %w", dir, safefile.TypeName(fi.Mode()), safefile.ErrNotReplaceable)
 	case hasManifest(dir):
 		return nil
 	}
@@ -189,19 +189,4 @@ func CheckReplaceable(dir string) error {
 	}
 	return fmt.Errorf("%s holds %d entries (such as %s) and no %s: it is not an index, and an index replaces its directory whole (move them away, or give another directory): %w",
 		dir, len(entries), entries[0].Name(), ManifestName, safefile.ErrNotReplaceable)
-}
-
-// fileKind names a file's type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a directory"
 }
