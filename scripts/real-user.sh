@@ -8,7 +8,9 @@
 #      queries.jsonl under Git LFS, qrels/test.tsv and qrels/train.tsv, README.md,
 #      .gitattributes) at the revision MTEB pins, and faiss-1.15.0.tar.gz holding
 #      faiss-1.15.0/faiss/**.h and LICENSE, both made from a local mirror: MSRAG_DATA_MIRROR
-#      (its scifact/) and MSRAG_FAISS_HEADERS (FAISS 1.15.0's headers), which .ci/run sets;
+#      (its scifact/) and MSRAG_FAISS_HEADERS (FAISS 1.15.0's headers), which .ci/run sets
+#      where the machine has such a mirror, else the copies in msrag's cache that make setup
+#      (SciFact) and make check-gpu-build (the headers, checked against their manifest) put there;
 #   2. git clone of this repository's HEAD into WORK/msrag (no WORK/shared beside it);
 #   3. the user's environment: HOME=WORK/home (so the cache is WORK/home/.cache/msrag, empty),
 #      no MSRAG_* or HF_* variable but HF_ENDPOINT (the stand-in) and MSRAG_FAISS_ARCHIVE_URL
@@ -34,10 +36,13 @@
 # and exits 1 at the first failure, leaving WORK and the step's log for a look.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-data_mirror=${MSRAG_DATA_MIRROR:?"real-user: set MSRAG_DATA_MIRROR to a local mirror holding scifact/ (the stand-in serves it as mteb/scifact)"}
-headers=${MSRAG_FAISS_HEADERS:?"real-user: set MSRAG_FAISS_HEADERS to FAISS 1.15.0's headers (the stand-in serves them as the release archive)"}
-[[ -f $data_mirror/scifact/corpus.jsonl.gz ]] || { echo "real-user: $data_mirror/scifact has no corpus.jsonl.gz" >&2; exit 1; }
-[[ -f $headers/faiss/Index.h ]] || { echo "real-user: $headers has no faiss/Index.h" >&2; exit 1; }
+# Without those variables, the copies make setup put in this machine's msrag cache (SciFact,
+# and the headers make setup GPU=1 or make check-gpu-build checked against their manifest).
+machine_cache=${MSRAG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msrag}
+data_mirror=${MSRAG_DATA_MIRROR:-$machine_cache/data}
+headers=${MSRAG_FAISS_HEADERS:-$machine_cache/gpu/headers/faiss}
+[[ -f $data_mirror/scifact/corpus.jsonl.gz ]] || { echo "real-user: $data_mirror/scifact has no corpus.jsonl.gz (MSRAG_DATA_MIRROR names a mirror holding scifact/; make setup fetches it into the cache)" >&2; exit 1; }
+[[ -f $headers/faiss/Index.h ]] || { echo "real-user: $headers has no faiss/Index.h (MSRAG_FAISS_HEADERS names FAISS 1.15.0's headers; make check-gpu-build fetches them into the cache)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/msrag-real-user.XXXXXX")
 now() { date +%s; }
 t_start=$(now)
