@@ -64,7 +64,9 @@ cp "$data_mirror/scifact/qrels/test.tsv" "$data_mirror/scifact/qrels/train.tsv" 
 printf '%s\n' '*.jsonl filter=lfs diff=lfs merge=lfs -text' '*.parquet filter=lfs diff=lfs merge=lfs -text' >"$ds/.gitattributes"
 printf '%s\n' '# SciFact' '' 'mteb/scifact as the stand-in serves it (scripts/real-user.sh).' >"$ds/README.md"
 echo "$rev" >"$hub/datasets/mteb/scifact/refs/main"
-tar -czf "$hub/files/faiss-1.15.0.tar.gz" -C "$headers" --transform 's,^,faiss-1.15.0/,' faiss LICENSE
+# (the cache keeps the headers only: its archive has no LICENSE, which setup does not read)
+archived=(faiss); [[ -f $headers/LICENSE ]] && archived+=(LICENSE)
+tar -czf "$hub/files/faiss-1.15.0.tar.gz" -C "$headers" --transform 's,^,faiss-1.15.0/,' "${archived[@]}"
 pass "stand-in files: mteb/scifact@$rev, faiss-1.15.0.tar.gz"
 
 # ---- 2. the clone ---------------------------------------------------------------------------
